@@ -1,0 +1,121 @@
+// Package cli turns a command line into a call of one benchgate mode.
+// The binary's main and the GitHub Action adapter both go through Main, so
+// a mode behaves the same whoever starts it.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Exit codes shared by every mode. Modes with their own contract (the
+// SWE-bench runner's 20 for "incomplete") document theirs.
+const (
+	ExitOK      = 0 // the mode ran and what it judged holds
+	ExitFailed  = 1 // the mode ran and what it judged does not hold
+	ExitUsage   = 2 // bad flags or bad input: nothing was judged
+	ExitPartial = 20
+)
+
+// Env is what a mode may use of the outside world. Tests fill it with
+// buffers and temporary folders; main fills it from the process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads an environment variable; tests pass a map lookup.
+	Getenv func(string) string
+	// Dir is the working directory relative paths are resolved against.
+	Dir string
+	// Now is the clock, so that dated paths are reproducible in tests.
+	Now func() time.Time
+}
+
+// ProcessEnv returns an Env backed by the real process.
+func ProcessEnv() *Env {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = "."
+	}
+	return &Env{
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Getenv: os.Getenv,
+		Dir:    dir,
+		Now:    time.Now,
+	}
+}
+
+// Command is one subcommand of the binary.
+type Command struct {
+	Name    string
+	Summary string
+	Run     func(ctx context.Context, env *Env, args []string) int
+}
+
+// Commands lists every mode the binary offers, in the order help shows.
+func Commands() []Command {
+	return []Command{
+		{Name: "report", Summary: "Metric System v2 summary and gate over suite JSONL rows", Run: runReport},
+		{Name: "set", Summary: "verify one scenario set: paired modes, row validation, bounded reruns", Run: runSet},
+		{Name: "ordered", Summary: "verify the ordered scenario sets, stop at the first failure", Run: runOrdered},
+		{Name: "swebench", Summary: "SWE-bench predictions: run, batch, prepare-images, merge", Run: runSwebench},
+		{Name: "qa-audit", Summary: "prove every benchmark question by execution and remediate", Run: runQAAudit},
+		{Name: "action", Summary: "run as the GitHub Action (reads INPUT_* variables)", Run: runAction},
+	}
+}
+
+// Main runs the subcommand named by args[0] and returns the exit code.
+func Main(ctx context.Context, env *Env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.Stdout)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(env.Stdout, "benchgate", Version)
+		return ExitOK
+	}
+	name := args[0]
+	// The Action's mode name for the batch is also accepted on the command line.
+	if name == "swebench-batch" {
+		return runSwebench(ctx, env, append([]string{"batch"}, args[1:]...))
+	}
+	for _, c := range Commands() {
+		if c.Name == name {
+			return c.Run(ctx, env, args[1:])
+		}
+	}
+	fmt.Fprintf(env.Stderr, "benchgate: unknown command %q (expected one of: %s)\n", name, strings.Join(commandNames(), ", "))
+	return ExitUsage
+}
+
+// Version is set at build time with -ldflags "-X ...cli.Version=...".
+var Version = "dev"
+
+func commandNames() []string {
+	var names []string
+	for _, c := range Commands() {
+		names = append(names, c.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: benchgate <command> [flags]")
+	fmt.Fprintln(w)
+	for _, c := range Commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'benchgate <command> --help' for the flags of one command.")
+}

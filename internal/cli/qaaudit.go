@@ -1,0 +1,12 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+)
+
+// runQAAudit is replaced by the mode's real entry point.
+func runQAAudit(ctx context.Context, env *Env, args []string) int {
+	fmt.Fprintln(env.Stderr, "benchgate: this command is not available in this build")
+	return ExitUsage
+}

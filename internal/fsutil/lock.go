@@ -1,0 +1,65 @@
+package fsutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Lock is an exclusive advisory lock held on a lock file. Locks are
+// per open file description (flock), so two goroutines of one process
+// that lock the same path also exclude each other.
+type Lock struct {
+	f *os.File
+}
+
+// LockFile blocks until it holds an exclusive lock on path (created if
+// missing, with its parent directories). The lock file itself is never
+// removed: removing it would let a waiter lock an unlinked inode while a
+// newcomer locks a fresh one.
+func LockFile(path string) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Unlock releases the lock. It is safe to call on a nil Lock.
+func (l *Lock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.f = nil
+	return err
+}
+
+// UpdateLocked runs update while holding the lock path+".lock". Use it for
+// read-modify-write cycles on files shared between processes, together
+// with WriteFileAtomic for the write itself.
+func UpdateLocked(path string, update func() error) error {
+	l, err := LockFile(path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	return update()
+}

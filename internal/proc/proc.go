@@ -1,0 +1,163 @@
+// Package proc runs child commands the way every benchgate mode needs
+// them: argv lists (never a shell), a wall-clock timeout, a process group
+// of their own so that a timeout or a cancel kills grandchildren too, and
+// output captured to writers the caller owns.
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is how long a child gets between SIGTERM and SIGKILL.
+const DefaultGrace = 5 * time.Second
+
+// Cmd describes one child process.
+type Cmd struct {
+	Argv    []string      // program and arguments; Argv[0] is looked up in PATH
+	Dir     string        // working directory; empty means the current one
+	Env     []string      // full environment; nil means os.Environ()
+	Stdin   io.Reader     // nil means no input
+	Stdout  io.Writer     // nil discards
+	Stderr  io.Writer     // nil discards
+	Timeout time.Duration // zero means no timeout of its own
+	Grace   time.Duration // SIGTERM→SIGKILL delay; zero means DefaultGrace
+}
+
+// Result tells how a child ended.
+type Result struct {
+	ExitCode  int           // -1 when the child did not exit normally
+	TimedOut  bool          // killed because Timeout passed
+	Cancelled bool          // killed because the context was cancelled
+	Duration  time.Duration // wall time from start to reap
+}
+
+// ErrNotStarted wraps failures to start a child (missing program, bad
+// working directory), which callers report as infrastructure errors.
+var ErrNotStarted = errors.New("command did not start")
+
+// Run starts c and waits for it. A non-zero exit is not an error: it is
+// reported in Result.ExitCode. Run returns an error only when the child
+// could not be started; the error wraps ErrNotStarted and names argv[0].
+func Run(ctx context.Context, c Cmd) (Result, error) {
+	if len(c.Argv) == 0 {
+		return Result{ExitCode: -1}, fmt.Errorf("%w: empty command", ErrNotStarted)
+	}
+	grace := c.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	cmd.Stdin = c.Stdin
+	cmd.Stdout = orDiscard(c.Stdout)
+	cmd.Stderr = orDiscard(c.Stderr)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pipes held open by grandchildren must not block Wait forever.
+	cmd.WaitDelay = grace + time.Second
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{ExitCode: -1}, fmt.Errorf("%w: %s: %v", ErrNotStarted, c.Argv[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var timeout <-chan time.Time
+	if c.Timeout > 0 {
+		t := time.NewTimer(c.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	res := Result{}
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timeout:
+		res.TimedOut = true
+		waitErr = killGroup(cmd.Process.Pid, done, grace)
+	case <-ctx.Done():
+		res.Cancelled = true
+		waitErr = killGroup(cmd.Process.Pid, done, grace)
+	}
+	res.Duration = time.Since(start)
+	res.ExitCode = exitCode(cmd, waitErr)
+	// Whatever the leader did, leave no member of its group behind.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return res, nil
+}
+
+// killGroup sends SIGTERM to the process group, waits up to grace for the
+// leader to exit, then sends SIGKILL and waits for the reap.
+func killGroup(pid int, done <-chan error, grace time.Duration) error {
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		return <-done
+	}
+}
+
+func exitCode(cmd *exec.Cmd, waitErr error) int {
+	if cmd.ProcessState == nil {
+		return -1
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// String renders argv for logs, quoting arguments that contain spaces so
+// that a user can copy the line into a shell.
+func String(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\*?") {
+			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// EnvWith returns base (os.Environ() when nil) with the given KEY=VALUE
+// pairs set, replacing earlier values of the same keys.
+func EnvWith(base []string, add ...string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	keys := make(map[string]bool, len(add))
+	for _, kv := range add {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[k] = true
+	}
+	out := make([]string, 0, len(base)+len(add))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !keys[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, add...)
+}

@@ -1,0 +1,128 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRunExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want int
+		out  string
+	}{
+		{"zero", []string{"sh", "-c", "echo hi"}, 0, "hi\n"},
+		{"nonzero is not an error", []string{"sh", "-c", "exit 3"}, 3, ""},
+		{"killed by signal", []string{"sh", "-c", "kill -9 $$"}, -1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			res, err := Run(context.Background(), Cmd{Argv: tt.argv, Stdout: &out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != tt.want {
+				t.Errorf("exit code = %d, want %d", res.ExitCode, tt.want)
+			}
+			if out.String() != tt.out {
+				t.Errorf("stdout = %q, want %q", out.String(), tt.out)
+			}
+		})
+	}
+}
+
+func TestRunMissingProgramIsNotStarted(t *testing.T) {
+	_, err := Run(context.Background(), Cmd{Argv: []string{"benchgate-no-such-program"}})
+	if !errors.Is(err, ErrNotStarted) || !strings.Contains(err.Error(), "benchgate-no-such-program") {
+		t.Fatalf("err = %v, want ErrNotStarted naming the program", err)
+	}
+}
+
+// TestTimeoutKillsTheWholeGroup starts a shell that leaves a grandchild
+// sleeping in the background and checks that the timeout kills both.
+func TestTimeoutKillsTheWholeGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	script := "sleep 60 & echo $! > " + pidFile + "; wait"
+	res, err := Run(context.Background(), Cmd{
+		Argv:    []string{"sh", "-c", script},
+		Timeout: 300 * time.Millisecond,
+		Grace:   200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.ExitCode != -1 {
+		t.Fatalf("result = %+v, want timed out and signalled", res)
+	}
+	assertDead(t, pidFile)
+}
+
+// TestGraceThenKill checks that a child ignoring SIGTERM is killed after
+// the grace period instead of hanging the caller.
+func TestGraceThenKill(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	res, err := Run(ctx, Cmd{
+		Argv:  []string{"sh", "-c", "trap '' TERM; sleep 30"},
+		Grace: 300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cancelled || res.TimedOut {
+		t.Fatalf("result = %+v, want cancelled", res)
+	}
+	if res.Duration > 10*time.Second {
+		t.Fatalf("took %v: the SIGKILL after grace did not happen", res.Duration)
+	}
+}
+
+func assertDead(t *testing.T, pidFile string) {
+	t.Helper()
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		// A zombie still answers kill 0 until reaped by init; check its state.
+		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(st), ") Z ") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("grandchild %d is still alive", pid)
+}
+
+func TestEnvWithReplaces(t *testing.T) {
+	got := EnvWith([]string{"A=1", "B=2"}, "B=3", "C=4")
+	want := []string{"A=1", "B=3", "C=4"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestString(t *testing.T) {
+	got := String([]string{"pnpm", "run", "a b", "it's"})
+	want := `pnpm run 'a b' 'it'\''s'`
+	if got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}

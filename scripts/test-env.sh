@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs on a fresh Debian machine and starts
+# the servers it uses. Source it (". scripts/test-env.sh") so that the
+# exported variables reach the tests; scripts/test.sh does.
+#
+# Exports:
+#   BENCHGATE_TEST_DOCKER_HOST  unix socket of a private Docker engine
+#   BENCHGATE_TEST_CODEX        path of the pinned real Codex CLI binary
+#   BENCHGATE_TEST_BUSYBOX      static busybox, the root file system of test images
+#   BENCHGATE_TEST_PYTHON       a python3 with pytest (Debian's python3-pytest)
+#   BENCHGATE_TEST_REQUIRE      "1": tests fail instead of skipping when a component is missing
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CODEX_VERSION=0.169.0
+state_dir=${BENCHGATE_TEST_STATE:-/tmp/benchgate-test}
+mkdir -p "$state_dir"
+
+need_apt=()
+command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
+[ -x /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q static || need_apt+=(busybox-static)
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need_apt+=(python3-pytest)
+command -v file >/dev/null 2>&1 || need_apt+=(file)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "test-env: installing ${need_apt[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq "${need_apt[@]}" >&2
+fi
+
+# The real Codex CLI, pinned. Only the platform package is installed: it
+# carries the static musl binary the tests run.
+arch=$(uname -m)
+case "$arch" in
+  x86_64) codex_pkg="@openai/codex@${CODEX_VERSION}-linux-x64"; codex_target=x86_64-unknown-linux-musl ;;
+  aarch64) codex_pkg="@openai/codex@${CODEX_VERSION}-linux-arm64"; codex_target=aarch64-unknown-linux-musl ;;
+  *) echo "test-env: no Codex build for $arch" >&2; codex_pkg="" ;;
+esac
+codex_dir="$state_dir/codex-$CODEX_VERSION"
+codex_bin="$codex_dir/package/vendor/$codex_target/bin/codex"
+if [ -n "$codex_pkg" ] && [ ! -x "$codex_bin" ]; then
+  echo "test-env: fetching $codex_pkg" >&2
+  rm -rf "$codex_dir" && mkdir -p "$codex_dir"
+  (cd "$codex_dir" && npm pack --silent "$codex_pkg" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+fi
+if [ -x "$codex_bin" ]; then
+  export BENCHGATE_TEST_CODEX="$codex_bin"
+fi
+
+# A private Docker engine: its own socket, data root and exec root, no
+# iptables and no bridge, so it neither needs nor touches host networking.
+docker_dir="$state_dir/docker"
+docker_sock="$docker_dir/docker.sock"
+mkdir -p "$docker_dir"
+if ! DOCKER_HOST="unix://$docker_sock" docker version >/dev/null 2>&1; then
+  echo "test-env: starting dockerd on $docker_sock" >&2
+  nohup dockerd --host "unix://$docker_sock" --data-root "$docker_dir/data" \
+    --exec-root "$docker_dir/exec" --pidfile "$docker_dir/dockerd.pid" \
+    --iptables=false --ip6tables=false --bridge=none >"$docker_dir/dockerd.log" 2>&1 &
+  for _ in $(seq 1 60); do
+    DOCKER_HOST="unix://$docker_sock" docker version >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+fi
+if DOCKER_HOST="unix://$docker_sock" docker version >/dev/null 2>&1; then
+  export BENCHGATE_TEST_DOCKER_HOST="unix://$docker_sock"
+else
+  echo "test-env: dockerd did not start; see $docker_dir/dockerd.log" >&2
+  tail -20 "$docker_dir/dockerd.log" >&2 || true
+fi
+
+export BENCHGATE_TEST_BUSYBOX=/bin/busybox
+# Debian's python3 carries python3-pytest (a pyenv python on PATH may not).
+export BENCHGATE_TEST_PYTHON=/usr/bin/python3
+export BENCHGATE_TEST_REQUIRE=1
+export BENCHGATE_REPO_ROOT="$repo_root"
