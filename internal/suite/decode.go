@@ -1,0 +1,823 @@
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The decoder below is written for the row schema instead of going through
+// encoding/json's reflection: the report reads a million rows in a few
+// seconds only this way (docs/performance.md has the measurement). It
+// checks the same things a schema validator would: every required key is
+// present, each value has its type, and nullable keys may be null.
+
+// fieldError is a decode failure inside one line; ReadFile adds the file
+// and line to turn it into a *ParseError.
+type fieldError struct {
+	Field, Expected, Got string
+}
+
+func (e *fieldError) Error() string {
+	return fmt.Sprintf("%s: expected %s, got %s", e.Field, e.Expected, e.Got)
+}
+
+// Presence bits of the required keys.
+const (
+	hasTimestamp = 1 << iota
+	hasRunID
+	hasMode
+	hasScenarioID
+	hasScenarioSet
+	hasIteration
+	hasSessionID
+	hasSuccess
+	hasOutputValid
+	hasLatencyWall
+	hasSDKLatency
+	hasTokens
+	hasCost
+	hasToolCalls
+	hasAPICalls
+	hasInternalRetry
+	hasExternalRetry
+	hasModel
+	hasGit
+	hasError
+)
+
+var requiredRowKeys = []struct {
+	bit  uint32
+	name string
+	typ  string
+}{
+	{hasTimestamp, "timestamp", "string"},
+	{hasRunID, "run_id", "string"},
+	{hasMode, "mode", "one of agent_direct, mcp, ghx"},
+	{hasScenarioID, "scenario_id", "string"},
+	{hasScenarioSet, "scenario_set", "string or null"},
+	{hasIteration, "iteration", "integer"},
+	{hasSessionID, "session_id", "string or null"},
+	{hasSuccess, "success", "boolean"},
+	{hasOutputValid, "output_valid", "boolean"},
+	{hasLatencyWall, "latency_ms_wall", "number"},
+	{hasSDKLatency, "sdk_latency_ms", "number or null"},
+	{hasTokens, "tokens", "object"},
+	{hasCost, "cost", "number"},
+	{hasToolCalls, "tool_calls", "number"},
+	{hasAPICalls, "api_calls", "number"},
+	{hasInternalRetry, "internal_retry_count", "number"},
+	{hasExternalRetry, "external_retry_count", "number"},
+	{hasModel, "model", "object"},
+	{hasGit, "git", "object"},
+	{hasError, "error", "object or null"},
+}
+
+// decoder walks one line. Strings that repeat across rows (mode, scenario
+// id, set, model names) are interned so a million rows do not hold a
+// million copies of them.
+type decoder struct {
+	buf     []byte
+	pos     int
+	intern  map[string]string
+	scratch []byte
+}
+
+func newDecoder() *decoder {
+	return &decoder{intern: make(map[string]string)}
+}
+
+var errSyntax = errors.New("syntax")
+
+// decodeRow fills r from line. r must be zero on entry.
+func (d *decoder) decodeRow(line []byte, r *Row) error {
+	d.buf, d.pos = line, 0
+	d.skipSpace()
+	if d.pos >= len(d.buf) || d.buf[d.pos] != '{' {
+		return &fieldError{Field: "row", Expected: "a JSON object", Got: d.describe()}
+	}
+	var seen uint32
+	err := d.object("", func(key []byte) error {
+		switch string(key) {
+		case "timestamp":
+			seen |= hasTimestamp
+			s, err := d.str("timestamp", false)
+			r.Timestamp = s
+			return err
+		case "run_id":
+			seen |= hasRunID
+			s, err := d.str("run_id", false)
+			r.RunID = s
+			return err
+		case "mode":
+			seen |= hasMode
+			s, err := d.str("mode", true)
+			if err != nil {
+				return &fieldError{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: err.(*fieldError).Got}
+			}
+			if s != ModeAgentDirect && s != ModeMCP && s != ModeGhx {
+				return &fieldError{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: strconv.Quote(s)}
+			}
+			r.Mode = s
+			return nil
+		case "scenario_id":
+			seen |= hasScenarioID
+			s, err := d.str("scenario_id", true)
+			r.ScenarioID = s
+			return err
+		case "scenario_set":
+			seen |= hasScenarioSet
+			p, err := d.nullStr("scenario_set", true)
+			r.ScenarioSet = p
+			return err
+		case "iteration":
+			seen |= hasIteration
+			f, err := d.num("iteration")
+			if err != nil {
+				return &fieldError{Field: "iteration", Expected: "integer", Got: err.(*fieldError).Got}
+			}
+			if f != float64(int(f)) {
+				return &fieldError{Field: "iteration", Expected: "integer", Got: strconv.FormatFloat(f, 'g', -1, 64)}
+			}
+			r.Iteration = int(f)
+			return nil
+		case "session_id":
+			seen |= hasSessionID
+			p, err := d.nullStr("session_id", false)
+			r.SessionID = p
+			return err
+		case "success":
+			seen |= hasSuccess
+			b, err := d.boolean("success")
+			r.Success = b
+			return err
+		case "output_valid":
+			seen |= hasOutputValid
+			b, err := d.boolean("output_valid")
+			r.OutputValid = b
+			return err
+		case "latency_ms_wall":
+			seen |= hasLatencyWall
+			f, err := d.num("latency_ms_wall")
+			r.LatencyMsWall = f
+			return err
+		case "latency_ms_agent":
+			p, err := d.nullNum("latency_ms_agent")
+			r.LatencyMsAgent = p
+			return err
+		case "sdk_latency_ms":
+			seen |= hasSDKLatency
+			p, err := d.nullNum("sdk_latency_ms")
+			r.SDKLatencyMs = p
+			return err
+		case "tokens":
+			seen |= hasTokens
+			return d.tokens(&r.Tokens)
+		case "cost":
+			seen |= hasCost
+			f, err := d.num("cost")
+			r.Cost = f
+			return err
+		case "tool_calls":
+			seen |= hasToolCalls
+			f, err := d.num("tool_calls")
+			r.ToolCalls = f
+			return err
+		case "api_calls":
+			seen |= hasAPICalls
+			f, err := d.num("api_calls")
+			r.APICalls = f
+			return err
+		case "internal_retry_count":
+			seen |= hasInternalRetry
+			f, err := d.num("internal_retry_count")
+			r.InternalRetryCount = f
+			return err
+		case "external_retry_count":
+			seen |= hasExternalRetry
+			f, err := d.num("external_retry_count")
+			r.ExternalRetryCount = f
+			return err
+		case "model":
+			seen |= hasModel
+			return d.model(&r.Model)
+		case "git":
+			seen |= hasGit
+			return d.git(&r.Git)
+		case "error":
+			seen |= hasError
+			if d.isNull() {
+				return nil
+			}
+			r.Error = &RowError{}
+			return d.rowError(r.Error)
+		case "timing_breakdown":
+			if d.isNull() {
+				return nil
+			}
+			r.TimingBreakdown = &TimingBreakdown{}
+			return d.timing(r.TimingBreakdown)
+		default:
+			return d.skipValue(string(key))
+		}
+	})
+	if err != nil {
+		return err
+	}
+	d.skipSpace()
+	if d.pos != len(d.buf) {
+		return &fieldError{Field: "row", Expected: "end of line after the JSON object", Got: d.describe()}
+	}
+	for _, k := range requiredRowKeys {
+		if seen&k.bit == 0 {
+			return &fieldError{Field: k.name, Expected: k.typ, Got: "missing key"}
+		}
+	}
+	return nil
+}
+
+func (d *decoder) tokens(t *Tokens) error {
+	var seen uint8
+	names := [...]string{"tokens.input", "tokens.output", "tokens.reasoning", "tokens.cache_read", "tokens.cache_write", "tokens.total"}
+	fields := [...]*float64{&t.Input, &t.Output, &t.Reasoning, &t.CacheRead, &t.CacheWrite, &t.Total}
+	err := d.objectValue("tokens", func(key []byte) error {
+		i := -1
+		switch string(key) {
+		case "input":
+			i = 0
+		case "output":
+			i = 1
+		case "reasoning":
+			i = 2
+		case "cache_read":
+			i = 3
+		case "cache_write":
+			i = 4
+		case "total":
+			i = 5
+		default:
+			return d.skipValue("tokens." + string(key))
+		}
+		seen |= 1 << i
+		f, err := d.num(names[i])
+		*fields[i] = f
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i, n := range names {
+		if seen&(1<<i) == 0 {
+			return &fieldError{Field: n, Expected: "number", Got: "missing key"}
+		}
+	}
+	return nil
+}
+
+func (d *decoder) model(m *Model) error {
+	var seen uint8
+	err := d.objectValue("model", func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "provider_id":
+			seen |= 1
+			m.ProviderID, err = d.str("model.provider_id", true)
+		case "model_id":
+			seen |= 2
+			m.ModelID, err = d.str("model.model_id", true)
+		case "mode":
+			seen |= 4
+			m.Mode, err = d.nullStr("model.mode", true)
+		default:
+			err = d.skipValue("model." + string(key))
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return missing(seen, []string{"model.provider_id", "model.model_id", "model.mode"}, []string{"string", "string", "string or null"})
+}
+
+func (d *decoder) git(g *Git) error {
+	var seen uint8
+	err := d.objectValue("git", func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "repo":
+			seen |= 1
+			g.Repo, err = d.nullStr("git.repo", true)
+		case "commit":
+			seen |= 2
+			g.Commit, err = d.nullStr("git.commit", true)
+		default:
+			err = d.skipValue("git." + string(key))
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return missing(seen, []string{"git.repo", "git.commit"}, []string{"string or null", "string or null"})
+}
+
+func (d *decoder) rowError(e *RowError) error {
+	var seen uint8
+	err := d.objectValue("error", func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "type":
+			seen |= 1
+			e.Type, err = d.str("error.type", true)
+		case "message":
+			seen |= 2
+			e.Message, err = d.str("error.message", false)
+		default:
+			err = d.skipValue("error." + string(key))
+		}
+		return err
+	})
+	if err != nil {
+		if fe, ok := err.(*fieldError); ok && fe.Field == "error" {
+			fe.Expected = "object or null"
+		}
+		return err
+	}
+	return missing(seen, []string{"error.type", "error.message"}, []string{"string", "string"})
+}
+
+func (d *decoder) timing(t *TimingBreakdown) error {
+	fields := [...]*float64{
+		&t.AssistantTotalMs, &t.AssistantPreReasoningMs, &t.AssistantReasoningMs,
+		&t.AssistantBetweenReasoningAndToolMs, &t.AssistantPostToolMs, &t.ToolTotalMs,
+		&t.ToolBashMs, &t.ToolStructuredOutputMs, &t.ObservedAssistantTurns,
+	}
+	var seen uint16
+	err := d.objectValue("timing_breakdown", func(key []byte) error {
+		i := -1
+		for j, k := range timingKeys {
+			if k == string(key) {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			return d.skipValue("timing_breakdown." + string(key))
+		}
+		seen |= 1 << i
+		f, err := d.num(timingFields[i])
+		*fields[i] = f
+		return err
+	})
+	if err != nil {
+		if fe, ok := err.(*fieldError); ok && fe.Field == "timing_breakdown" {
+			fe.Expected = "object or absent"
+		}
+		return err
+	}
+	for i, k := range timingFields {
+		if seen&(1<<i) == 0 {
+			return &fieldError{Field: k, Expected: "number", Got: "missing key"}
+		}
+	}
+	return nil
+}
+
+var timingKeys = [...]string{
+	"assistant_total_ms", "assistant_pre_reasoning_ms", "assistant_reasoning_ms",
+	"assistant_between_reasoning_and_tool_ms", "assistant_post_tool_ms", "tool_total_ms",
+	"tool_bash_ms", "tool_structured_output_ms", "observed_assistant_turns",
+}
+
+var timingFields = func() (out [len(timingKeys)]string) {
+	for i, k := range timingKeys {
+		out[i] = "timing_breakdown." + k
+	}
+	return out
+}()
+
+func missing(seen uint8, names, types []string) error {
+	for i, n := range names {
+		if seen&(1<<i) == 0 {
+			return &fieldError{Field: n, Expected: types[i], Got: "missing key"}
+		}
+	}
+	return nil
+}
+
+// objectValue expects an object at the cursor for the named field.
+func (d *decoder) objectValue(field string, fn func(key []byte) error) error {
+	d.skipSpace()
+	if d.pos >= len(d.buf) || d.buf[d.pos] != '{' {
+		return &fieldError{Field: field, Expected: "object", Got: d.describe()}
+	}
+	return d.object(field, fn)
+}
+
+// object walks the members of the object at the cursor, calling fn with
+// each key and the cursor on its value; fn must consume the value.
+func (d *decoder) object(field string, fn func(key []byte) error) error {
+	d.pos++ // '{'
+	d.skipSpace()
+	if d.pos < len(d.buf) && d.buf[d.pos] == '}' {
+		d.pos++
+		return nil
+	}
+	where := field
+	if where == "" {
+		where = "row"
+	}
+	for {
+		d.skipSpace()
+		if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
+			return d.syntax(where, "an object key")
+		}
+		key, err := d.rawString()
+		if err != nil {
+			return d.syntax(where, "a complete object key")
+		}
+		d.skipSpace()
+		if d.pos >= len(d.buf) || d.buf[d.pos] != ':' {
+			return d.syntax(where, "':' after an object key")
+		}
+		d.pos++
+		d.skipSpace()
+		if err := fn(key); err != nil {
+			return err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.buf) {
+			return d.syntax(where, "',' or '}'")
+		}
+		switch d.buf[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return nil
+		default:
+			return d.syntax(where, "',' or '}'")
+		}
+	}
+}
+
+// syntax reports malformed JSON; at the end of the line that is the mark of
+// a truncated row, which is what a killed benchmark leaves behind.
+func (d *decoder) syntax(field, expected string) error {
+	if d.pos >= len(d.buf) {
+		return &fieldError{Field: field, Expected: expected, Got: "end of line (truncated row)"}
+	}
+	return &fieldError{Field: field, Expected: expected, Got: d.describe()}
+}
+
+// describe names the value at the cursor for an error message.
+func (d *decoder) describe() string {
+	if d.pos >= len(d.buf) {
+		return "end of line (truncated row)"
+	}
+	switch c := d.buf[d.pos]; {
+	case c == '"':
+		return "a string"
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a number"
+	default:
+		end := d.pos + 20
+		if end > len(d.buf) {
+			end = len(d.buf)
+		}
+		return strconv.Quote(string(d.buf[d.pos:end]))
+	}
+}
+
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.buf) {
+		switch d.buf[d.pos] {
+		case ' ', '\t', '\r', '\n':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) isNull() bool {
+	if len(d.buf)-d.pos >= 4 && string(d.buf[d.pos:d.pos+4]) == "null" {
+		d.pos += 4
+		return true
+	}
+	return false
+}
+
+// str reads a string value; intern says whether the value repeats across
+// rows and should be shared.
+func (d *decoder) str(field string, intern bool) (string, error) {
+	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
+		return "", &fieldError{Field: field, Expected: "string", Got: d.describe()}
+	}
+	b, err := d.rawString()
+	if err != nil {
+		return "", &fieldError{Field: field, Expected: "a complete JSON string", Got: err.Error()}
+	}
+	if intern {
+		if s, ok := d.intern[string(b)]; ok {
+			return s, nil
+		}
+		s := string(b)
+		if len(d.intern) < 1<<16 {
+			d.intern[s] = s
+		}
+		return s, nil
+	}
+	return string(b), nil
+}
+
+func (d *decoder) nullStr(field string, intern bool) (*string, error) {
+	if d.isNull() {
+		return nil, nil
+	}
+	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
+		return nil, &fieldError{Field: field, Expected: "string or null", Got: d.describe()}
+	}
+	s, err := d.str(field, intern)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func (d *decoder) boolean(field string) (bool, error) {
+	rest := d.buf[d.pos:]
+	if len(rest) >= 4 && string(rest[:4]) == "true" {
+		d.pos += 4
+		return true, nil
+	}
+	if len(rest) >= 5 && string(rest[:5]) == "false" {
+		d.pos += 5
+		return false, nil
+	}
+	return false, &fieldError{Field: field, Expected: "boolean", Got: d.describe()}
+}
+
+func (d *decoder) nullNum(field string) (*float64, error) {
+	if d.isNull() {
+		return nil, nil
+	}
+	if d.pos >= len(d.buf) || !(d.buf[d.pos] == '-' || (d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9')) {
+		return nil, &fieldError{Field: field, Expected: "number or null", Got: d.describe()}
+	}
+	f, err := d.num(field)
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// num reads a JSON number. Small non-negative integers, which are nearly
+// all the numbers in a suite, are parsed without strconv.
+func (d *decoder) num(field string) (float64, error) {
+	start := d.pos
+	if d.pos < len(d.buf) && d.buf[d.pos] == '-' {
+		d.pos++
+	}
+	intStart := d.pos
+	var v uint64
+	for d.pos < len(d.buf) && d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9' {
+		v = v*10 + uint64(d.buf[d.pos]-'0')
+		d.pos++
+	}
+	digits := d.pos - intStart
+	if digits == 0 {
+		d.pos = start
+		return 0, &fieldError{Field: field, Expected: "number", Got: d.describe()}
+	}
+	if digits > 1 && d.buf[intStart] == '0' {
+		d.pos = start
+		return 0, &fieldError{Field: field, Expected: "number", Got: "a number with a leading zero"}
+	}
+	simple := true
+	if d.pos < len(d.buf) && d.buf[d.pos] == '.' {
+		simple = false
+		d.pos++
+		n := d.pos
+		for d.pos < len(d.buf) && d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9' {
+			d.pos++
+		}
+		if d.pos == n {
+			return 0, d.badNumber(field, start)
+		}
+	}
+	if d.pos < len(d.buf) && (d.buf[d.pos] == 'e' || d.buf[d.pos] == 'E') {
+		simple = false
+		d.pos++
+		if d.pos < len(d.buf) && (d.buf[d.pos] == '+' || d.buf[d.pos] == '-') {
+			d.pos++
+		}
+		n := d.pos
+		for d.pos < len(d.buf) && d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9' {
+			d.pos++
+		}
+		if d.pos == n {
+			return 0, d.badNumber(field, start)
+		}
+	}
+	if simple && digits <= 15 {
+		f := float64(v)
+		if d.buf[start] == '-' {
+			f = -f
+		}
+		return f, nil
+	}
+	f, err := strconv.ParseFloat(string(d.buf[start:d.pos]), 64)
+	if err != nil {
+		return 0, d.badNumber(field, start)
+	}
+	return f, nil
+}
+
+func (d *decoder) badNumber(field string, start int) error {
+	return &fieldError{Field: field, Expected: "number", Got: strconv.Quote(string(d.buf[start:d.pos]))}
+}
+
+// rawString reads the string at the cursor and returns its unescaped
+// bytes. The result aliases the line or the decoder's scratch buffer and is
+// valid until the next call.
+func (d *decoder) rawString() ([]byte, error) {
+	d.pos++ // opening quote
+	start := d.pos
+	for d.pos < len(d.buf) {
+		c := d.buf[d.pos]
+		if c == '"' {
+			s := d.buf[start:d.pos]
+			d.pos++
+			if !utf8.Valid(s) {
+				return nil, errors.New("invalid UTF-8 in a string")
+			}
+			return s, nil
+		}
+		if c == '\\' {
+			return d.escapedString(start)
+		}
+		if c < 0x20 {
+			return nil, errors.New("a control character in a string")
+		}
+		d.pos++
+	}
+	return nil, errors.New("end of line inside a string (truncated row)")
+}
+
+func (d *decoder) escapedString(start int) ([]byte, error) {
+	out := append(d.scratch[:0], d.buf[start:d.pos]...)
+	for d.pos < len(d.buf) {
+		c := d.buf[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			d.scratch = out
+			if !utf8.Valid(out) {
+				return nil, errors.New("invalid UTF-8 in a string")
+			}
+			return out, nil
+		case c < 0x20:
+			return nil, errors.New("a control character in a string")
+		case c != '\\':
+			out = append(out, c)
+			d.pos++
+			continue
+		}
+		d.pos++
+		if d.pos >= len(d.buf) {
+			break
+		}
+		e := d.buf[d.pos]
+		d.pos++
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := d.hex4()
+			if !ok {
+				return nil, errors.New("a bad \\u escape in a string")
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if d.pos+1 < len(d.buf) && d.buf[d.pos] == '\\' && d.buf[d.pos+1] == 'u' {
+					d.pos += 2
+					var ok2 bool
+					r2, ok2 = d.hex4()
+					if !ok2 {
+						return nil, errors.New("a bad \\u escape in a string")
+					}
+				}
+				r = utf16.DecodeRune(r, r2)
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return nil, fmt.Errorf("an unknown escape \\%c in a string", e)
+		}
+	}
+	return nil, errors.New("end of line inside a string (truncated row)")
+}
+
+func (d *decoder) hex4() (rune, bool) {
+	if d.pos+4 > len(d.buf) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.buf[d.pos : d.pos+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	d.pos += 4
+	return r, true
+}
+
+// skipValue consumes any JSON value (an unknown key's), checking its syntax.
+func (d *decoder) skipValue(field string) error {
+	return d.skipDepth(field, 0)
+}
+
+func (d *decoder) skipDepth(field string, depth int) error {
+	if depth > 64 {
+		return &fieldError{Field: field, Expected: "a value nested at most 64 levels deep", Got: "deeper nesting"}
+	}
+	d.skipSpace()
+	if d.pos >= len(d.buf) {
+		return d.syntax(field, "a JSON value")
+	}
+	switch c := d.buf[d.pos]; {
+	case c == '"':
+		if _, err := d.rawString(); err != nil {
+			return &fieldError{Field: field, Expected: "a complete JSON string", Got: err.Error()}
+		}
+		return nil
+	case c == '{':
+		return d.object(field, func([]byte) error { return d.skipDepth(field, depth+1) })
+	case c == '[':
+		d.pos++
+		d.skipSpace()
+		if d.pos < len(d.buf) && d.buf[d.pos] == ']' {
+			d.pos++
+			return nil
+		}
+		for {
+			if err := d.skipDepth(field, depth+1); err != nil {
+				return err
+			}
+			d.skipSpace()
+			if d.pos >= len(d.buf) {
+				return d.syntax(field, "',' or ']'")
+			}
+			if d.buf[d.pos] == ',' {
+				d.pos++
+				continue
+			}
+			if d.buf[d.pos] == ']' {
+				d.pos++
+				return nil
+			}
+			return d.syntax(field, "',' or ']'")
+		}
+	case c == 't' || c == 'f':
+		_, err := d.boolean(field)
+		return err
+	case c == 'n':
+		if d.isNull() {
+			return nil
+		}
+		return d.syntax(field, "a JSON value")
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, err := d.num(field)
+		return err
+	default:
+		return d.syntax(field, "a JSON value")
+	}
+}

@@ -1,0 +1,251 @@
+package suite
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goodRow is a complete row of the 02-17 schema with a null error.
+const goodRow = `{"timestamp":"2026-02-17T10:00:00.000Z","run_id":"r1","mode":"ghx","scenario_id":"pr-view-001","scenario_set":"ci-verify-pr","iteration":1,"session_id":"ses_1","success":true,"output_valid":true,"latency_ms_wall":1200,"sdk_latency_ms":900,"tokens":{"input":10,"output":5,"reasoning":1,"cache_read":100,"cache_write":0,"total":116},"cost":0.5,"tool_calls":2,"api_calls":0,"internal_retry_count":0,"external_retry_count":0,"model":{"provider_id":"openai","model_id":"gpt-5.3-codex","mode":null},"git":{"repo":null,"commit":null},"error":null}`
+
+func writeSuite(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "x-ghx-suite.jsonl")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadRealSuites(t *testing.T) {
+	for _, tc := range []struct {
+		file, mode string
+		rows       int
+	}{
+		{"2026-02-25-agent_direct-suite.jsonl", ModeAgentDirect, 20},
+		{"2026-02-25-ghx-suite.jsonl", ModeGhx, 20},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			path := filepath.Join("..", "..", "testdata", "suites", tc.file)
+			rows, err := ReadAll(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != tc.rows {
+				t.Fatalf("rows = %d, want %d", len(rows), tc.rows)
+			}
+			for i, r := range rows {
+				if r.Mode != tc.mode || r.Line != i+1 || r.File != path {
+					t.Fatalf("row %d: mode %q line %d file %q", i, r.Mode, r.Line, r.File)
+				}
+				if r.Tokens.Total != r.Tokens.Input+r.Tokens.Output+r.Tokens.Reasoning+r.Tokens.CacheRead+r.Tokens.CacheWrite {
+					t.Fatalf("row %d: tokens.total %v does not add up", i, r.Tokens.Total)
+				}
+				if r.TimingBreakdown == nil || r.LatencyMsAgent == nil || r.Model.Mode != nil || r.Git.Commit != nil {
+					t.Fatalf("row %d: optional/nullable fields decoded wrongly: %+v", i, r)
+				}
+				if len(r.Violations()) != 0 {
+					t.Fatalf("row %d: unexpected violations %v", i, r.Violations())
+				}
+			}
+			first := rows[0]
+			if tc.mode == ModeAgentDirect && (first.ScenarioID != "issue-triage-comment-wf-001" || first.LatencyMsWall != 16638 || first.Tokens.CacheRead != 8832 || first.ActiveTokens() != 704 || first.TimingBreakdown.AssistantTotalMs != 14548) {
+				t.Fatalf("first row decoded wrongly: %+v", first)
+			}
+		})
+	}
+}
+
+// TestDecodeMatchesEncodingJSON checks the hand-written decoder against
+// encoding/json on every real row.
+func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "suites", "2026-02-25-ghx-suite.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDecoder()
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var want, got Row
+		if err := json.Unmarshal([]byte(line), &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.decodeRow([]byte(line), &got); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		wj, _ := json.Marshal(want)
+		gj, _ := json.Marshal(got)
+		if string(wj) != string(gj) {
+			t.Fatalf("line %d:\n got %s\nwant %s", i+1, gj, wj)
+		}
+	}
+}
+
+func TestReadNullableAndEscapes(t *testing.T) {
+	row := strings.Replace(goodRow, `"scenario_set":"ci-verify-pr"`, `"scenario_set":null`, 1)
+	row = strings.Replace(row, `"session_id":"ses_1"`, `"session_id":null`, 1)
+	row = strings.Replace(row, `"sdk_latency_ms":900`, `"sdk_latency_ms":null`, 1)
+	row = strings.Replace(row, `"error":null`, `"error":{"type":"runner_error","message":"Timed out \"waiting\"\n\u00e9 \ud83d\ude00"},"extra":[1,{"a":[true,null]},"x"],"latency_ms_agent":1.5e3`, 1)
+	path := writeSuite(t, "\n"+row+"\n\n")
+	rows, err := ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rows[0]
+	if r.Line != 2 || r.ScenarioSet != nil || r.SessionID != nil || r.SDKLatencyMs != nil || *r.LatencyMsAgent != 1500 {
+		t.Fatalf("nullable fields: %+v", r)
+	}
+	if r.Error == nil || r.Error.Type != ErrorRunner || r.Error.Message != "Timed out \"waiting\"\n\u00e9 \U0001F600" {
+		t.Fatalf("error = %+v", r.Error)
+	}
+	vs := r.Violations()
+	if len(vs) != 0+1 || vs[0].Field != "error" {
+		t.Fatalf("violations = %v", vs)
+	}
+}
+
+func TestViolations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  Row
+		want []string
+	}{
+		{"pass", Row{Success: true, OutputValid: true}, nil},
+		{"assertion", Row{Success: false, OutputValid: true, Error: &RowError{Type: ErrorAssertionFailed, Message: "Expected at least 1 tool call(s), got 0"}},
+			[]string{"success: expected true, got false", "error: expected null, got assertion_failed: Expected at least 1 tool call(s), got 0"}},
+		{"runner", Row{Error: &RowError{Type: "runner_timeout_stalled_session", Message: "stalled"}},
+			[]string{"success: expected true, got false", "output_valid: expected true, got false", "error: expected null, got runner_timeout_stalled_session: stalled"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, v := range tc.row.Violations() {
+				got = append(got, v.String())
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadBadRows(t *testing.T) {
+	for _, tc := range []struct {
+		name, content, want string
+	}{
+		{"wrong type", strings.Replace(goodRow, `"latency_ms_wall":1200`, `"latency_ms_wall":"1200"`, 1),
+			":1: latency_ms_wall: expected number, got a string"},
+		{"nested wrong type", strings.Replace(goodRow, `"cache_read":100`, `"cache_read":true`, 1),
+			":1: tokens.cache_read: expected number, got a boolean"},
+		{"unknown mode", strings.Replace(goodRow, `"mode":"ghx"`, `"mode":"cli"`, 1),
+			`:1: mode: expected one of agent_direct, mcp, ghx, got "cli"`},
+		{"missing key", strings.Replace(goodRow, `"success":true,`, ``, 1),
+			":1: success: expected boolean, got missing key"},
+		{"missing nested", strings.Replace(goodRow, `"total":116`, `"totl":116`, 1),
+			":1: tokens.total: expected number, got missing key"},
+		{"null not allowed", strings.Replace(goodRow, `"scenario_id":"pr-view-001"`, `"scenario_id":null`, 1),
+			":1: scenario_id: expected string, got null"},
+		{"fractional iteration", strings.Replace(goodRow, `"iteration":1`, `"iteration":1.5`, 1),
+			":1: iteration: expected integer, got 1.5"},
+		{"error without type", strings.Replace(goodRow, `"error":null`, `"error":{"message":"x"}`, 1),
+			":1: error.type: expected string, got missing key"},
+		{"error is a string", strings.Replace(goodRow, `"error":null`, `"error":"boom"`, 1),
+			":1: error: expected object or null, got a string"},
+		{"truncated last line", goodRow + "\n" + goodRow[:len(goodRow)/2],
+			":2: tokens: expected ',' or '}', got end of line (truncated row)"},
+		{"truncated in string", goodRow[:20],
+			":1: timestamp: expected a complete JSON string, got end of line inside a string (truncated row)"},
+		{"not an object", "[1,2]\n", ":1: row: expected a JSON object, got an array"},
+		{"trailing garbage", goodRow + " x\n", `:1: row: expected end of line after the JSON object, got "x"`},
+		{"bad timing", strings.Replace(goodRow, `"error":null`, `"error":null,"timing_breakdown":{"assistant_total_ms":1}`, 1),
+			":1: timing_breakdown.assistant_pre_reasoning_ms: expected number, got missing key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeSuite(t, tc.content)
+			err := ReadFile(path, func(*Row) error { return nil })
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want *ParseError", err)
+			}
+			if err.Error() != path+tc.want {
+				t.Fatalf("err = %q\nwant %q", err.Error(), path+tc.want)
+			}
+		})
+	}
+}
+
+func TestReadSkipBadRows(t *testing.T) {
+	bad := strings.Replace(goodRow, `"success":true`, `"success":1`, 1)
+	path := writeSuite(t, goodRow+"\n"+bad+"\n"+goodRow+"\n")
+	var skipped []int
+	var lines []int
+	err := ReadFileWith(path, ReadOptions{OnBadRow: func(pe *ParseError) error {
+		skipped = append(skipped, pe.Line)
+		return nil
+	}}, func(r *Row) error {
+		lines = append(lines, r.Line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 1 || skipped[0] != 2 || len(lines) != 2 || lines[1] != 3 {
+		t.Fatalf("skipped %v, read %v", skipped, lines)
+	}
+}
+
+func TestReadMissingAndEmpty(t *testing.T) {
+	if _, err := ReadAll(filepath.Join(t.TempDir(), "nope.jsonl")); err == nil || !strings.Contains(err.Error(), "nope.jsonl") {
+		t.Fatalf("missing file: err = %v", err)
+	}
+	rows, err := ReadAll(writeSuite(t, ""))
+	if err != nil || len(rows) != 0 {
+		t.Fatalf("empty file: rows %d err %v", len(rows), err)
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	row := strings.Replace(goodRow, `"error":null`, `"error":null,"pad":"`+strings.Repeat("x", 600<<10)+`"`, 1)
+	rows, err := ReadAll(writeSuite(t, row+"\n"+goodRow))
+	if err != nil || len(rows) != 2 || rows[1].Line != 2 {
+		t.Fatalf("rows %d err %v", len(rows), err)
+	}
+}
+
+// FuzzDecodeRow checks that any input either decodes or fails with a
+// ParseError, never panics, and that what decodes agrees with
+// encoding/json on the fields it knows.
+func FuzzDecodeRow(f *testing.F) {
+	f.Add([]byte(goodRow))
+	f.Add([]byte(strings.Replace(goodRow, `"error":null`, `"error":{"type":"runner_error","message":"a\u0041"}`, 1)))
+	f.Add([]byte(`{"a":[{"b":"\ud800"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got Row
+		err := newDecoder().decodeRow(data, &got)
+		if err != nil {
+			if _, ok := err.(*fieldError); !ok {
+				t.Fatalf("error of type %T", err)
+			}
+			return
+		}
+		var want Row
+		if jerr := json.Unmarshal(data, &want); jerr != nil {
+			// encoding/json is stricter about some things (duplicate
+			// handling is the same, invalid UTF-8 is replaced); only
+			// syntax it rejects while we accept is a bug.
+			var se *json.SyntaxError
+			if errors.As(jerr, &se) {
+				t.Fatalf("accepted input encoding/json rejects: %v", jerr)
+			}
+			return
+		}
+		wj, _ := json.Marshal(want)
+		gj, _ := json.Marshal(got)
+		if string(wj) != string(gj) {
+			t.Fatalf("decoded differently:\n got %s\nwant %s", gj, wj)
+		}
+	})
+}
