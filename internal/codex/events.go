@@ -9,13 +9,23 @@ import (
 	"io"
 )
 
-// Usage is the token usage Codex reports, summed over the turns of one
-// invocation (a `turn.completed` event carries the usage of its turn).
+// Usage is the token usage Codex reports in `turn.completed`.
 type Usage struct {
 	InputTokens           int64 `json:"input_tokens"`
 	CachedInputTokens     int64 `json:"cached_input_tokens"`
 	OutputTokens          int64 `json:"output_tokens"`
 	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
+}
+
+// Sub returns u minus v, the usage of one invocation when u and v are the
+// thread totals after and before it.
+func (u Usage) Sub(v Usage) Usage {
+	return Usage{
+		InputTokens:           u.InputTokens - v.InputTokens,
+		CachedInputTokens:     u.CachedInputTokens - v.CachedInputTokens,
+		OutputTokens:          u.OutputTokens - v.OutputTokens,
+		ReasoningOutputTokens: u.ReasoningOutputTokens - v.ReasoningOutputTokens,
+	}
 }
 
 // Add returns the sum of u and v.
@@ -32,7 +42,10 @@ func (u Usage) Add(v Usage) Usage {
 type Events struct {
 	// ThreadID comes from `thread.started`; `exec resume` needs it.
 	ThreadID string
-	// Usage sums every `turn.completed` usage.
+	// Usage is the usage of the last `turn.completed`. Codex 0.169 reports
+	// the running total of the whole thread there, so after `exec resume`
+	// it includes the invocations that built the thread; subtract the
+	// Usage of the resumed invocation (Usage.Sub) for this one's share.
 	Usage Usage
 	// Turns counts `turn.completed` events.
 	Turns int
@@ -138,7 +151,7 @@ func (ev *Events) apply(line []byte) error {
 	case "turn.completed":
 		ev.Turns++
 		if e.Usage != nil {
-			ev.Usage = ev.Usage.Add(*e.Usage)
+			ev.Usage = *e.Usage
 		}
 	case "turn.failed":
 		ev.Failed = true

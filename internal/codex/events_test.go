@@ -29,13 +29,13 @@ func TestParseEvents(t *testing.T) {
 			},
 		},
 		{
-			name: "usage sums over turns and non-JSON lines are skipped",
+			name: "usage is the last turn's thread total and non-JSON lines are skipped",
 			in: "Reading additional input from stdin...\n\n" +
 				`{"type":"thread.started","thread_id":"t1"}` + "\n" +
 				`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":3,"output_tokens":2,"reasoning_output_tokens":1}}` + "\n" +
 				"  [not json]\n" +
 				`{"type":"turn.completed","usage":{"input_tokens":5,"cached_input_tokens":1,"output_tokens":1,"reasoning_output_tokens":0,"cache_write_input_tokens":7}}` + "\r\n",
-			want: Events{ThreadID: "t1", Turns: 2, Usage: Usage{InputTokens: 15, CachedInputTokens: 4, OutputTokens: 3, ReasoningOutputTokens: 1}},
+			want: Events{ThreadID: "t1", Turns: 2, Usage: Usage{InputTokens: 5, CachedInputTokens: 1, OutputTokens: 1}},
 		},
 		{
 			name: "turn failed after an HTTP 400",
@@ -101,6 +101,18 @@ func TestParseEvents(t *testing.T) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestUsageArithmetic(t *testing.T) {
+	before := Usage{InputTokens: 250, CachedInputTokens: 140, OutputTokens: 10, ReasoningOutputTokens: 2}
+	share := Usage{InputTokens: 200, OutputTokens: 5, ReasoningOutputTokens: 1}
+	after := before.Add(share)
+	if want := (Usage{450, 140, 15, 3}); after != want {
+		t.Fatalf("Add = %+v, want %+v", after, want)
+	}
+	if got := after.Sub(before); got != share {
+		t.Fatalf("Sub = %+v, want %+v", got, share)
 	}
 }
 
