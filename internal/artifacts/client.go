@@ -164,10 +164,10 @@ func (e *TwirpError) Error() string {
 		s += ": " + e.Msg
 	}
 	switch {
-	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
-		s += " (the runtime token was refused; it is only valid inside its own job)"
 	case strings.Contains(e.Msg, "insufficient usage"):
 		s += " (the artifact storage quota of the account is used up)"
+	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
+		s += " (the runtime token was refused; it is only valid inside its own job)"
 	}
 	return s
 }

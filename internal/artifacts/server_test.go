@@ -199,8 +199,8 @@ func TestUploadDirActServer(t *testing.T) {
 			name:     "nested run folder",
 			artifact: "set-core-run-1",
 			files: map[string][]byte{
-				"tracking.jsonl":              []byte(`{"scenario_id":"s1","status":"pass"}` + "\n"),
-				"summary.md":                  []byte("# Summary\n"),
+				"tracking.jsonl":               []byte(`{"scenario_id":"s1","status":"pass"}` + "\n"),
+				"summary.md":                   []byte("# Summary\n"),
 				"rows/s1/agent_direct/out.txt": []byte("direct output\n"),
 				"rows/s1/ghx/out.txt":          []byte("ghx output\n"),
 				"rows/s2/empty.log":            {},
