@@ -1,0 +1,284 @@
+package action
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Modes the Action runs, in the order action.yml documents them.
+var Modes = []string{"report", "set", "ordered", "swebench-batch", "qa-audit"}
+
+// Kind says how an input's text becomes command-line flags.
+type Kind int
+
+const (
+	// Text passes the value as one flag value.
+	Text Kind = iota
+	// Bool passes the bare flag when the value is true.
+	Bool
+	// Int passes the value after checking it is a non-negative integer.
+	Int
+	// Lines repeats the flag once per non-empty line (lists of IDs, paths).
+	Lines
+	// Secret never becomes a flag: it is masked, then handed to the mode
+	// in an environment variable so it cannot show in a process listing.
+	Secret
+	// Adapter is read by the adapter itself (artifact settings, mode).
+	Adapter
+)
+
+// Input is one input of action.yml and the flag it becomes.
+type Input struct {
+	Name        string
+	Description string
+	Kind        Kind
+	// Flag is the mode's command-line flag (with dashes).
+	Flag string
+	// Modes that take the input; nil means every mode.
+	Modes []string
+	// Env is the environment variable a Secret input is handed over in.
+	Env string
+	// Default is action.yml's default, "" for none.
+	Default string
+	// Required inputs must be non-empty for the modes that take them.
+	Required bool
+}
+
+func (in Input) takes(mode string) bool {
+	if in.Modes == nil {
+		return true
+	}
+	for _, m := range in.Modes {
+		if m == mode {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	verifyModes = []string{"set", "ordered"}
+	benchModes  = []string{"set", "ordered", "qa-audit"}
+)
+
+// Inputs lists every input the adapter reads. action.yml must declare
+// exactly these (a test cross-checks both ways).
+func Inputs() []Input {
+	return []Input{
+		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch or qa-audit."},
+		{Name: "working-directory", Kind: Adapter, Description: "Folder, relative to the workspace, the mode runs in (the benchmark package for set/ordered). Default: the workspace."},
+		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>. For set it is the set folder, for ordered the run folder holding one folder per set; not used by swebench-batch, whose run root is results/phase5/ralph-codex-local/<timestamp>/."},
+		{Name: "extra-args", Kind: Lines, Description: "More command-line arguments for the mode, one per line, passed unchanged (for flags this Action does not list)."},
+
+		// report
+		{Name: "suite-jsonl", Kind: Lines, Flag: "--suite-jsonl", Modes: []string{"report"}, Description: "report: suite JSONL files, one path per line."},
+		{Name: "gate", Kind: Bool, Flag: "--gate", Modes: []string{"report"}, Description: "report: evaluate the gate and fail the step when it does not pass (true/false)."},
+		{Name: "gate-profile", Kind: Text, Flag: "--gate-profile", Modes: []string{"report"}, Description: "report: gate profile, verify_pr or verify_release (pr_fast is an alias of verify_pr)."},
+		{Name: "expectations-config", Kind: Text, Flag: "--expectations-config", Modes: []string{"report"}, Description: "report: expectations.json with model-aware thresholds."},
+		{Name: "expectations-model", Kind: Text, Flag: "--expectations-model", Modes: []string{"report"}, Description: "report: model whose expectations apply."},
+		{Name: "summary-json", Kind: Text, Flag: "--summary-json", Modes: []string{"report"}, Description: "report: path of the summary JSON. Default: <out-dir>/latest-summary.json."},
+		{Name: "summary-md", Kind: Text, Flag: "--summary-md", Modes: []string{"report"}, Description: "report: path of the summary Markdown. Default: <out-dir>/latest-summary.md."},
+
+		// set / ordered
+		{Name: "set", Kind: Text, Flag: "--set", Modes: []string{"set"}, Required: true, Description: "set: the scenario set to verify (for example pr-exec)."},
+		{Name: "provider", Kind: Text, Flag: "--provider", Modes: verifyModes, Required: true, Description: "set, ordered: model provider of the benchmark runs (for example openai)."},
+		{Name: "model", Kind: Text, Flag: "--model", Modes: benchModes, Description: "set, ordered: model of the benchmark runs; qa-audit: model of the verifier."},
+		{Name: "repetitions", Kind: Int, Flag: "--repetitions", Modes: verifyModes, Description: "set, ordered: repetitions per scenario."},
+		{Name: "scenario-ids", Kind: Lines, Flag: "--scenario-id", Modes: []string{"set"}, Description: "set: rerun only these scenario IDs, one per line."},
+
+		// swebench-batch
+		{Name: "instance-file", Kind: Text, Flag: "--instance-file", Modes: []string{"swebench-batch"}, Description: "swebench-batch: file with the instance IDs to run (default: the SWE-bench Multilingual test split)."},
+		{Name: "max-loops", Kind: Int, Flag: "--max-loops", Modes: []string{"swebench-batch"}, Description: "swebench-batch: execute passes per instance (default 50)."},
+
+		// qa-audit
+		{Name: "definitions", Kind: Lines, Flag: "--definitions", Modes: []string{"qa-audit"}, Required: true, Description: "qa-audit: benchmark question files or folders, one per line."},
+		{Name: "model-backend", Kind: Text, Flag: "--backend", Modes: []string{"qa-audit"}, Description: "qa-audit: model backend, gemini or openai (an OpenAI-compatible endpoint)."},
+		{Name: "open-prs", Kind: Bool, Flag: "--open-prs", Modes: []string{"qa-audit"}, Description: "qa-audit: open pull requests with the fixed question files (true/false)."},
+
+		// secrets and artifacts
+		{Name: "github-token", Kind: Secret, Env: "GITHUB_TOKEN", Default: "${{ github.token }}", Description: "Token for the GitHub API (pull requests of qa-audit, benchmark fixtures)."},
+		{Name: "openai-api-key", Kind: Secret, Env: "OPENAI_API_KEY", Description: "API key of an OpenAI-compatible model endpoint."},
+		{Name: "gemini-api-key", Kind: Secret, Env: "GOOGLE_API_KEY", Description: "API key for Gemini models."},
+		{Name: "upload-artifacts", Kind: Adapter, Default: "true", Description: "Upload results as workflow artifacts: one per set folder, one per SWE-bench instance, one for the whole run (true/false)."},
+		{Name: "artifact-prefix", Kind: Adapter, Default: "benchgate", Description: "Prefix of artifact names; give each step of a job (and each matrix entry) its own so names stay unique in the run."},
+	}
+}
+
+// InputError is a bad input value; it becomes an error annotation.
+type InputError struct {
+	Input, Value, Expected string
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("input %q: expected %s, got %q", e.Input, e.Expected, e.Value)
+}
+
+// parseBool accepts the YAML 1.2 core spellings, as actions/toolkit's
+// getBooleanInput does.
+func parseBool(name, v string) (bool, error) {
+	switch v {
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	}
+	return false, &InputError{Input: name, Value: v, Expected: "true or false"}
+}
+
+// lines splits a multi-line input, dropping blank lines and surrounding space.
+func lines(v string) []string {
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Plan is what the inputs ask for: the mode's argv and what the adapter
+// needs to find the mode's files afterwards.
+type Plan struct {
+	Mode string
+	// Args is the argv given to the command dispatcher, mode name first.
+	Args []string
+	// WorkDir is the absolute folder the mode runs in.
+	WorkDir string
+	// OutDir is the absolute folder results go to ("" for swebench-batch).
+	OutDir string
+	// SummaryJSON and SummaryMD are the report mode's absolute paths.
+	SummaryJSON, SummaryMD string
+	// Env holds secrets for the mode, by variable name.
+	Env map[string]string
+	// Upload says whether to upload artifacts; ArtifactPrefix starts their names.
+	Upload         bool
+	ArtifactPrefix string
+	// Ignored lists inputs that were set but mean nothing for this mode.
+	Ignored []string
+}
+
+// BuildPlan turns the inputs into a Plan. get reads one input (already
+// trimmed); workspace is the absolute workspace folder; runTag is unique
+// per run attempt and names the default output folder.
+func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error) {
+	mode := get("mode")
+	if !contains(Modes, mode) {
+		return nil, &InputError{Input: "mode", Value: mode, Expected: "one of " + strings.Join(Modes, ", ")}
+	}
+	p := &Plan{Mode: mode, Args: []string{mode}, Env: map[string]string{}}
+	p.WorkDir = resolve(workspace, get("working-directory"))
+	if mode != "swebench-batch" {
+		out := get("out-dir")
+		if out == "" {
+			out = "benchgate-results/" + mode + "-" + runTag
+		}
+		p.OutDir = resolve(p.WorkDir, out)
+	}
+	var err error
+	if p.Upload, err = parseBool("upload-artifacts", orDefault(get("upload-artifacts"), "true")); err != nil {
+		return nil, err
+	}
+	p.ArtifactPrefix = orDefault(get("artifact-prefix"), "benchgate")
+
+	var extra []string
+	for _, in := range Inputs() {
+		v := get(in.Name)
+		if in.Kind == Adapter {
+			continue
+		}
+		if in.Kind == Secret {
+			if v != "" {
+				p.Env[in.Env] = v
+			}
+			continue
+		}
+		if !in.takes(mode) {
+			if v != "" {
+				p.Ignored = append(p.Ignored, in.Name)
+			}
+			continue
+		}
+		if v == "" {
+			if in.Required {
+				return nil, &InputError{Input: in.Name, Value: v, Expected: "a value (required by mode " + mode + ")"}
+			}
+			continue
+		}
+		switch in.Kind {
+		case Text:
+			p.Args = append(p.Args, in.Flag, v)
+		case Bool:
+			b, err := parseBool(in.Name, v)
+			if err != nil {
+				return nil, err
+			}
+			if b {
+				p.Args = append(p.Args, in.Flag)
+			}
+		case Int:
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, &InputError{Input: in.Name, Value: v, Expected: "a non-negative whole number"}
+			}
+			p.Args = append(p.Args, in.Flag, strconv.Itoa(n))
+		case Lines:
+			if in.Flag == "" { // extra-args
+				extra = lines(v)
+				continue
+			}
+			for _, l := range lines(v) {
+				p.Args = append(p.Args, in.Flag, l)
+			}
+		}
+	}
+	switch mode {
+	case "report":
+		p.SummaryJSON = resolve(p.WorkDir, orDefault(get("summary-json"), filepath.Join(p.OutDir, "latest-summary.json")))
+		p.SummaryMD = resolve(p.WorkDir, orDefault(get("summary-md"), filepath.Join(p.OutDir, "latest-summary.md")))
+		p.Args = setFlag(p.Args, "--summary-json", p.SummaryJSON)
+		p.Args = setFlag(p.Args, "--summary-md", p.SummaryMD)
+	case "set", "ordered", "qa-audit":
+		p.Args = append(p.Args, "--out-dir", p.OutDir)
+	}
+	p.Args = append(p.Args, extra...)
+	return p, nil
+}
+
+// setFlag replaces the value of flag in args, or appends flag and value.
+func setFlag(args []string, flag, value string) []string {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag {
+			args[i+1] = value
+			return args
+		}
+	}
+	return append(args, flag, value)
+}
+
+func resolve(base, p string) string {
+	if p == "" {
+		return base
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
