@@ -2,11 +2,81 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/benchgate/benchgate/internal/report"
 )
 
-// runReport is replaced by the mode's real entry point.
+// runReport is `benchgate report`: Metric System v2 summary and gate over
+// suite JSONL rows, with the benchmark report's flags. It exits 1 only
+// when --gate is given and the gate fails; bad input exits 2 and writes
+// no summary.
 func runReport(ctx context.Context, env *Env, args []string) int {
-	fmt.Fprintln(env.Stderr, "benchgate: this command is not available in this build")
-	return ExitUsage
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: benchgate report [--suite-jsonl FILE]... [--gate] [--gate-profile verify_pr|verify_release] [flags]")
+		fs.PrintDefaults()
+	}
+	var opts report.Options
+	fs.StringArrayVar(&opts.SuitePaths, "suite-jsonl", nil, "suite JSONL file (repeatable); default: the latest results/*-<mode>-suite.jsonl per mode")
+	fs.BoolVar(&opts.Gate, "gate", false, "exit 1 when gate v2 fails, and print its checks")
+	fs.StringVar(&opts.GateProfile, "gate-profile", report.ProfileVerifyPR, "gate profile: verify_pr (alias pr_fast) or verify_release")
+	fs.StringVar(&opts.ExpectationsConfig, "expectations-config", "", "model-aware thresholds file (default config/expectations.json when it exists)")
+	fs.StringVar(&opts.ExpectationsModel, "expectations-model", "", "provider/model entry of the expectations file (default: the rows' model)")
+	fs.StringVar(&opts.SummaryJSON, "summary-json", "reports/latest-summary.json", "summary JSON output path")
+	fs.StringVar(&opts.SummaryMD, "summary-md", "reports/latest-summary.md", "summary Markdown output path")
+	fs.BoolVar(&opts.SkipBadRows, "skip-bad-rows", false, "skip malformed rows (counted and listed on stderr) instead of stopping")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "benchgate report: unexpected argument %q\n", fs.Arg(0))
+		return ExitUsage
+	}
+	for _, name := range []string{"suite-jsonl", "gate-profile", "expectations-config", "expectations-model", "summary-json", "summary-md"} {
+		if f := fs.Lookup(name); f.Changed && emptyValue(f) {
+			fmt.Fprintf(env.Stderr, "benchgate report: Missing value for --%s\n", name)
+			return ExitUsage
+		}
+	}
+	opts.Dir = env.Dir
+	opts.Stdout = env.Stdout
+	if env.Now != nil {
+		opts.Now = env.Now
+	}
+	res, err := report.Run(ctx, opts)
+	if res != nil && res.SkippedRows > 0 {
+		for _, pe := range res.BadRows {
+			fmt.Fprintf(env.Stderr, "benchgate report: skipped %v\n", pe)
+		}
+		fmt.Fprintf(env.Stderr, "benchgate report: skipped %d malformed row(s)\n", res.SkippedRows)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", err)
+		if errors.Is(err, report.ErrGateFailed) {
+			return ExitFailed
+		}
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+// emptyValue reports a value flag given as "" (upstream's "Missing value").
+func emptyValue(f *pflag.Flag) bool {
+	if sv, ok := f.Value.(pflag.SliceValue); ok {
+		for _, v := range sv.GetSlice() {
+			if v == "" {
+				return true
+			}
+		}
+		return false
+	}
+	return f.Value.String() == ""
 }

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/suite"
+)
+
+// ToFixed formats x with d decimals the way JavaScript's
+// Number.prototype.toFixed does, so that summaries are byte-identical to
+// the benchmark's: the exact binary value is rounded half away from zero
+// (34072.5 gives "34073", where Go's strconv rounds half to even and gives
+// "34072"), and a negative value keeps its sign even when it rounds to
+// zero (-0.001 gives "-0.00").
+func ToFixed(x float64, d int) string {
+	neg := x < 0
+	if neg {
+		x = -x
+	}
+	// The exact decimal expansion of a float64 has at most 1074
+	// fractional digits, so this string is the value itself.
+	exact := strconv.FormatFloat(x, 'f', 1074, 64)
+	dot := strings.IndexByte(exact, '.')
+	digits := []byte(exact[:dot] + exact[dot+1:dot+1+d])
+	if exact[dot+1+d] >= '5' {
+		i := len(digits) - 1
+		for ; i >= 0; i-- {
+			if digits[i] == '9' {
+				digits[i] = '0'
+				continue
+			}
+			digits[i]++
+			break
+		}
+		if i < 0 {
+			digits = append([]byte{'1'}, digits...)
+		}
+	}
+	intLen := len(digits) - d
+	out := string(digits[:intLen])
+	if d > 0 {
+		out += "." + string(digits[intLen:])
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// Markdown renders the summary in the benchmark's latest-summary.md
+// layout, byte for byte, including the final newline.
+func Markdown(s *Summary) string {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	line("# Benchmark Validation Summary")
+	line("")
+	line("Generated: %s", s.GeneratedAt)
+	line("")
+	line("## Mode Metrics")
+	line("")
+	line("| Mode | Model | Runs | Success %% | Output Valid %% | Runner Error %% | Timeout/Stall %% | Retry %% | Median Latency (ms) | Median Tokens (Total) | Median Tokens (Active) | Median Tool Calls |")
+	line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, mode := range []string{suite.ModeAgentDirect, suite.ModeMCP, suite.ModeGhx} {
+		m := s.Modes.Get(mode)
+		if m == nil {
+			continue
+		}
+		line("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |", m.Mode, m.ModelSignature, m.Runs,
+			ToFixed(m.SuccessRate, 2), ToFixed(m.OutputValidityRate, 2), ToFixed(m.RunnerFailureRate, 2),
+			ToFixed(m.TimeoutStallRate, 2), ToFixed(m.RetryRate, 2), ToFixed(m.MedianLatencyMs, 0),
+			ToFixed(m.MedianTokensTotal, 0), ToFixed(m.MedianTokensActive, 0), ToFixed(m.MedianToolCalls, 1))
+	}
+	line("")
+	line("## Profiling Snapshot")
+	line("")
+	line("| Mode | Profiled Runs | Assistant Total (ms) | Reasoning (ms) | Between Reasoning->Tool (ms) | Tool Total (ms) | Bash Tool (ms) | Post-Tool (ms) |")
+	line("|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, mode := range []string{suite.ModeAgentDirect, suite.ModeMCP, suite.ModeGhx} {
+		p := s.Profiling.Get(mode)
+		if p == nil {
+			continue
+		}
+		line("| %s | %d | %s | %s | %s | %s | %s | %s |", mode, p.RunsWithProfiling,
+			ToFixed(p.MedianAssistantTotalMs, 0), ToFixed(p.MedianAssistantReasoningMs, 0),
+			ToFixed(p.MedianAssistantBetweenReasoningAndToolMs, 0), ToFixed(p.MedianToolTotalMs, 0),
+			ToFixed(p.MedianToolBashMs, 0), ToFixed(p.MedianAssistantPostToolMs, 0))
+	}
+	line("")
+	line("## Gate V2")
+	line("")
+	line("Profile: %s", s.GateV2.Profile)
+	line("Overall Gate: **%s**", passFail(s.GateV2.Passed))
+	line("")
+	rel, eff := s.GateV2.Reliability, s.GateV2.Efficiency
+	if rel == nil || eff == nil {
+		line("Insufficient data: need both agent_direct and ghx runs to evaluate gate v2.")
+		return b.String()
+	}
+	line("| Check | Value | Rule | Pass |")
+	line("|---|---:|---:|:---:|")
+	for _, c := range s.GateV2.Checks {
+		yn := "N"
+		if c.Passed {
+			yn = "Y"
+		}
+		line("| %s | %s | %s %s | %s |", c.Name, ToFixed(c.Value, 2), c.Operator, ToFixed(c.Threshold, 2), yn)
+	}
+	line("")
+	line("### Reliability Snapshot")
+	line("")
+	line("- success delta: %s pp", ToFixed(rel.SuccessRateDeltaPct, 2))
+	line("- output validity: %s%%", ToFixed(rel.OutputValidityRatePct, 2))
+	line("- runner failures: %s%%", ToFixed(rel.RunnerFailureRatePct, 2))
+	line("- timeout/stalls: %s%%", ToFixed(rel.TimeoutStallRatePct, 2))
+	line("- external retries: %s%%", ToFixed(rel.RetryRatePct, 2))
+	line("")
+	line("### Efficiency Snapshot (Stable Sample)")
+	line("")
+	line("- scenario coverage: %s%% (%d/%d)", ToFixed(eff.CoveragePct, 2), eff.EligibleScenarioCount, eff.TotalScenarioCount)
+	line("- median active-token reduction: %s%%", ToFixed(eff.TokensActiveReductionPct, 2))
+	line("- median latency reduction: %s%%", ToFixed(eff.LatencyReductionPct, 2))
+	line("- median tool-call reduction: %s%%", ToFixed(eff.ToolCallReductionPct, 2))
+	line("- scenario win-rate (active tokens): %s%% (%d comparable scenarios)", ToFixed(eff.ScenarioWinRateTokensActivePct, 2), eff.TokensComparableScenarioCount)
+	return b.String()
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}

@@ -1,0 +1,122 @@
+package report
+
+import "math"
+
+// values collects the numbers a median needs. Nearly every value in a
+// suite (milliseconds, token counts, tool calls) is a whole number that
+// fits in 32 bits, so values keeps int32s and switches to float64 only when
+// a value does not fit: a million-row report then holds half the memory.
+type values struct {
+	ints   []int32
+	floats []float64 // used once any value is not a small whole number
+}
+
+func (v *values) add(f float64) {
+	if v.floats == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 && !(f == 0 && math.Signbit(f)) {
+		v.ints = append(v.ints, int32(f))
+		return
+	}
+	if v.floats == nil {
+		v.floats = make([]float64, len(v.ints), len(v.ints)+1+len(v.ints)/4)
+		for i, x := range v.ints {
+			v.floats[i] = float64(x)
+		}
+		v.ints = nil
+	}
+	v.floats = append(v.floats, f)
+}
+
+func (v *values) len() int {
+	if v.floats != nil {
+		return len(v.floats)
+	}
+	return len(v.ints)
+}
+
+// merge appends o's values to v.
+func (v *values) merge(o *values) {
+	if v.floats == nil && o.floats == nil {
+		v.ints = append(v.ints, o.ints...)
+		return
+	}
+	for _, x := range o.ints {
+		v.add(float64(x))
+	}
+	for _, x := range o.floats {
+		v.add(x)
+	}
+}
+
+// median is 0 for no values and the mean of the two middle values for an
+// even count. It reorders the values (selection, not a full sort).
+func (v *values) median() float64 {
+	if v.floats != nil {
+		return medianOf(v.floats)
+	}
+	return medianOf(v.ints)
+}
+
+type number interface{ ~int32 | ~float64 }
+
+func medianOf[T number](s []T) float64 {
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	hi := selectKth(s, n/2)
+	if n%2 == 1 {
+		return float64(hi)
+	}
+	// After selection everything left of n/2 is <= hi; the lower middle
+	// value is their maximum.
+	lo := s[0]
+	for _, x := range s[1 : n/2] {
+		if x > lo {
+			lo = x
+		}
+	}
+	return (float64(lo) + float64(hi)) / 2
+}
+
+// selectKth reorders s so that s[k] is the value a sort would put there,
+// with no larger value before it, and returns s[k] (Hoare's quickselect
+// with a median-of-three pivot).
+func selectKth[T number](s []T, k int) T {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		pivot := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < pivot {
+				i++
+			}
+			for s[j] > pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}
