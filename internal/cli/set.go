@@ -2,11 +2,140 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/benchgate/benchgate/internal/bench"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/verify"
 )
 
-// runSet is replaced by the mode's real entry point.
+// benchFlags are the flags set and ordered share: the benchmark contract
+// and the run identity.
+type benchFlags struct {
+	config, benchDir, manifest, provider, model, gateProfile string
+	repetitions                                              int
+	outDir                                                   string
+}
+
+func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
+	fs.StringVar(&b.config, "config", "", "benchmark contract file (JSON; see docs/verify.md); default: the pnpm scripts of @ghx-dev/benchmark")
+	fs.StringVar(&b.benchDir, "bench-dir", "", "benchmark package directory (overrides the config's bench_dir; default: the current directory)")
+	fs.StringVar(&b.manifest, "fixture-manifest", "", "shared fixture manifest the preflight checks and read-only sets use (default: <bench-dir>/fixtures/latest.json)")
+	fs.StringVar(&b.provider, "provider", "", "model provider ID passed to the benchmark (required)")
+	fs.StringVar(&b.model, "model", "gpt-5.1-codex-mini", "model ID passed to the benchmark")
+	fs.IntVar(&b.repetitions, "repetitions", 1, "iterations per scenario")
+	fs.StringVar(&b.outDir, "out-dir", "", outHelp)
+	fs.StringVar(&b.gateProfile, "gate-profile", verify.DefaultGateProfile, "report gate profile recorded with the summaries")
+}
+
+// load resolves the contract: defaults, then the config file, then flags.
+func (b *benchFlags) load(env *Env) (bench.Config, error) {
+	cfg := bench.Default(env.Dir)
+	if b.config != "" {
+		var err error
+		if cfg, err = bench.Load(abs(env, b.config), cfg); err != nil {
+			return cfg, err
+		}
+	}
+	if b.benchDir != "" {
+		cfg.BenchDir = abs(env, b.benchDir)
+	}
+	if b.provider == "" {
+		return cfg, fmt.Errorf("--provider is required (for example --provider openai)")
+	}
+	if b.repetitions < 1 {
+		return cfg, fmt.Errorf("--repetitions: expected an integer >= 1, got %d", b.repetitions)
+	}
+	return cfg, nil
+}
+
+func abs(env *Env, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(env.Dir, p)
+}
+
+// runSet is "benchgate set": one scenario set, paired modes, row
+// validation, at most two scenario-level reruns, tracking.json.
 func runSet(ctx context.Context, env *Env, args []string) int {
-	fmt.Fprintln(env.Stderr, "benchgate: this command is not available in this build")
-	return ExitUsage
+	fs := pflag.NewFlagSet("set", pflag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	var bf benchFlags
+	bf.register(fs, "set folder (default <bench-dir>/reports/verification-<date>-<model>-by-set/<set>)")
+	setName := fs.String("set", "", "scenario set to verify (required)")
+	ids := fs.StringArray("scenario-id", nil, "verify only this scenario of the set (repeatable)")
+	skipPreflight := fs.Bool("skip-preflight", false, "do not check the shared fixture manifest first")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 && !(fs.NArg() == 1 && fs.Arg(0) == "--") {
+		fmt.Fprintf(env.Stderr, "benchgate set: unexpected arguments %q\n", fs.Args())
+		return ExitUsage
+	}
+	if *setName == "" {
+		fmt.Fprintln(env.Stderr, "benchgate set: --set is required (for example --set pr-exec)")
+		return ExitUsage
+	}
+	if err := bench.CheckSetName(*setName); err != nil && bf.outDir == "" {
+		fmt.Fprintf(env.Stderr, "benchgate set: --set: %v\n", err)
+		return ExitUsage
+	}
+	cfg, err := bf.load(env)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
+		return ExitUsage
+	}
+	out := abs(env, bf.outDir)
+	if out == "" {
+		out = filepath.Join(verify.BaseDir(cfg.BenchDir, env.Now(), bf.model), *setName)
+	}
+	res, err := verify.RunSet(ctx, verify.SetOptions{
+		Config: cfg, Set: *setName, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions,
+		ScenarioIDs: *ids, OutDir: out, SkipPreflight: *skipPreflight, FixtureManifest: abs(env, bf.manifest),
+		GateProfile: bf.gateProfile, Report: reporter(), Log: env.Stderr, Now: env.Now,
+	})
+	if res != nil {
+		fmt.Fprintln(env.Stdout, res.TrackingPath)
+	}
+	switch {
+	case errors.Is(err, verify.ErrBadInput):
+		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
+		return ExitUsage
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
+		return ExitFailed
+	case !res.Passed():
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// reporter returns the in-process report the set runs over its merged
+// rows. The gate is computed but not enforced here (Gate: false): the set
+// records its verdict, and row validation alone decides progression.
+func reporter() verify.Reporter {
+	return func(ctx context.Context, req verify.ReportRequest) (bool, error) {
+		res, err := report.Run(ctx, report.Options{
+			SuitePaths:         req.SuitePaths,
+			Dir:                req.Dir,
+			GateProfile:        req.GateProfile,
+			ExpectationsConfig: req.ExpectationsConfig,
+			SummaryJSON:        req.SummaryJSON,
+			SummaryMD:          req.SummaryMD,
+			SkipBadRows:        true,
+			Stdout:             req.Stdout,
+		})
+		if err != nil {
+			return false, err
+		}
+		return res.Gate.Passed, nil
+	}
 }

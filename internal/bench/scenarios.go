@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// OrderedSets is the fixed verification order of the seed.
+var OrderedSets = []string{
+	"pr-exec",
+	"pr-thread-mutations",
+	"issues",
+	"release-delivery",
+	"workflows",
+	"projects-v2",
+	"pr-review-reads",
+	"ci-diagnostics",
+	"ci-log-analysis",
+}
+
+// SeedPolicy says whether a set gets fixtures seeded for it.
+type SeedPolicy string
+
+const (
+	WithSeed SeedPolicy = "with_seed"
+	ReadOnly SeedPolicy = "read_only"
+)
+
+// readOnlySets is the seed's policy table: these sets only read the
+// shared fixtures. Every other set is seeded, so a new set defaults to the
+// safe side (its own fixtures) rather than mutating shared ones.
+var readOnlySets = map[string]bool{"ci-diagnostics": true, "ci-log-analysis": true}
+
+// PolicyFor returns the seed policy of a set.
+func PolicyFor(set string) SeedPolicy {
+	if readOnlySets[set] {
+		return ReadOnly
+	}
+	return WithSeed
+}
+
+var (
+	setPattern      = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	scenarioPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*-[0-9]{3}$`)
+)
+
+// CheckSetName rejects set names that cannot safely become a path segment
+// or an argument.
+func CheckSetName(set string) error {
+	if !setPattern.MatchString(set) {
+		return fmt.Errorf("set %q: expected lower-case letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)", set)
+	}
+	return nil
+}
+
+// NormalizeScenarioID trims and lower-cases id and checks it against the
+// benchmark's scenario ID pattern (for example pr-view-001).
+func NormalizeScenarioID(id string) (string, error) {
+	n := strings.ToLower(strings.TrimSpace(id))
+	if !scenarioPattern.MatchString(n) {
+		return "", fmt.Errorf("scenario id %q: expected lower-case words joined by '-' and ending in a three-digit number, such as pr-view-001", id)
+	}
+	return n, nil
+}
+
+// ScenarioSets is the benchmark's scenario-set manifest: set name to
+// ordered scenario IDs.
+type ScenarioSets struct {
+	Path string
+	Sets map[string][]string
+}
+
+// LoadScenarioSets reads and validates a scenario-sets.json file.
+func LoadScenarioSets(path string) (*ScenarioSets, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario sets: %w", err)
+	}
+	return ParseScenarioSets(path, data)
+}
+
+// ParseScenarioSets validates data as a scenario-set manifest: an object
+// whose every value is a non-empty list of valid scenario IDs.
+func ParseScenarioSets(path string, data []byte) (*ScenarioSets, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("scenario sets %s: expected a JSON object of set name to scenario ID list: %s", path, lineOf(data, err))
+	}
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	s := &ScenarioSets{Path: path, Sets: make(map[string][]string, len(raw))}
+	for _, name := range names {
+		var ids []string
+		if err := json.Unmarshal(raw[name], &ids); err != nil || len(ids) == 0 {
+			return nil, fmt.Errorf("scenario sets %s: set %q: expected a non-empty array of scenario IDs, got %s", path, name, clip(raw[name]))
+		}
+		for i, id := range ids {
+			if _, err := NormalizeScenarioID(id); err != nil || id != strings.TrimSpace(id) {
+				return nil, fmt.Errorf("scenario sets %s: set %q item %d: %v", path, name, i, err)
+			}
+		}
+		s.Sets[name] = ids
+	}
+	return s, nil
+}
+
+// Names returns the set names, sorted.
+func (s *ScenarioSets) Names() []string {
+	names := make([]string, 0, len(s.Sets))
+	for n := range s.Sets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Resolve returns the scenario IDs a run of set executes: the set's list,
+// or, when ids is non-empty, those IDs normalised and de-duplicated in
+// first-seen order. Every ID must belong to the set, so a rerun can never
+// widen what the set covers. The result is what rows_expected counts.
+func (s *ScenarioSets) Resolve(set string, ids []string) ([]string, error) {
+	if err := CheckSetName(set); err != nil {
+		return nil, err
+	}
+	members, ok := s.Sets[set]
+	if !ok {
+		return nil, fmt.Errorf("unknown scenario set %q in %s (known sets: %s)", set, s.Path, strings.Join(s.Names(), ", "))
+	}
+	if len(ids) == 0 {
+		return dedup(members), nil
+	}
+	in := make(map[string]bool, len(members))
+	for _, m := range members {
+		in[m] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, raw := range ids {
+		id, err := NormalizeScenarioID(raw)
+		if err != nil {
+			return nil, err
+		}
+		if !in[id] {
+			return nil, fmt.Errorf("scenario id %q is not in set %q of %s", id, set, s.Path)
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+func dedup(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func lineOf(data []byte, err error) string {
+	if se, ok := err.(*json.SyntaxError); ok {
+		line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+		return fmt.Sprintf("line %d: %v", line, err)
+	}
+	return err.Error()
+}
+
+func clip(b []byte) string {
+	s := string(b)
+	if len(s) > 60 {
+		s = s[:60] + "..."
+	}
+	return s
+}

@@ -1,0 +1,317 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/bench"
+	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/proc"
+)
+
+// OrderedOptions configures an ordered run over bench.OrderedSets.
+type OrderedOptions struct {
+	Config      bench.Config
+	Provider    string
+	Model       string
+	Repetitions int
+	// BaseDir is the run-level folder; each set gets BaseDir/<set>.
+	BaseDir         string
+	FixtureManifest string
+	// CleanupOnFailure also runs the fixture cleanup after a terminal stop.
+	CleanupOnFailure bool
+	// Confirm runs the canonical confirmation commands after all sets
+	// passed; otherwise they are printed as ready commands.
+	Confirm     bool
+	GateProfile string
+	Report      Reporter
+	Log         io.Writer
+	// Stdout receives the consolidated summary path and the handoff.
+	Stdout io.Writer
+	Now    func() time.Time
+}
+
+// Consolidated is consolidated-summary.json: one entry per ordered set.
+type Consolidated struct {
+	Provider     string            `json:"provider"`
+	Model        string            `json:"model"`
+	Repetitions  int               `json:"repetitions"`
+	BaseDir      string            `json:"base_dir"`
+	Preflight    string            `json:"preflight"`
+	Status       string            `json:"status"`
+	StoppedAt    string            `json:"stopped_at,omitempty"`
+	Error        string            `json:"error,omitempty"`
+	Sets         []SetSummary      `json:"sets"`
+	Cleanup      *CommandRecord    `json:"cleanup,omitempty"`
+	Confirmation []Confirmation    `json:"confirmation"`
+	Commands     []CommandRecord   `json:"commands"`
+	Totals       map[string]int    `json:"totals"`
+	Checks       map[string]Counts `json:"checks"`
+}
+
+// SetSummary is one set's line of the consolidated summary, read back from
+// the set folder's tracking.json.
+type SetSummary struct {
+	Set              string         `json:"set"`
+	SeedPolicy       string         `json:"seed_policy"`
+	Status           string         `json:"status"`
+	RowsExpected     map[string]int `json:"rows_expected,omitempty"`
+	RowsActual       map[string]int `json:"rows_actual,omitempty"`
+	FailingScenarios []string       `json:"failing_scenarios,omitempty"`
+	Reruns           int            `json:"reruns"`
+	GatePassed       *bool          `json:"gate_passed,omitempty"`
+	Tracking         string         `json:"tracking,omitempty"`
+}
+
+// Confirmation is one canonical confirmation command and, when run, its
+// outcome.
+type Confirmation struct {
+	Name     string `json:"name"`
+	Command  string `json:"command"`
+	Ran      bool   `json:"ran"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+}
+
+// OrderedResult is what RunOrdered leaves behind.
+type OrderedResult struct {
+	Summary     *Consolidated
+	SummaryJSON string
+	SummaryMD   string
+}
+
+// Passed reports whether every set passed (and any confirmation run).
+func (r *OrderedResult) Passed() bool { return r != nil && r.Summary.Status == StatusPass }
+
+// RunOrdered runs the preflight once, then the nine sets in order,
+// stopping at the first set that does not pass; it always writes the
+// consolidated summary over the set folders.
+func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Provider == "" {
+		return nil, fmt.Errorf("%w: --provider: expected a provider ID such as openai", ErrBadInput)
+	}
+	sets, err := bench.LoadScenarioSets(o.Config.Path(o.Config.ScenarioSets))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	var missing []string
+	for _, name := range bench.OrderedSets {
+		if _, ok := sets.Sets[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: scenario sets %s: missing ordered set(s) %s", ErrBadInput, sets.Path, strings.Join(missing, ", "))
+	}
+	shared := o.FixtureManifest
+	if shared == "" {
+		shared = o.Config.Path(o.Config.FixtureManifest)
+	}
+	c := &Consolidated{Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions, BaseDir: o.BaseDir,
+		Status: StatusFail, Confirmation: []Confirmation{}}
+	res := &OrderedResult{Summary: c, SummaryJSON: filepath.Join(o.BaseDir, "consolidated-summary.json"),
+		SummaryMD: filepath.Join(o.BaseDir, "consolidated-summary.md")}
+	cmds := &commands{grace: time.Duration(o.Config.Grace)}
+	runLogs := filepath.Join(o.BaseDir, "_run", newRunID(o.Now()), "logs")
+	if err := os.MkdirAll(o.BaseDir, 0o755); err != nil {
+		return nil, fmt.Errorf("ordered: %w", err)
+	}
+
+	fmt.Fprintf(o.Log, "ordered: fixture preflight on %s\n", shared)
+	if err := Preflight(ctx, o.Config, shared, filepath.Join(runLogs, "preflight.log"), cmds); err != nil {
+		c.Preflight = "fail"
+		c.Error = err.Error()
+		fmt.Fprintf(o.Log, "ordered: %v\n", err)
+	} else {
+		c.Preflight = "pass"
+		c.Status = StatusPass
+		for _, name := range bench.OrderedSets {
+			r, err := RunSet(ctx, SetOptions{
+				Config: o.Config, Set: name, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions,
+				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, FixtureManifest: shared,
+				GateProfile: o.GateProfile, Report: o.Report, Log: o.Log, Now: o.Now,
+			})
+			if err != nil || !r.Passed() {
+				c.Status = StatusFail
+				if r != nil {
+					c.Status = r.Tracking.FinalStatus
+				}
+				c.StoppedAt = name
+				if err != nil {
+					c.Error = err.Error()
+				}
+				fmt.Fprintf(o.Log, "ordered: stopped at set %s (%s)\n", name, c.Status)
+				break
+			}
+		}
+	}
+
+	if c.Status == StatusPass || (o.CleanupOnFailure && c.Preflight == "pass") {
+		logPath := filepath.Join(runLogs, "cleanup.log")
+		// Cleanup must run even when the run was cancelled.
+		cctx := context.WithoutCancel(ctx)
+		rec, err := cmds.run(cctx, "cleanup", o.Config.BenchDir, o.Config.FixturesArgv("cleanup", shared, ""),
+			o.Config.Env, time.Duration(o.Config.FixturesTimeout), logPath)
+		c.Cleanup = &rec
+		if err == nil && rec.ExitCode != 0 {
+			err = fmt.Errorf("fixture cleanup exited %d%s (log: %s)", rec.ExitCode, killed(rec), logPath)
+		}
+		if err != nil {
+			fmt.Fprintf(o.Log, "ordered: %v\n", err)
+			if c.Status == StatusPass {
+				c.Status = StatusFail
+				c.Error = err.Error()
+			}
+		}
+	}
+
+	if c.Status == StatusPass {
+		for i, cmd := range o.Config.Confirm {
+			conf := Confirmation{Name: cmd.Name, Command: envPrefix(cmd.Env) + proc.String(cmd.Argv)}
+			if o.Confirm {
+				logPath := filepath.Join(runLogs, fmt.Sprintf("confirm-%d.log", i))
+				rec, err := cmds.run(ctx, "confirm-"+cmd.Name, o.Config.BenchDir, cmd.Argv, append(append([]string(nil), o.Config.Env...), cmd.Env...),
+					time.Duration(o.Config.BenchmarkTimeout), logPath)
+				conf.Ran = true
+				code := rec.ExitCode
+				conf.ExitCode = &code
+				if err != nil || rec.ExitCode != 0 {
+					c.Status = StatusFail
+					c.Error = fmt.Sprintf("confirmation %s did not succeed (exit %d, log: %s)", cmd.Name, rec.ExitCode, logPath)
+					fmt.Fprintf(o.Log, "ordered: %s\n", c.Error)
+				}
+			}
+			c.Confirmation = append(c.Confirmation, conf)
+		}
+	}
+	c.Commands = cmds.snapshot()
+	collect(c, o.BaseDir)
+	if err := writeConsolidated(res); err != nil {
+		return res, err
+	}
+	fmt.Fprintln(o.Stdout, res.SummaryJSON)
+	if c.Status == StatusPass && !o.Confirm {
+		fmt.Fprintln(o.Stdout, "All sets passed. Canonical confirmation, ready to run:")
+		for _, conf := range c.Confirmation {
+			fmt.Fprintf(o.Stdout, "  %s\n", conf.Command)
+		}
+	}
+	return res, nil
+}
+
+func envPrefix(env []string) string {
+	if len(env) == 0 {
+		return ""
+	}
+	return proc.String(env) + " "
+}
+
+// collect reads each set folder's tracking.json: the consolidated summary
+// is built from what the set folders hold, not from memory, so it can be
+// regenerated and audited from the artifacts alone.
+func collect(c *Consolidated, base string) {
+	c.Sets = nil
+	c.Totals = map[string]int{}
+	c.Checks = map[string]Counts{}
+	for _, name := range bench.OrderedSets {
+		ss := SetSummary{Set: name, SeedPolicy: string(bench.PolicyFor(name)), Status: "not_run"}
+		path := filepath.Join(base, name, "tracking.json")
+		var t Tracking
+		data, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(data, &t) == nil {
+			ss.Status = t.FinalStatus
+			ss.RowsExpected, ss.RowsActual = t.RowsExpected, t.RowsActual
+			ss.FailingScenarios = t.FailingScenarios
+			ss.Reruns = len(t.Reruns)
+			ss.Tracking = path
+			if t.Gate != nil && t.Gate.Ran {
+				p := t.Gate.Passed
+				ss.GatePassed = &p
+			}
+			for m, n := range t.RowsActual {
+				c.Totals["rows_"+m] += n
+			}
+			for k, v := range t.Checks {
+				cc := c.Checks[k]
+				cc.Pass += v.Pass
+				cc.Fail += v.Fail
+				c.Checks[k] = cc
+			}
+		} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+			ss.Status = "unreadable"
+		}
+		c.Totals["sets_"+ss.Status]++
+		c.Sets = append(c.Sets, ss)
+	}
+}
+
+func writeConsolidated(r *OrderedResult) error {
+	if err := fsutil.WriteJSONAtomic(r.SummaryJSON, r.Summary); err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(r.SummaryMD, []byte(consolidatedMarkdown(r.Summary)), 0o644)
+}
+
+func consolidatedMarkdown(c *Consolidated) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Set-by-set verification: %s/%s\n\n", c.Provider, c.Model)
+	fmt.Fprintf(&b, "- Status: **%s**\n- Repetitions: %d\n- Fixture preflight: %s\n", c.Status, c.Repetitions, c.Preflight)
+	if c.StoppedAt != "" {
+		fmt.Fprintf(&b, "- Stopped at: `%s`\n", c.StoppedAt)
+	}
+	if c.Error != "" {
+		fmt.Fprintf(&b, "- Error: %s\n", c.Error)
+	}
+	b.WriteString("\n| # | Set | Seed policy | Status | Rows agent_direct | Rows ghx | Reruns | Gate | Failing scenarios |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for i, s := range c.Sets {
+		gate := "-"
+		if s.GatePassed != nil {
+			gate = map[bool]string{true: "PASS", false: "FAIL"}[*s.GatePassed]
+		}
+		rows := func(m string) string {
+			if s.RowsExpected == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%d/%d", s.RowsActual[m], s.RowsExpected[m])
+		}
+		failing := "-"
+		if len(s.FailingScenarios) > 0 {
+			failing = strings.Join(s.FailingScenarios, ", ")
+		}
+		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %d | %s | %s |\n", i+1, s.Set, s.SeedPolicy, s.Status,
+			rows("agent_direct"), rows("ghx"), s.Reruns, gate, strings.ReplaceAll(failing, "|", "\\|"))
+	}
+	fmt.Fprintf(&b, "\nRow checks over all sets: success %d pass / %d fail, output_valid %d / %d, error_null %d / %d.\n",
+		c.Checks["success"].Pass, c.Checks["success"].Fail, c.Checks["output_valid"].Pass, c.Checks["output_valid"].Fail,
+		c.Checks["error_null"].Pass, c.Checks["error_null"].Fail)
+	if c.Cleanup != nil {
+		fmt.Fprintf(&b, "\nFixture cleanup: exit %d.\n", c.Cleanup.ExitCode)
+	}
+	if len(c.Confirmation) > 0 {
+		b.WriteString("\n## Canonical confirmation\n\n")
+		for _, conf := range c.Confirmation {
+			state := "ready to run"
+			if conf.Ran && conf.ExitCode != nil {
+				state = fmt.Sprintf("ran, exit %d", *conf.ExitCode)
+			}
+			fmt.Fprintf(&b, "- `%s` (%s): `%s`\n", conf.Name, state, conf.Command)
+		}
+	}
+	return b.String()
+}

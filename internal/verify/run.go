@@ -1,0 +1,76 @@
+package verify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/proc"
+)
+
+// newRunID returns a timestamp-based ID with a random suffix, so that two
+// runs started in the same millisecond (parallel sets) still differ.
+func newRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	u := now.UTC()
+	return fmt.Sprintf("%s%03dZ-%s", u.Format("20060102T150405"), u.Nanosecond()/1e6, hex.EncodeToString(b[:]))
+}
+
+// commands runs child commands for one set and records each of them.
+type commands struct {
+	mu      sync.Mutex
+	records []CommandRecord
+	grace   time.Duration
+}
+
+// run executes argv with its output captured to logPath. err is non-nil
+// only when the command could not start or its log could not be created.
+func (c *commands) run(ctx context.Context, step, dir string, argv, env []string, timeout time.Duration, logPath string) (CommandRecord, error) {
+	rec := CommandRecord{Step: step, Argv: argv, ExitCode: -1, Log: logPath}
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		rec.Error = err.Error()
+		c.add(rec)
+		return rec, fmt.Errorf("%s: create log: %w", step, err)
+	}
+	logf, err := os.Create(logPath)
+	if err != nil {
+		rec.Error = err.Error()
+		c.add(rec)
+		return rec, fmt.Errorf("%s: create log: %w", step, err)
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "$ %s\n", proc.String(argv))
+	res, err := proc.Run(ctx, proc.Cmd{
+		Argv: argv, Dir: dir, Env: proc.EnvWith(nil, env...),
+		Stdout: logf, Stderr: logf, Timeout: timeout, Grace: c.grace,
+	})
+	rec.ExitCode = res.ExitCode
+	rec.TimedOut = res.TimedOut
+	rec.Cancelled = res.Cancelled
+	rec.DurationMS = res.Duration.Milliseconds()
+	if err != nil {
+		rec.Error = err.Error()
+		c.add(rec)
+		return rec, fmt.Errorf("%s: %w (command: %s)", step, err, proc.String(argv))
+	}
+	c.add(rec)
+	return rec, nil
+}
+
+func (c *commands) add(r CommandRecord) {
+	c.mu.Lock()
+	c.records = append(c.records, r)
+	c.mu.Unlock()
+}
+
+func (c *commands) snapshot() []CommandRecord {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]CommandRecord(nil), c.records...)
+}

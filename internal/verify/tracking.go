@@ -1,0 +1,84 @@
+// Package verify implements benchgate's set and ordered modes: it runs a
+// scenario set through the benchmark in paired modes, judges every row,
+// reruns only the failing scenarios (at most twice), regenerates the
+// summaries from the merged rows and always leaves a tracking.json that
+// says what happened, including when it was stopped.
+package verify
+
+import (
+	"github.com/benchgate/benchgate/internal/fsutil"
+)
+
+// Final statuses of a set, as the seed allows them.
+const (
+	StatusPass         = "pass"
+	StatusFail         = "fail"          // stopped before reruns were exhausted: cancelled or an infrastructure error
+	StatusTerminalFail = "terminal_fail" // failures remain after the last rerun, or zero rows
+)
+
+// Tracking is tracking.json: the seed's example fields plus the run
+// identity, the gate verdict and the located failures.
+type Tracking struct {
+	Set               string            `json:"set"`
+	Provider          string            `json:"provider"`
+	Model             string            `json:"model"`
+	Repetitions       int               `json:"repetitions"`
+	RunID             string            `json:"run_id"`
+	SeedPolicy        string            `json:"seed_policy"`
+	SeedID            string            `json:"seed_id,omitempty"`
+	FixtureManifest   string            `json:"fixture_manifest,omitempty"`
+	ResolvedScenarios []string          `json:"resolved_scenarios"`
+	RowsExpected      map[string]int    `json:"rows_expected"`
+	RowsActual        map[string]int    `json:"rows_actual"`
+	Checks            map[string]Counts `json:"checks"`
+	FailingScenarios  []string          `json:"failing_scenarios"`
+	Failures          []Problem         `json:"failures"`
+	Reruns            []Rerun           `json:"reruns"`
+	Commands          []CommandRecord   `json:"commands"`
+	Gate              *GateRecord       `json:"gate"`
+	FinalStatus       string            `json:"final_status"`
+	// State is "running" while the set runs and "done" once it ended; a
+	// reader that finds "running" knows the process died without a word.
+	State      string `json:"state"`
+	Error      string `json:"error,omitempty"`
+	StartedAt  string `json:"started_at"`
+	FinishedAt string `json:"finished_at,omitempty"`
+}
+
+// Counts is one row rule's pass/fail tally over both modes.
+type Counts struct {
+	Pass int `json:"pass"`
+	Fail int `json:"fail"`
+}
+
+// Rerun is one scenario-level rerun attempt.
+type Rerun struct {
+	Attempt     int      `json:"attempt"`
+	ScenarioIDs []string `json:"scenario_ids"`
+	Result      string   `json:"result"`
+}
+
+// CommandRecord is one child command benchgate ran for the set.
+type CommandRecord struct {
+	Step       string   `json:"step"`
+	Argv       []string `json:"argv"`
+	ExitCode   int      `json:"exit_code"`
+	TimedOut   bool     `json:"timed_out,omitempty"`
+	Cancelled  bool     `json:"cancelled,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
+	Log        string   `json:"log"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// GateRecord is the report's gate verdict. It is recorded, never used to
+// decide the set's status: row-level validation is authoritative.
+type GateRecord struct {
+	Profile     string `json:"profile"`
+	Ran         bool   `json:"ran"`
+	Passed      bool   `json:"passed"`
+	SummaryJSON string `json:"summary_json,omitempty"`
+	SummaryMD   string `json:"summary_md,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+func (t *Tracking) write(path string) error { return fsutil.WriteJSONAtomic(path, t) }
