@@ -2,11 +2,310 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/benchgate/benchgate/internal/codex"
+	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/ralph"
+	"github.com/benchgate/benchgate/internal/swebench"
 )
 
-// runSwebench is replaced by the mode's real entry point.
+// Exit code of a single-instance run that ended incomplete, as the origin
+// scripts used.
+const ExitIncomplete = 20
+
+// runSwebench dispatches `benchgate swebench run|batch|prepare-images|merge`.
 func runSwebench(ctx context.Context, env *Env, args []string) int {
-	fmt.Fprintln(env.Stderr, "benchgate: this command is not available in this build")
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(env.Stderr, "usage: benchgate swebench run|batch|prepare-images|merge [flags]")
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	switch args[0] {
+	case "run":
+		return swebenchRun(ctx, env, args[1:])
+	case "batch":
+		return swebenchBatch(ctx, env, args[1:])
+	case "prepare-images":
+		return swebenchPrepare(ctx, env, args[1:])
+	case "merge":
+		return swebenchMerge(env, args[1:])
+	}
+	fmt.Fprintf(env.Stderr, "benchgate swebench: unknown subcommand %q (expected run, batch, prepare-images or merge)\n", args[0])
 	return ExitUsage
+}
+
+// runFlags are the flags run and batch share.
+type runFlags struct {
+	maxLoops                           int
+	phaseTimeout                       time.Duration
+	promptsDir, datasetFile, imageTmpl string
+	codexBinary, codexConfig           string
+	baseURL, model, apiKeyEnv          string
+	codeDir, network                   string
+	extraEnv                           []string
+}
+
+func (r *runFlags) register(fs *pflag.FlagSet, env *Env) {
+	fs.IntVar(&r.maxLoops, "max-loops", 50, "execute passes per instance (each followed by a handoff)")
+	fs.DurationVar(&r.phaseTimeout, "phase-timeout", 30*time.Minute, "wall-clock limit of each codex phase")
+	fs.StringVar(&r.promptsDir, "prompts-dir", "", "folder with plan.md, execute.md and handoff.md replacing the built-in prompts")
+	fs.StringVar(&r.datasetFile, "dataset-file", env.Getenv("SWE_BENCH_INSTANCES_FILE"), "json/jsonl records with instance_id and problem_statement (default $SWE_BENCH_INSTANCES_FILE)")
+	fs.StringVar(&r.imageTmpl, "image-template", swebench.DefaultImageTemplate, "instance image name; {id} is the lower-cased instance ID")
+	fs.StringVar(&r.codexBinary, "codex-binary", "", "static codex binary copied into a container whose image lacks codex")
+	fs.StringVar(&r.codexConfig, "codex-config", "", "file copied with --codex-binary as /root/.codex/local.config.toml")
+	fs.StringVar(&r.baseURL, "base-url", "", "Responses API endpoint; when set, benchgate writes CODEX_HOME/local.config.toml itself")
+	fs.StringVar(&r.model, "model", "qwen3-coder-next-FP8", "model slug written with --base-url")
+	fs.StringVar(&r.apiKeyEnv, "api-key-env", "", "environment variable holding the endpoint's API key (passed into the container)")
+	fs.StringVar(&r.codeDir, "code-dir", "/testbed", "code folder inside the instance image")
+	fs.StringVar(&r.network, "network", "host", "container network mode (host lets codex reach a loopback endpoint)")
+	fs.StringArrayVar(&r.extraEnv, "env", nil, "K=V passed to codex inside the container (repeatable)")
+}
+
+func (r *runFlags) options(env *Env) (swebench.Options, error) {
+	o := swebench.Options{MaxLoops: r.maxLoops, PhaseTimeout: r.phaseTimeout, ImageTemplate: r.imageTmpl,
+		CodexBinary: sbPath(env, r.codexBinary), CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
+		CodeDir: r.codeDir, Network: r.network, Env: r.extraEnv, Now: env.Now, Log: env.Stderr}
+	for _, kv := range r.extraEnv {
+		if !strings.Contains(kv, "=") || strings.HasPrefix(kv, "=") {
+			return o, fmt.Errorf("--env %q: expected K=V", kv)
+		}
+	}
+	if !strings.Contains(r.imageTmpl, "{id}") {
+		return o, fmt.Errorf("--image-template %q: must contain {id}", r.imageTmpl)
+	}
+	if r.maxLoops < 1 {
+		return o, fmt.Errorf("--max-loops %d: expected a whole number >= 1", r.maxLoops)
+	}
+	if r.baseURL != "" {
+		o.Provider = &codex.Provider{BaseURL: r.baseURL, Model: r.model, APIKeyEnv: r.apiKeyEnv}
+	}
+	p, err := ralph.LoadPrompts(sbPath(env, r.promptsDir))
+	if err != nil {
+		return o, err
+	}
+	o.Prompts = p
+	dc, err := container.New(env.Getenv("DOCKER_HOST"))
+	if err != nil {
+		return o, err
+	}
+	o.Docker = dc
+	return o, nil
+}
+
+func sbPath(env *Env, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(env.Dir, p)
+}
+
+func sbFlagSet(env *Env, name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.SortFlags = false
+	return fs
+}
+
+func sbUsage(env *Env, cmd string, err error) int {
+	fmt.Fprintf(env.Stderr, "benchgate swebench %s: %v\n", cmd, err)
+	return ExitUsage
+}
+
+func swebenchRun(ctx context.Context, env *Env, args []string) int {
+	fs := sbFlagSet(env, "swebench run")
+	var rf runFlags
+	rf.register(fs, env)
+	id := fs.String("instance-id", "", "the one instance to run (owner__repo-NUMBER)")
+	out := fs.String("output-dir", "", "per-instance output folder (required)")
+	man := fs.String("manifest-dir", "", "folder of run_manifest.json (default: --output-dir)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		return sbUsage(env, "run", fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	o, err := rf.options(env)
+	if err != nil {
+		return sbUsage(env, "run", err)
+	}
+	o.InstanceID, o.OutputDir, o.ManifestDir = *id, sbPath(env, *out), sbPath(env, *man)
+	o.Args = map[string]any{"instance_id": *id, "output_dir": o.OutputDir, "manifest_dir": o.ManifestDir, "max_loops": rf.maxLoops}
+	if o.ManifestDir == "" {
+		o.Args["manifest_dir"] = o.OutputDir
+	}
+	if err := o.Validate(); err != nil {
+		return sbUsage(env, "run", err)
+	}
+	st, err := swebench.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate swebench run: %v\n", err)
+		return ExitFailed
+	}
+	code := "null"
+	if st.FailureReasonCode != nil {
+		code = *st.FailureReasonCode
+	}
+	fmt.Fprintf(env.Stdout, "instance_id=%s status=%s failure_reason_code=%s\n", st.InstanceID, st.Status, code)
+	switch st.Status {
+	case ralph.StatusSuccess:
+		return ExitOK
+	case ralph.StatusIncomplete:
+		return ExitIncomplete
+	}
+	return ExitFailed
+}
+
+func swebenchBatch(ctx context.Context, env *Env, args []string) int {
+	fs := sbFlagSet(env, "swebench batch")
+	var rf runFlags
+	rf.register(fs, env)
+	instFile := fs.String("instance-file", "", "subset of instances: txt (one ID a line), json or jsonl (default: the whole SWE-bench Multilingual test split)")
+	results := fs.String("results-dir", "results/phase5/ralph-codex-local", "parent of the timestamped run root")
+	resume := fs.String("resume", "", "run root of an earlier batch: skip instances with a terminal status")
+	shard := fs.String("shard", "", "run only shard i/n of the sorted instances (merge the shards with 'swebench merge')")
+	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		return sbUsage(env, "batch", fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	b := swebench.BatchOptions{Stdout: env.Stdout, Args: map[string]any{"instance_file": *instFile, "max_loops": rf.maxLoops, "resume": *resume, "shard": *shard}}
+	if *instFile != "" {
+		insts, err := swebench.LoadInstances(sbPath(env, *instFile))
+		if err != nil {
+			return sbUsage(env, "batch", err)
+		}
+		for _, in := range insts {
+			b.IDs = append(b.IDs, in.ID)
+		}
+		b.Subset = *instFile
+		if ext := strings.ToLower(filepath.Ext(*instFile)); rf.datasetFile == "" && (ext == ".json" || ext == ".jsonl") {
+			rf.datasetFile = *instFile
+		}
+	} else {
+		b.IDs = swebench.DefaultIDs()
+	}
+	if *shard != "" {
+		sh, err := swebench.ParseShard(*shard)
+		if err != nil {
+			return sbUsage(env, "batch", err)
+		}
+		b.Shard = sh
+	}
+	o, err := rf.options(env)
+	if err != nil {
+		return sbUsage(env, "batch", err)
+	}
+	b.Instance = o
+	if *resume != "" {
+		b.RunRoot, b.Resume = sbPath(env, *resume), true
+	} else {
+		b.RunRoot = swebench.RunRootFor(sbPath(env, *results), env.Now())
+	}
+	if o.Provider != nil && !*skipPreflight {
+		p := *o.Provider
+		b.Preflight = func(ctx context.Context) error { return codex.Preflight(ctx, p.BaseURL, p.Model, nil) }
+	}
+	res, err := swebench.Batch(ctx, b)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(env.Stderr, "benchgate swebench batch: interrupted: %v\n", err)
+			return ExitFailed
+		}
+		if len(res.Order) == 0 || res.Counts.Total == 0 {
+			return sbUsage(env, "batch", err)
+		}
+		fmt.Fprintf(env.Stderr, "benchgate swebench batch: %v\n", err)
+		return ExitFailed
+	}
+	return res.Counts.ExitCode()
+}
+
+func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
+	fs := sbFlagSet(env, "swebench prepare-images")
+	ids := fs.StringArray("instance-id", nil, "instance whose image to prepare (repeatable)")
+	instFile := fs.String("instance-file", "", "instances file (txt, json, jsonl)")
+	tmpl := fs.String("image-template", swebench.DefaultImageTemplate, "instance image name; {id} is the lower-cased instance ID")
+	bin := fs.String("codex-binary", "", "static codex binary to put at /usr/local/bin/codex (required)")
+	cfg := fs.String("codex-config", "", "file to put at /root/.codex/local.config.toml")
+	dry := fs.Bool("dry-run", false, "print the images that would be changed")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	all := append([]string{}, *ids...)
+	for _, id := range all {
+		if err := swebench.ValidateID(id); err != nil {
+			return sbUsage(env, "prepare-images", fmt.Errorf("--instance-id: %w", err))
+		}
+	}
+	if *instFile != "" {
+		insts, err := swebench.LoadInstances(sbPath(env, *instFile))
+		if err != nil {
+			return sbUsage(env, "prepare-images", err)
+		}
+		for _, in := range insts {
+			all = append(all, in.ID)
+		}
+	}
+	if len(all) == 0 {
+		return sbUsage(env, "prepare-images", errors.New("no instances: pass --instance-id or --instance-file"))
+	}
+	dc, err := container.New(env.Getenv("DOCKER_HOST"))
+	if err != nil {
+		return sbUsage(env, "prepare-images", err)
+	}
+	failed, err := swebench.PrepareImages(ctx, swebench.PrepareOptions{IDs: all, ImageTemplate: *tmpl,
+		CodexBinary: sbPath(env, *bin), CodexConfig: sbPath(env, *cfg), DryRun: *dry, Docker: dc, Stdout: env.Stdout})
+	if err != nil {
+		return sbUsage(env, "prepare-images", err)
+	}
+	if failed > 0 {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+func swebenchMerge(env *Env, args []string) int {
+	fs := sbFlagSet(env, "swebench merge")
+	out := fs.String("output-dir", "", "merged run root (required)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return sbUsage(env, "merge", errors.New("usage: benchgate swebench merge --output-dir <dir> <run_root>..."))
+	}
+	var roots []string
+	for _, r := range fs.Args() {
+		roots = append(roots, sbPath(env, r))
+	}
+	res, err := swebench.Merge(sbPath(env, *out), roots, env.Now().UTC())
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate swebench merge: %v\n", err)
+		return ExitFailed
+	}
+	fmt.Fprintf(env.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d\n",
+		sbPath(env, *out), res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete)
+	return res.Counts.ExitCode()
 }

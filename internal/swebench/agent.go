@@ -1,0 +1,66 @@
+package swebench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/codex"
+	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/ralph"
+)
+
+// containerAgent runs `codex exec -p local` inside the instance container,
+// one exec per phase, each bounded by the phase timeout. stdout (the
+// --json events) and stderr go to per-phase log files.
+type containerAgent struct {
+	dc          *container.Client
+	containerID string
+	codeDir     string
+	env         []string
+	timeout     time.Duration
+	logs        string
+	lastLog     string
+}
+
+func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result, error) {
+	name := string(r.Phase)
+	if r.Pass > 0 {
+		name += "_" + strconv.Itoa(r.Pass)
+	}
+	evPath := filepath.Join(a.logs, "codex_"+name+".jsonl")
+	errPath := filepath.Join(a.logs, "codex_"+name+".stderr.log")
+	a.lastLog = errPath
+	evf, err := os.Create(evPath)
+	if err != nil {
+		return ralph.Result{}, err
+	}
+	defer evf.Close()
+	errf, err := os.Create(errPath)
+	if err != nil {
+		return ralph.Result{}, err
+	}
+	defer errf.Close()
+	argv := codex.ExecArgv(codex.ExecOptions{Binary: "codex", Workdir: a.codeDir, Prompt: r.Prompt, ResumeThreadID: r.ResumeThreadID})
+	env := append([]string{
+		"SWE_BENCH_RUNTIME_PHASE=" + string(r.Phase),
+		"SWE_BENCH_EXECUTE_PASS=" + strconv.Itoa(r.Pass),
+	}, a.env...)
+	res, err := a.dc.Exec(ctx, a.containerID, container.ExecSpec{Cmd: argv, Env: env, Stdout: evf, Stderr: errf, Timeout: a.timeout})
+	if err != nil {
+		return ralph.Result{}, err
+	}
+	out := ralph.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Cancelled: res.Cancelled}
+	if _, err := evf.Seek(0, 0); err == nil {
+		ev, perr := codex.ParseEvents(evf)
+		out.ThreadID, out.Failed, out.Errors = ev.ThreadID, ev.Failed, ev.Errors
+		out.Usage = ralph.Usage(ev.Usage)
+		if perr != nil {
+			out.Errors = append(out.Errors, fmt.Sprintf("%s: %v", evPath, perr))
+		}
+	}
+	return out, nil
+}

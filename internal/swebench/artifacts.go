@@ -1,0 +1,139 @@
+package swebench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/ralph"
+)
+
+// ModelName is the model_name_or_path of every prediction.
+const ModelName = "qwen3-coder-next-FP8,codex,ralph"
+
+// Failure codes beyond the loop's own (blocked, incomplete, runtime_error).
+const (
+	CodeMissingImage   = "missing_image"
+	CodeBootstrapFaild = "codex_bootstrap_failed"
+)
+
+// Status is <id>.status.json. The first five fields are the contract;
+// the rest explain the run.
+type Status struct {
+	InstanceID          string         `json:"instance_id"`
+	Status              string         `json:"status"`
+	FailureReasonCode   *string        `json:"failure_reason_code"`
+	FailureReasonDetail string         `json:"failure_reason_detail"`
+	ErrorLog            string         `json:"error_log"`
+	Interrupted         bool           `json:"interrupted,omitempty"`
+	Image               string         `json:"image,omitempty"`
+	ExecutePasses       int            `json:"execute_passes"`
+	MaxLoops            int            `json:"max_loops"`
+	Usage               ralph.Usage    `json:"usage"`
+	Phases              []ralph.Record `json:"phases"`
+	StartTime           time.Time      `json:"start_time"`
+	EndTime             time.Time      `json:"end_time"`
+}
+
+// Terminal reports whether a resumed batch may skip the instance.
+func (s Status) Terminal() bool {
+	switch s.Status {
+	case ralph.StatusSuccess, ralph.StatusFailed, ralph.StatusIncomplete:
+		return !s.Interrupted
+	}
+	return false
+}
+
+// Pred is <id>.pred and one row of predictions.jsonl.
+type Pred struct {
+	ModelNameOrPath string `json:"model_name_or_path"`
+	InstanceID      string `json:"instance_id"`
+	ModelPatch      string `json:"model_patch"`
+}
+
+// Paths of one instance's artifacts.
+type Paths struct {
+	Dir, Plans, Logs, Patch, Pred, Status string
+}
+
+// PathsFor lays out the instance output folder.
+func PathsFor(dir, id string) Paths {
+	return Paths{
+		Dir:    dir,
+		Plans:  filepath.Join(dir, "plans"),
+		Logs:   filepath.Join(dir, "logs"),
+		Patch:  filepath.Join(dir, id+".patch"),
+		Pred:   filepath.Join(dir, id+".pred"),
+		Status: filepath.Join(dir, id+".status.json"),
+	}
+}
+
+// ReadStatus reads an <id>.status.json.
+func ReadStatus(path string) (Status, error) {
+	var s Status
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ReadPred reads an <id>.pred; a missing or unreadable file gives the
+// empty-patch row, as the harness needs one row per instance.
+func ReadPred(path, id string) Pred {
+	p := Pred{ModelNameOrPath: ModelName, InstanceID: id}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return p
+	}
+	var got Pred
+	if json.Unmarshal(b, &got) == nil && got.InstanceID == id {
+		p.ModelPatch = got.ModelPatch
+	}
+	return p
+}
+
+// writeArtifacts writes patch, pred and status, each atomically. The
+// prediction carries the patch only on success.
+func writeArtifacts(p Paths, st Status) error {
+	patch, err := os.ReadFile(p.Patch)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read patch: %w", err)
+	}
+	if err := fsutil.WriteFileAtomic(p.Patch, patch, 0o644); err != nil {
+		return err
+	}
+	pred := Pred{ModelNameOrPath: ModelName, InstanceID: st.InstanceID}
+	if st.Status == ralph.StatusSuccess {
+		pred.ModelPatch = string(patch)
+	}
+	b, err := json.Marshal(pred)
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(p.Pred, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return fsutil.WriteJSONAtomic(p.Status, st)
+}
+
+// WritePredictions writes predictions.jsonl with one row per ID, in order.
+func WritePredictions(path string, rows []Pred) error {
+	var buf []byte
+	for _, r := range rows {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	return fsutil.WriteFileAtomic(path, buf, 0o644)
+}

@@ -1,0 +1,141 @@
+package swebench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
+)
+
+// BatchOptions configure a sequential batch.
+type BatchOptions struct {
+	// IDs is the scope, already validated; the batch sorts and de-duplicates.
+	IDs []string
+	// Subset names the instance file, or is empty for the whole split.
+	Subset string
+	// RunRoot is <results>/<timestamp>, or the root being resumed.
+	RunRoot string
+	Resume  bool
+	Shard   Shard
+	// Instance is the template for every instance; the batch fills
+	// InstanceID, OutputDir and ManifestDir.
+	Instance Options
+	// Preflight, when set, checks the model endpoint once before any
+	// instance.
+	Preflight func(ctx context.Context) error
+	Stdout    io.Writer
+	Args      map[string]any
+}
+
+// BatchResult is what the batch ran.
+type BatchResult struct {
+	RunRoot string
+	Order   []string
+	Skipped []string
+	Counts  Counts
+}
+
+// RunRootFor is results/phase5/ralph-codex-local/<UTC timestamp> under base.
+func RunRootFor(base string, now time.Time) string {
+	return filepath.Join(base, now.UTC().Format("20060102T150405Z"))
+}
+
+// Batch runs the instances one after another, continuing after failures,
+// then builds predictions.jsonl from the .pred files.
+func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
+	o := b.Instance
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	ids := b.Shard.Select(SortUnique(b.IDs))
+	res := BatchResult{RunRoot: b.RunRoot, Order: ids}
+	if len(ids) == 0 {
+		return res, errors.New("the batch has no instances (empty instance file or shard)")
+	}
+	// Usage checks on the template, with a valid placeholder ID.
+	probe := o
+	probe.InstanceID, probe.OutputDir = ids[0], filepath.Join(b.RunRoot, ids[0])
+	if err := probe.Validate(); err != nil {
+		return res, err
+	}
+	if b.Preflight != nil {
+		if err := b.Preflight(ctx); err != nil {
+			return res, fmt.Errorf("endpoint preflight: %w", err)
+		}
+	}
+	start := o.Now().UTC()
+	if err := os.MkdirAll(b.RunRoot, 0o755); err != nil {
+		return res, err
+	}
+	if err := fsutil.WriteFileAtomic(filepath.Join(b.RunRoot, "instance_order.txt"), []byte(strings.Join(ids, "\n")+"\n"), 0o644); err != nil {
+		return res, err
+	}
+	if err := UpdateManifest(b.RunRoot, start, func(m *Manifest) {
+		if b.Subset != "" {
+			m.Dataset.Subset = b.Subset
+		}
+		m.Batch = &BatchInfo{Args: b.Args, InstanceOrder: ids, Shard: b.Shard.String(), Resumed: b.Resume, StartTime: start}
+	}); err != nil {
+		return res, err
+	}
+
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			break
+		}
+		dir := filepath.Join(b.RunRoot, id)
+		if b.Resume {
+			if st, err := ReadStatus(PathsFor(dir, id).Status); err == nil && st.Terminal() {
+				res.Skipped = append(res.Skipped, id)
+				fmt.Fprintf(b.Stdout, "skip %s (%s)\n", id, st.Status)
+				continue
+			}
+		}
+		one := o
+		one.InstanceID, one.OutputDir, one.ManifestDir = id, dir, b.RunRoot
+		one.Args = map[string]any{"instance_id": id, "output_dir": dir, "manifest_dir": b.RunRoot, "max_loops": o.MaxLoops}
+		st, err := Run(ctx, one)
+		if err != nil {
+			// Artifacts could not be written; record it and go on.
+			fmt.Fprintf(b.Stdout, "%s: error: %v\n", id, err)
+			continue
+		}
+		code := "null"
+		if st.FailureReasonCode != nil {
+			code = *st.FailureReasonCode
+		}
+		fmt.Fprintf(b.Stdout, "%s status=%s reason=%s\n", id, st.Status, code)
+	}
+
+	var rows []Pred
+	for _, id := range ids {
+		dir := filepath.Join(b.RunRoot, id)
+		rows = append(rows, ReadPred(PathsFor(dir, id).Pred, id))
+		st, err := ReadStatus(PathsFor(dir, id).Status)
+		if err != nil {
+			st.Status = "failed" // a missing or invalid status counts as failed
+		}
+		res.Counts.Total++
+		res.Counts.add(st.Status)
+	}
+	if err := WritePredictions(filepath.Join(b.RunRoot, "predictions.jsonl"), rows); err != nil {
+		return res, err
+	}
+	end := o.Now().UTC()
+	if err := UpdateManifest(b.RunRoot, end, func(m *Manifest) {
+		if m.Batch != nil {
+			m.Batch.EndTime, m.Batch.Counts, m.Batch.Skipped = end, res.Counts, res.Skipped
+		}
+	}); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(b.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d\n",
+		b.RunRoot, res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete)
+	return res, ctx.Err()
+}

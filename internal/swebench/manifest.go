@@ -1,0 +1,163 @@
+package swebench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/ralph"
+)
+
+// ManifestFile is the run-level manifest's name under the manifest dir.
+const ManifestFile = "run_manifest.json"
+
+// Manifest is run_manifest.json.
+type Manifest struct {
+	Dataset        DatasetInfo              `json:"dataset"`
+	Codex          CodexInfo                `json:"codex"`
+	CreatedAt      time.Time                `json:"created_at"`
+	UpdatedAt      time.Time                `json:"updated_at"`
+	Instances      map[string]InstanceEntry `json:"instances"`
+	Counts         Counts                   `json:"counts"`
+	LastInvocation *Invocation              `json:"last_invocation,omitempty"`
+	Batch          *BatchInfo               `json:"batch,omitempty"`
+	Merged         []string                 `json:"merged_from,omitempty"`
+}
+
+// DatasetInfo names the scope of the run.
+type DatasetInfo struct {
+	Name   string `json:"name"`
+	Split  string `json:"split"`
+	Subset string `json:"subset,omitempty"`
+}
+
+// CodexInfo records the fixed Codex mode.
+type CodexInfo struct {
+	Profile    string `json:"profile"`
+	Unattended bool   `json:"unattended"`
+}
+
+// InstanceEntry is one instance's line in the manifest.
+type InstanceEntry struct {
+	InstanceID          string    `json:"instance_id"`
+	Status              string    `json:"status"`
+	FailureReasonCode   *string   `json:"failure_reason_code"`
+	FailureReasonDetail string    `json:"failure_reason_detail"`
+	ErrorLog            string    `json:"error_log"`
+	OutputDir           string    `json:"output_dir"`
+	StartTime           time.Time `json:"start_time"`
+	EndTime             time.Time `json:"end_time,omitempty"`
+}
+
+// Counts are the aggregate statuses; running instances count in Total only.
+type Counts struct {
+	Total      int `json:"total"`
+	Success    int `json:"success"`
+	Failed     int `json:"failed"`
+	Incomplete int `json:"incomplete"`
+}
+
+// Invocation is one single-instance run's arguments and times.
+type Invocation struct {
+	InstanceID string         `json:"instance_id"`
+	Args       map[string]any `json:"args"`
+	StartTime  time.Time      `json:"start_time"`
+	EndTime    time.Time      `json:"end_time,omitempty"`
+}
+
+// BatchInfo is what the batch adds.
+type BatchInfo struct {
+	Args          map[string]any `json:"args"`
+	InstanceOrder []string       `json:"instance_order"`
+	Shard         string         `json:"shard,omitempty"`
+	Resumed       bool           `json:"resumed,omitempty"`
+	Skipped       []string       `json:"skipped,omitempty"`
+	StartTime     time.Time      `json:"start_time"`
+	EndTime       time.Time      `json:"end_time,omitempty"`
+	Counts        Counts         `json:"counts"`
+}
+
+// UpdateManifest read-modify-writes dir/run_manifest.json under its file
+// lock, so concurrent single-instance runs sharing a manifest dir never
+// lose each other's entries. A corrupt manifest is an error, not reset.
+func UpdateManifest(dir string, now time.Time, update func(m *Manifest)) error {
+	path := filepath.Join(dir, ManifestFile)
+	return fsutil.UpdateLocked(path, func() error {
+		m, err := ReadManifest(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = now
+			m.Dataset = DatasetInfo{Name: DefaultDataset, Split: DefaultSplit}
+		}
+		m.Codex = CodexInfo{Profile: "local", Unattended: true}
+		if m.Instances == nil {
+			m.Instances = map[string]InstanceEntry{}
+		}
+		update(&m)
+		m.UpdatedAt = now
+		m.Counts = countEntries(m.Instances)
+		return fsutil.WriteJSONAtomic(path, m)
+	})
+}
+
+// ReadManifest reads a run_manifest.json.
+func ReadManifest(path string) (Manifest, error) {
+	var m Manifest
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: not a valid run manifest: %w", path, err)
+	}
+	return m, nil
+}
+
+func countEntries(es map[string]InstanceEntry) Counts {
+	var c Counts
+	for _, e := range es {
+		c.Total++
+		c.add(e.Status)
+	}
+	return c
+}
+
+func (c *Counts) add(status string) {
+	switch status {
+	case ralph.StatusSuccess:
+		c.Success++
+	case ralph.StatusFailed:
+		c.Failed++
+	case ralph.StatusIncomplete:
+		c.Incomplete++
+	}
+}
+
+// ExitCode maps counts to the batch exit code: 1 if any failed, else 20
+// if any is incomplete, else 0.
+func (c Counts) ExitCode() int {
+	switch {
+	case c.Failed > 0:
+		return 1
+	case c.Incomplete > 0:
+		return 20
+	}
+	return 0
+}
+
+func sortedKeys(m map[string]InstanceEntry) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

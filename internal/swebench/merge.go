@@ -1,0 +1,110 @@
+package swebench
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// MergeResult is the merged scope.
+type MergeResult struct {
+	Order  []string
+	Counts Counts
+}
+
+// Merge combines the run roots of a sharded batch into out: it copies each
+// instance folder, writes one manifest with every instance and one
+// predictions.jsonl in lexicographic ID order. An instance that appears in
+// two roots is an error: shards must not overlap.
+func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
+	var res MergeResult
+	if len(roots) == 0 {
+		return res, fmt.Errorf("merge: no run roots given")
+	}
+	from := map[string]string{}
+	entries := map[string]InstanceEntry{}
+	var subset string
+	for _, root := range roots {
+		m, err := ReadManifest(filepath.Join(root, ManifestFile))
+		if err != nil {
+			return res, fmt.Errorf("merge: run root %s: %w", root, err)
+		}
+		if m.Dataset.Subset != "" {
+			subset = m.Dataset.Subset
+		}
+		for _, id := range sortedKeys(m.Instances) {
+			if err := ValidateID(id); err != nil {
+				return res, fmt.Errorf("merge: %s: %w", filepath.Join(root, ManifestFile), err)
+			}
+			if prev, dup := from[id]; dup {
+				return res, fmt.Errorf("merge: instance %s is in both %s and %s (shards overlap)", id, prev, root)
+			}
+			from[id] = root
+			e := m.Instances[id]
+			e.OutputDir = filepath.Join(out, id)
+			entries[id] = e
+		}
+	}
+	for id, root := range from {
+		if err := copyTree(filepath.Join(root, id), filepath.Join(out, id)); err != nil {
+			return res, fmt.Errorf("merge: copy %s: %w", id, err)
+		}
+	}
+	for id := range from {
+		res.Order = append(res.Order, id)
+	}
+	sort.Strings(res.Order)
+	var rows []Pred
+	for _, id := range res.Order {
+		rows = append(rows, ReadPred(PathsFor(filepath.Join(out, id), id).Pred, id))
+		res.Counts.Total++
+		res.Counts.add(entries[id].Status)
+	}
+	if err := WritePredictions(filepath.Join(out, "predictions.jsonl"), rows); err != nil {
+		return res, err
+	}
+	err := UpdateManifest(out, now, func(m *Manifest) {
+		m.Dataset.Subset = subset
+		for id, e := range entries {
+			m.Instances[id] = e
+		}
+		m.Merged = append(m.Merged, roots...)
+		m.Batch = &BatchInfo{InstanceOrder: res.Order, EndTime: now, Counts: res.Counts}
+	})
+	return res, err
+}
+
+// copyTree copies regular files and folders (symlinks are skipped).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		outF, err := os.Create(target)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(outF, in); err != nil {
+			outF.Close()
+			return err
+		}
+		return outF.Close()
+	})
+}

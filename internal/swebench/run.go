@@ -1,0 +1,318 @@
+package swebench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/codex"
+	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/ralph"
+)
+
+// Options configure one single-instance run.
+type Options struct {
+	InstanceID  string
+	OutputDir   string
+	ManifestDir string // defaults to OutputDir
+	MaxLoops    int
+	// PhaseTimeout bounds each codex exec; Codex retries a dead endpoint
+	// forever, so there is always one.
+	PhaseTimeout time.Duration
+	Prompts      ralph.Prompts
+	// DatasetFile holds the problem statements (json/jsonl records).
+	DatasetFile   string
+	ImageTemplate string
+	// CodexBinary and CodexConfig are host files copied into a container
+	// whose image has no codex (bootstrap). CodexConfig becomes
+	// /root/.codex/local.config.toml.
+	CodexBinary string
+	CodexConfig string
+	// Provider, when set, makes the runner write a CODEX_HOME with
+	// local.config.toml under the output folder and use it.
+	Provider *codex.Provider
+	CodeDir  string
+	// Env is passed to codex inside the container (K=V).
+	Env     []string
+	Network string
+	Docker  *container.Client
+	Now     func() time.Time
+	// Log receives one line per step; may be nil.
+	Log io.Writer
+	// Args are the invocation arguments recorded in the manifest.
+	Args map[string]any
+}
+
+// Validate checks the options that are usage errors; nothing is written
+// before it passes.
+func (o *Options) Validate() error {
+	if err := ValidateID(o.InstanceID); err != nil {
+		return fmt.Errorf("--instance-id: %w", err)
+	}
+	if o.OutputDir == "" {
+		return errors.New("--output-dir is required")
+	}
+	if o.MaxLoops < 1 {
+		return fmt.Errorf("--max-loops %d: expected a whole number of execute passes >= 1", o.MaxLoops)
+	}
+	if o.PhaseTimeout <= 0 {
+		return fmt.Errorf("--phase-timeout %s: expected a positive duration", o.PhaseTimeout)
+	}
+	if o.Prompts == nil {
+		return errors.New("prompts are not loaded")
+	}
+	if o.DatasetFile == "" {
+		return errors.New("no problem statement source: pass --dataset-file (json/jsonl records with instance_id and problem_statement) or set SWE_BENCH_INSTANCES_FILE")
+	}
+	if _, err := os.Stat(o.DatasetFile); err != nil {
+		return fmt.Errorf("--dataset-file: %w", err)
+	}
+	for _, f := range []struct{ flag, path string }{{"--codex-binary", o.CodexBinary}, {"--codex-config", o.CodexConfig}} {
+		if f.path != "" {
+			if _, err := os.Stat(f.path); err != nil {
+				return fmt.Errorf("%s: %w", f.flag, err)
+			}
+		}
+	}
+	if o.Docker == nil {
+		return errors.New("no Docker engine client")
+	}
+	return nil
+}
+
+// Run processes one instance and returns its status. The error is only
+// for usage problems (see Validate) and for artifacts that could not be
+// written; every other failure is a status.
+func Run(ctx context.Context, o Options) (Status, error) {
+	if o.ManifestDir == "" {
+		o.ManifestDir = o.OutputDir
+	}
+	if o.ImageTemplate == "" {
+		o.ImageTemplate = DefaultImageTemplate
+	}
+	if o.CodeDir == "" {
+		o.CodeDir = "/testbed"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if err := o.Validate(); err != nil {
+		return Status{}, err
+	}
+	var err error
+	if o.OutputDir, err = filepath.Abs(o.OutputDir); err != nil {
+		return Status{}, err
+	}
+	if o.ManifestDir, err = filepath.Abs(o.ManifestDir); err != nil {
+		return Status{}, err
+	}
+	id := o.InstanceID
+	p := PathsFor(o.OutputDir, id)
+	st := Status{InstanceID: id, MaxLoops: o.MaxLoops, StartTime: o.Now().UTC(), Image: ImageName(o.ImageTemplate, id)}
+	logf := func(format string, a ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "[%s] "+format+"\n", append([]any{id}, a...)...)
+		}
+	}
+
+	// A rerun starts from a fresh plans folder and no patch.
+	for _, d := range []string{p.Plans, filepath.Join(o.OutputDir, "codex-home")} {
+		if err := os.RemoveAll(d); err != nil {
+			return st, fmt.Errorf("reset %s: %w", d, err)
+		}
+	}
+	for _, f := range []string{p.Patch, p.Pred, p.Status} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return st, fmt.Errorf("reset %s: %w", f, err)
+		}
+	}
+	if err := os.MkdirAll(p.Logs, 0o755); err != nil {
+		return st, fmt.Errorf("output dir: %w", err)
+	}
+	if err := UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
+		m.Instances[id] = InstanceEntry{InstanceID: id, Status: "running", OutputDir: o.OutputDir, StartTime: st.StartTime}
+		m.LastInvocation = &Invocation{InstanceID: id, Args: o.Args, StartTime: st.StartTime}
+	}); err != nil {
+		return st, err
+	}
+
+	outcome := o.process(ctx, p, &st, logf)
+	st.Status, st.FailureReasonDetail, st.ExecutePasses, st.Interrupted, st.Phases = outcome.Status, outcome.Detail, outcome.Passes, outcome.Interrupted, outcome.Phases
+	if outcome.Code != "" {
+		code := outcome.Code
+		st.FailureReasonCode = &code
+	}
+	for _, ph := range st.Phases {
+		st.Usage.InputTokens += ph.Usage.InputTokens
+		st.Usage.CachedInputTokens += ph.Usage.CachedInputTokens
+		st.Usage.OutputTokens += ph.Usage.OutputTokens
+		st.Usage.ReasoningOutputTokens += ph.Usage.ReasoningOutputTokens
+	}
+	if st.Phases == nil {
+		st.Phases = []ralph.Record{}
+	}
+	st.EndTime = o.Now().UTC()
+	logf("%s %s %s", st.Status, outcome.Code, st.FailureReasonDetail)
+	if err := writeArtifacts(p, st); err != nil {
+		return st, fmt.Errorf("write artifacts of %s: %w", id, err)
+	}
+	err = UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
+		m.Instances[id] = InstanceEntry{InstanceID: id, Status: st.Status, FailureReasonCode: st.FailureReasonCode,
+			FailureReasonDetail: st.FailureReasonDetail, ErrorLog: st.ErrorLog, OutputDir: o.OutputDir,
+			StartTime: st.StartTime, EndTime: st.EndTime}
+		if m.LastInvocation != nil && m.LastInvocation.InstanceID == id {
+			m.LastInvocation.EndTime = st.EndTime
+		}
+	})
+	return st, err
+}
+
+// process runs the steps that can fail per instance and returns the
+// outcome; the caller writes it whatever it is.
+func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(string, ...any)) (out ralph.Outcome) {
+	id := o.InstanceID
+	fail := func(code, detail string) ralph.Outcome {
+		return ralph.Outcome{Status: ralph.StatusFailed, Code: code, Detail: detail, Interrupted: ctx.Err() != nil}
+	}
+	inst, err := FindInstance(o.DatasetFile, id)
+	if err != nil {
+		return fail(ralph.CodeRuntimeError, "problem statement: "+err.Error())
+	}
+	if err := fsutil.WriteFileAtomic(filepath.Join(p.Plans, ralph.SpecFile), []byte(SpecMarkdown(inst)), 0o644); err != nil {
+		return fail(ralph.CodeRuntimeError, err.Error())
+	}
+
+	img, err := o.Docker.ImageInspect(ctx, st.Image)
+	if errors.Is(err, container.ErrNotFound) {
+		return fail(CodeMissingImage, fmt.Sprintf("image %s is not present on %s (build it, or set --image-template)", st.Image, o.Docker.Host()))
+	}
+	if err != nil {
+		return fail(ralph.CodeRuntimeError, err.Error())
+	}
+	logf("image %s (%s)", st.Image, img.ID)
+
+	cid, err := o.Docker.Create(ctx, container.Spec{
+		Name:       ContainerName(id),
+		Image:      st.Image,
+		Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
+		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir},
+		Binds:      []string{o.OutputDir + ":" + o.OutputDir},
+		// The code folder of SWE-bench images; codex gets it as -C.
+		NetworkMode: o.Network,
+	})
+	if err != nil {
+		return fail(ralph.CodeRuntimeError, err.Error())
+	}
+	// Removed on every path, with a fresh context: on SIGTERM ctx is
+	// already cancelled when this runs.
+	defer func() {
+		if err := o.Docker.RemoveDetached(cid, 30*time.Second); err != nil {
+			logf("warning: %v", err)
+		}
+	}()
+	if err := o.Docker.Start(ctx, cid); err != nil {
+		return fail(ralph.CodeRuntimeError, err.Error())
+	}
+
+	if out, ok := o.ensureCodex(ctx, cid, st.Image, logf); !ok {
+		return out
+	}
+
+	env := append([]string{}, o.Env...)
+	env = append(env,
+		"SWE_BENCH_INSTANCE_ID="+id,
+		"SWE_BENCH_OUTPUT_DIR="+o.OutputDir,
+		"SWE_BENCH_PLANS_DIR="+p.Plans,
+		"SWE_BENCH_PATCH_PATH="+p.Patch,
+		"SWE_BENCH_CODE_DIR="+o.CodeDir,
+	)
+	if o.Provider != nil {
+		home := filepath.Join(o.OutputDir, "codex-home")
+		if err := fsutil.WriteFileAtomic(filepath.Join(home, codex.ProfileFile), codex.LocalConfigTOML(*o.Provider), 0o644); err != nil {
+			return fail(ralph.CodeRuntimeError, err.Error())
+		}
+		if err := fsutil.WriteFileAtomic(filepath.Join(home, "config.toml"), nil, 0o644); err != nil {
+			return fail(ralph.CodeRuntimeError, err.Error())
+		}
+		env = append(env, "CODEX_HOME="+home)
+		if k := o.Provider.APIKeyEnv; k != "" {
+			env = append(env, k+"="+os.Getenv(k))
+		}
+	}
+	agent := &containerAgent{dc: o.Docker, containerID: cid, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, logs: p.Logs}
+	loop := &ralph.Loop{
+		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops,
+		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": id},
+		OnPhase: func(r ralph.Record) {
+			logf("%s pass=%d exit=%d state=%s", r.Phase, r.Pass, r.ExitCode, r.StateAfter)
+		},
+	}
+	out = loop.Run(ctx)
+	if out.Status == ralph.StatusFailed && out.Code == ralph.CodeRuntimeError {
+		st.ErrorLog = agent.lastLog
+	}
+	return out
+}
+
+// ensureCodex checks for codex in the container and copies the given
+// binary and config in when it is missing. The image itself is not
+// changed (prepare-images does that on purpose).
+func (o *Options) ensureCodex(ctx context.Context, cid, image string, logf func(string, ...any)) (ralph.Outcome, bool) {
+	fail := func(detail string) (ralph.Outcome, bool) {
+		return ralph.Outcome{Status: ralph.StatusFailed, Code: CodeBootstrapFaild, Detail: detail, Interrupted: ctx.Err() != nil}, false
+	}
+	check := func(cmd string) (string, bool, error) {
+		var buf strings.Builder
+		res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"/bin/sh", "-c", cmd}, Stdout: &buf, Stderr: &buf, Timeout: time.Minute})
+		return strings.TrimSpace(buf.String()), err == nil && res.ExitCode == 0, err
+	}
+	if _, ok, err := check("command -v codex"); err != nil {
+		return ralph.Outcome{Status: ralph.StatusFailed, Code: ralph.CodeRuntimeError, Detail: "codex check: " + err.Error(), Interrupted: ctx.Err() != nil}, false
+	} else if ok {
+		return ralph.Outcome{}, true
+	}
+	if o.CodexBinary == "" {
+		return fail(fmt.Sprintf("codex is not on PATH in image %s and no --codex-binary was given to bootstrap it (or run prepare-images)", image))
+	}
+	logf("bootstrapping codex from %s", o.CodexBinary)
+	f, err := os.Open(o.CodexBinary)
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err.Error())
+	}
+	files := []container.File{{Path: "/usr/local/bin/codex", Mode: 0o755, Source: f, Size: fi.Size()}}
+	if o.CodexConfig != "" {
+		b, err := os.ReadFile(o.CodexConfig)
+		if err != nil {
+			return fail(err.Error())
+		}
+		files = append(files, container.File{Path: "/root/.codex/" + codex.ProfileFile, Mode: 0o600, Data: b})
+	}
+	if err := o.Docker.CopyIn(ctx, cid, files); err != nil {
+		return fail(err.Error())
+	}
+	if msg, ok, err := check("export PATH=\"$PATH:/usr/local/bin\"; codex --version"); err != nil || !ok {
+		if err != nil {
+			msg = err.Error()
+		}
+		return fail(fmt.Sprintf("codex copied from %s does not run in image %s: %s", o.CodexBinary, image, msg))
+	}
+	return ralph.Outcome{}, true
+}
+
+// Container labels; tests and operators find runner containers by them.
+const (
+	LabelRunner    = "io.benchgate.swebench"
+	LabelInstance  = "io.benchgate.swebench.instance"
+	LabelOutputDir = "io.benchgate.swebench.output-dir"
+)

@@ -1,0 +1,144 @@
+package swebench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/ralph"
+)
+
+// TestRunEndToEnd drives the single-instance runner against the real
+// engine with the fake codex in tiny images named like the real ones.
+func TestRunEndToEnd(t *testing.T) {
+	dc := dockerClient(t)
+	tests := []struct {
+		name       string
+		scenario   string
+		image      string // "codex", "bare" or "" (missing)
+		bootstrap  string // "", "fake" or "broken"
+		maxLoops   int
+		timeout    time.Duration
+		wantStatus string
+		wantCode   string
+		wantDetail string
+		wantPatch  bool
+		wantPhases int
+	}{
+		{name: "success", scenario: "success", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 2},
+		{name: "success on pass 2", scenario: "success", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 4},
+		{name: "blocked", scenario: "blocked", image: "codex", wantStatus: "failed", wantCode: "blocked", wantDetail: "toolchain is missing", wantPhases: 2},
+		{name: "incomplete at the loop budget", scenario: "noop", image: "codex", maxLoops: 2, wantStatus: "incomplete", wantCode: "incomplete", wantDetail: "after 2 execute passes", wantPhases: 5},
+		{name: "archived without patch", scenario: "archive_no_patch", image: "codex", wantStatus: "incomplete", wantCode: "incomplete", wantDetail: "is empty", wantPhases: 2},
+		{name: "missing image", scenario: "success", image: "", wantStatus: "failed", wantCode: "missing_image", wantDetail: "is not present"},
+		{name: "bootstrap", scenario: "success", image: "bare", bootstrap: "fake", wantStatus: "success", wantPatch: true, wantPhases: 2},
+		{name: "bootstrap without binary", scenario: "success", image: "bare", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "no --codex-binary"},
+		{name: "bootstrap with a broken binary", scenario: "success", image: "bare", bootstrap: "broken", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "does not run"},
+		{name: "codex crash", scenario: "crash", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "exited with code 3: stream disconnected", wantPhases: 2},
+		{name: "phase timeout", scenario: "hang", image: "codex", timeout: 2 * time.Second, wantStatus: "failed", wantCode: "runtime_error", wantDetail: "timed out", wantPhases: 2},
+		{name: "plan writes no plan", scenario: "noplan", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "without writing", wantPhases: 1},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			id := "acme__widget" + strings.Repeat("x", i) + "-100"
+			tmpl := "sweb.eval.arm64.{id}:latest"
+			if tc.image != "" {
+				importImage(t, dc, ImageName(tmpl, id), tc.image == "codex")
+			}
+			o := baseOptions(t, dc, datasetFile(t, dir, id), tmpl, tc.scenario)
+			o.InstanceID, o.OutputDir = id, filepath.Join(dir, "out", id)
+			if tc.maxLoops > 0 {
+				o.MaxLoops = tc.maxLoops
+			}
+			if tc.timeout > 0 {
+				o.PhaseTimeout = tc.timeout
+			}
+			if tc.name == "success on pass 2" {
+				o.Env = append(o.Env, "FAKE_CODEX_PASS=2")
+			}
+			switch tc.bootstrap {
+			case "fake":
+				o.CodexBinary = fakeCodex(t)
+			case "broken":
+				o.CodexBinary = filepath.Join(dir, "codex-broken")
+				if err := os.WriteFile(o.CodexBinary, []byte("not a program"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			noLeaks(t, dc, o.OutputDir)
+			code := ""
+			if st.FailureReasonCode != nil {
+				code = *st.FailureReasonCode
+			}
+			if st.Status != tc.wantStatus || code != tc.wantCode {
+				t.Fatalf("status %s/%s (%s), want %s/%s", st.Status, code, st.FailureReasonDetail, tc.wantStatus, tc.wantCode)
+			}
+			if !strings.Contains(st.FailureReasonDetail, tc.wantDetail) {
+				t.Errorf("detail %q does not contain %q", st.FailureReasonDetail, tc.wantDetail)
+			}
+			if len(st.Phases) != tc.wantPhases {
+				t.Errorf("%d phases, want %d", len(st.Phases), tc.wantPhases)
+			}
+			p := PathsFor(o.OutputDir, id)
+			var disk map[string]any
+			readJSON(t, p.Status, &disk)
+			for _, k := range []string{"instance_id", "status", "failure_reason_code", "failure_reason_detail", "error_log"} {
+				if _, ok := disk[k]; !ok {
+					t.Errorf("status.json lacks %q", k)
+				}
+			}
+			if tc.wantCode == "" && disk["failure_reason_code"] != nil {
+				t.Errorf("failure_reason_code on success is %v, want null", disk["failure_reason_code"])
+			}
+			var pred Pred
+			readJSON(t, p.Pred, &pred)
+			if pred.ModelNameOrPath != ModelName || pred.InstanceID != id {
+				t.Errorf("pred %+v", pred)
+			}
+			if got := pred.ModelPatch != ""; got != tc.wantPatch {
+				t.Errorf("pred has patch %v, want %v", got, tc.wantPatch)
+			}
+			if _, err := os.Stat(p.Patch); err != nil {
+				t.Errorf("patch file: %v", err)
+			}
+			var m Manifest
+			readJSON(t, filepath.Join(o.OutputDir, ManifestFile), &m)
+			if e := m.Instances[id]; e.Status != tc.wantStatus || m.Counts.Total != 1 || m.Codex.Profile != "local" {
+				t.Errorf("manifest entry %+v counts %+v codex %+v", e, m.Counts, m.Codex)
+			}
+			if tc.wantPhases > 0 && st.Usage.InputTokens != int64(100*tc.wantPhases) && tc.scenario != "hang" && tc.scenario != "crash" {
+				t.Errorf("usage %+v over %d phases, want %d input tokens", st.Usage, tc.wantPhases, 100*tc.wantPhases)
+			}
+			if st.Status == ralph.StatusSuccess {
+				assertCalls(t, o.OutputDir)
+			}
+		})
+	}
+}
+
+// assertCalls checks the fake codex saw `exec -p local --json`, and that
+// every handoff resumed the thread of the execute pass before it.
+func assertCalls(t *testing.T, out string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "fake_calls.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, l := range lines {
+		if !strings.Contains(l, `"argv":["exec","-p","local","--json"`) {
+			t.Errorf("codex call is not `exec -p local --json`: %s", l)
+		}
+		if strings.Contains(l, `"phase":"handoff"`) && !strings.Contains(l, `"resume":"thread-execute-`) {
+			t.Errorf("handoff did not resume the execute thread: %s", l)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+// Command fakecodex stands in for `codex` inside test images. It accepts
+// only the unattended `exec -p local --json` form, acts on the plans
+// folder the way the prompts ask, and prints codex-like --json events.
+// FAKE_CODEX_SCENARIO picks the behaviour:
+//
+//	success           execute pass FAKE_CODEX_PASS (default 1) writes the patch and archives the plans
+//	blocked           execute pass 1 moves the plans to blocked/
+//	noop              nothing ever happens (incomplete at the loop budget)
+//	archive_no_patch  execute pass 1 archives without a patch
+//	crash             execute exits 3 after a turn.failed event
+//	hang              execute sleeps until killed
+//	noplan            plan writes nothing
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+func main() {
+	args := os.Args[1:]
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Println("codex-cli 0.169.0 (fake)")
+		return
+	}
+	if len(args) < 4 || args[0] != "exec" || args[1] != "-p" || args[2] != "local" || args[3] != "--json" {
+		fmt.Fprintf(os.Stderr, "fakecodex: expected `exec -p local --json ...`, got %q\n", args)
+		os.Exit(2)
+	}
+	phase := os.Getenv("SWE_BENCH_RUNTIME_PHASE")
+	pass, _ := strconv.Atoi(os.Getenv("SWE_BENCH_EXECUTE_PASS"))
+	plans := os.Getenv("SWE_BENCH_PLANS_DIR")
+	out := os.Getenv("SWE_BENCH_OUTPUT_DIR")
+	resume := ""
+	for i, a := range args {
+		if a == "resume" && i+2 < len(args) {
+			resume = args[i+2]
+		}
+	}
+	logCall(out, map[string]any{"phase": phase, "pass": pass, "argv": args, "resume": resume})
+
+	thread := fmt.Sprintf("thread-%s-%d", phase, pass)
+	if resume != "" {
+		thread = resume
+	}
+	emit(map[string]any{"type": "thread.started", "thread_id": thread})
+	emit(map[string]any{"type": "turn.started"})
+
+	scenario := os.Getenv("FAKE_CODEX_SCENARIO")
+	want, _ := strconv.Atoi(os.Getenv("FAKE_CODEX_PASS"))
+	if want == 0 {
+		want = 1
+	}
+	switch phase {
+	case "plan":
+		if scenario != "noplan" {
+			must(os.WriteFile(filepath.Join(plans, "EXECUTION_PLAN.md"), []byte("1. fix the bug\n"), 0o644))
+		}
+	case "execute":
+		switch {
+		case scenario == "crash":
+			emit(map[string]any{"type": "error", "message": "unexpected status 500"})
+			emit(map[string]any{"type": "turn.failed", "error": map[string]any{"message": "stream disconnected"}})
+			os.Exit(3)
+		case scenario == "hang":
+			time.Sleep(time.Hour)
+		case scenario == "success" && pass == want:
+			must(os.WriteFile(os.Getenv("SWE_BENCH_PATCH_PATH"), []byte("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n"), 0o644))
+			move(plans, "archive")
+		case scenario == "archive_no_patch":
+			move(plans, "archive")
+		case scenario == "blocked":
+			must(os.WriteFile(filepath.Join(plans, "EXECUTION_PLAN.md"), []byte("BLOCKED: the toolchain is missing\n"), 0o644))
+			move(plans, "blocked")
+		}
+	}
+	emit(map[string]any{"type": "item.completed", "item": map[string]any{"id": "item_0", "type": "agent_message", "text": "done " + phase}})
+	emit(map[string]any{"type": "turn.completed", "usage": map[string]any{"input_tokens": 100, "cached_input_tokens": 10, "output_tokens": 20, "reasoning_output_tokens": 5}})
+}
+
+func move(plans, to string) {
+	must(os.MkdirAll(filepath.Join(plans, to), 0o755))
+	for _, f := range []string{"SPECIFICATION.md", "EXECUTION_PLAN.md"} {
+		must(os.Rename(filepath.Join(plans, f), filepath.Join(plans, to, f)))
+	}
+}
+
+func emit(v any) {
+	b, _ := json.Marshal(v)
+	fmt.Println(string(b))
+}
+
+func logCall(dir string, v any) {
+	f, err := os.OpenFile(filepath.Join(dir, "fake_calls.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	must(err)
+	b, _ := json.Marshal(v)
+	_, err = f.Write(append(b, '\n'))
+	must(err)
+	must(f.Close())
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakecodex:", err)
+		os.Exit(4)
+	}
+}
