@@ -264,6 +264,7 @@ func (s *set) execute(ctx context.Context) error {
 	if err := s.writeMerged(); err != nil {
 		return s.stop(StatusFail, err)
 	}
+	s.evaluate()
 	if ctx.Err() != nil {
 		return s.stop(StatusFail, fmt.Errorf("set %s: stopped: %w", s.opts.Set, context.Cause(ctx)))
 	}
@@ -524,9 +525,17 @@ func (s *set) writeMerged() error {
 			return ra.Iteration < rb.Iteration
 		})
 		var buf bytes.Buffer
-		for _, k := range keys {
-			buf.Write(store.byKey[k].Raw)
+		final := s.suitePath(mode)
+		for i, k := range keys {
+			r := store.byKey[k]
+			buf.Write(r.Raw)
 			buf.WriteByte('\n')
+			// Diagnostics point at the file that is kept: the merged one.
+			r.File, r.Line = final, i+1
+			for j := range r.Problems {
+				r.Problems[j].File, r.Problems[j].Line = final, i+1
+			}
+			store.byKey[k] = r
 		}
 		if err := fsutil.WriteFileAtomic(s.suitePath(mode), buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("set %s: %w", s.opts.Set, err)
