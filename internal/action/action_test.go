@@ -521,3 +521,37 @@ func TestRunUploadUnavailableWarns(t *testing.T) {
 		t.Errorf("stdout = %s", h.stdout.String())
 	}
 }
+
+// FuzzBuildPlan feeds arbitrary input values: BuildPlan must either
+// reject them with an InputError or produce argv where every flag came
+// from the table, and a secret never reaches argv.
+func FuzzBuildPlan(f *testing.F) {
+	f.Add("set", "pr-exec\n", "a\nb\n\n", "2", "true", "tok")
+	f.Add("report", "", "x-suite.jsonl", "", "yes", "")
+	f.Add("qa-audit", "", "q.yaml\r\n", "-3", "False", "s\ns")
+	f.Fuzz(func(t *testing.T, mode, set, list, num, boolean, secret string) {
+		inputs := map[string]string{
+			"mode": mode, "set": set, "provider": set, "scenario-ids": list, "suite-jsonl": list,
+			"definitions": list, "repetitions": num, "max-loops": num, "gate": boolean, "open-prs": boolean,
+			"github-token": secret,
+		}
+		p, err := BuildPlan(func(k string) string { return strings.TrimSpace(inputs[k]) }, "/ws", "1-1")
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v is not an InputError", err)
+			}
+			return
+		}
+		if p.Args[0] != strings.TrimSpace(mode) {
+			t.Fatalf("args[0] = %q, mode %q", p.Args[0], mode)
+		}
+		if s := strings.TrimSpace(secret); len(s) > 3 {
+			for _, a := range p.Args {
+				if a == s {
+					t.Fatalf("secret in argv: %q", p.Args)
+				}
+			}
+		}
+	})
+}

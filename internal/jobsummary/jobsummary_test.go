@@ -1,0 +1,154 @@
+package jobsummary
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func bigDoc(rows int) *Doc {
+	var d Doc
+	s := d.Section("Set pr-exec: fail")
+	s.Note = "see artifact benchgate-pr-exec"
+	s.Para("Provider `openai`.")
+	s.Mermaid(Pie("Statuses", []string{"pass", "fail"}, []int{3, 1}))
+	var rs [][]string
+	for i := 0; i < rows; i++ {
+		rs = append(rs, []string{fmt.Sprintf("suite.jsonl:%d", i+1), "scenario-" + strings.Repeat("x", 40), "success", "false"})
+	}
+	s.Table([]string{"file:line", "scenario", "field", "value"}, rs)
+	return &d
+}
+
+func TestRender(t *testing.T) {
+	tests := []struct {
+		name    string
+		rows    int
+		limit   int
+		want    []string
+		notWant []string
+	}{
+		{
+			name:    "fits whole",
+			rows:    3,
+			limit:   MaxBytes,
+			want:    []string{"## Set pr-exec: fail\n\n", "```mermaid\npie title Statuses\n", "| suite.jsonl:3 |"},
+			notWant: []string{"left out"},
+		},
+		{
+			name:    "tables shortened with a note naming where the rest is",
+			rows:    30000,
+			limit:   MaxBytes,
+			want:    []string{"| suite.jsonl:1000 |", "29000 more rows left out of this summary to stay under GitHub's 1 MiB limit; see artifact benchgate-pr-exec._"},
+			notWant: []string{"| suite.jsonl:1001 |"},
+		},
+		{
+			name:    "small limit drops charts and all rows",
+			rows:    100,
+			limit:   400,
+			want:    []string{"## Set pr-exec: fail", "_100 more rows left out"},
+			notWant: []string{"mermaid", "| suite.jsonl:1 |"},
+		},
+		{
+			name:    "tiny limit cuts at a line with a notice",
+			rows:    100,
+			limit:   200,
+			want:    []string{"## Set pr-exec: fail", "_The summary was cut here"},
+			notWant: []string{"mermaid"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := bigDoc(tt.rows).Render(tt.limit)
+			if len(out) > tt.limit {
+				t.Fatalf("len = %d > limit %d", len(out), tt.limit)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, shorten(out))
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, shorten(out))
+				}
+			}
+		})
+	}
+}
+
+func shorten(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…"
+	}
+	return s
+}
+
+func TestCell(t *testing.T) {
+	tests := map[string]string{
+		"a|b":          `a\|b`,
+		"line1\nline2": "line1 line2",
+		"cr\r\nlf":     "cr lf",
+		"plain":        "plain",
+	}
+	for in, want := range tests {
+		if got := Cell(in); got != want {
+			t.Errorf("Cell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCharts(t *testing.T) {
+	got := XYBars(`Tokens "median"`, "tokens", []string{"a-001", "b\n002"}, []Series{{"agent_direct", []float64{1.5, 2}}, {"ghx", []float64{3, 4}}})
+	want := "xychart-beta\n  title \"Tokens 'median'\"\n  x-axis [\"a-001\", \"b 002\"]\n  y-axis \"tokens\"\n  bar [1.5, 2]\n  bar [3, 4]\n"
+	if got != want {
+		t.Errorf("XYBars =\n%s\nwant\n%s", got, want)
+	}
+	got = Pie("Instance statuses", []string{"success", "failed", "incomplete"}, []int{2, 0, 1})
+	want = "pie title Instance statuses\n  \"success\" : 2\n  \"incomplete\" : 1\n"
+	if got != want {
+		t.Errorf("Pie =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestListTruncates(t *testing.T) {
+	var d Doc
+	s := d.Section("PRs")
+	s.Note = "see quality_report.json"
+	var items []string
+	for i := 0; i < 5000; i++ {
+		items = append(items, fmt.Sprintf("https://github.com/o/r/pull/%d", i))
+	}
+	s.List(items)
+	out := d.Render(20000)
+	if len(out) > 20000 || !strings.Contains(out, "more left out of this summary; see quality_report.json") {
+		t.Errorf("len %d, output:\n%s", len(out), shorten(out))
+	}
+}
+
+// FuzzRender checks that whatever the cell contents, the output stays
+// under the limit and every table row stays on one line.
+func FuzzRender(f *testing.F) {
+	f.Add("a|b", "x\ny", 200)
+	f.Add(strings.Repeat("é", 300), "\r", 50)
+	f.Add("", "", 0)
+	f.Fuzz(func(t *testing.T, cell, title string, limit int) {
+		if limit < 0 || limit > 1<<20 {
+			return
+		}
+		var d Doc
+		s := d.Section(title)
+		s.Table([]string{"h"}, [][]string{{cell}, {cell + cell}})
+		s.Mermaid(Pie(title, []string{cell}, []int{1}))
+		out := d.Render(limit)
+		if len(out) > limit {
+			t.Fatalf("len %d > limit %d", len(out), limit)
+		}
+		full := d.Render(1 << 30)
+		for _, l := range strings.Split(full, "\n") {
+			if strings.HasPrefix(l, "| ") && !strings.HasSuffix(l, " |") {
+				t.Fatalf("broken table row %q", l)
+			}
+		}
+	})
+}
