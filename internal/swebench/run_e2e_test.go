@@ -73,7 +73,7 @@ func TestRunEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			noLeaks(t, dc, o.OutputDir)
+			noLeaks(t, dc, LabelOutputDir+"="+o.OutputDir)
 			code := ""
 			if st.FailureReasonCode != nil {
 				code = *st.FailureReasonCode
