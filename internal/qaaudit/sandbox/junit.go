@@ -1,0 +1,89 @@
+package sandbox
+
+import (
+	"encoding/xml"
+	"fmt"
+)
+
+// JUnit is the part of pytest's --junitxml report the verdict needs.
+type JUnit struct {
+	Tests    int
+	Failures int // <failure>: an assertion or exception in the test body
+	Errors   int // <error>: collection, setup or teardown failures
+	Skipped  int // <skipped>: skips and xfails, which prove nothing
+	// Message is the first failure or error message, for the report.
+	Message string
+}
+
+type junitCase struct {
+	Name    string      `xml:"name,attr"`
+	Failure []junitItem `xml:"failure"`
+	Error   []junitItem `xml:"error"`
+	Skipped []junitItem `xml:"skipped"`
+}
+
+type junitItem struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+type junitSuite struct {
+	Cases []junitCase `xml:"testcase"`
+}
+
+type junitRoot struct {
+	XMLName xml.Name
+	Suites  []junitSuite `xml:"testsuite"`
+	Cases   []junitCase  `xml:"testcase"`
+}
+
+// ParseJUnit reads a pytest JUnit XML report (xunit1 or xunit2, with or
+// without the <testsuites> wrapper). It counts the elements of every
+// <testcase> rather than trusting the suite's attributes, whose meaning
+// changed across pytest versions.
+func ParseJUnit(data []byte) (JUnit, error) {
+	var root junitRoot
+	if err := xml.Unmarshal(data, &root); err != nil {
+		return JUnit{}, fmt.Errorf("parse JUnit XML: %w", err)
+	}
+	var cases []junitCase
+	switch root.XMLName.Local {
+	case "testsuites":
+		for _, s := range root.Suites {
+			cases = append(cases, s.Cases...)
+		}
+	case "testsuite":
+		cases = root.Cases
+	default:
+		return JUnit{}, fmt.Errorf("parse JUnit XML: root element <%s>, expected <testsuites> or <testsuite>", root.XMLName.Local)
+	}
+	var j JUnit
+	for _, c := range cases {
+		j.Tests++
+		switch {
+		case len(c.Error) > 0:
+			j.Errors++
+			j.note(c.Name, c.Error[0])
+		case len(c.Failure) > 0:
+			j.Failures++
+			j.note(c.Name, c.Failure[0])
+		case len(c.Skipped) > 0:
+			j.Skipped++
+		}
+	}
+	return j, nil
+}
+
+func (j *JUnit) note(name string, it junitItem) {
+	if j.Message != "" {
+		return
+	}
+	msg := it.Message
+	if msg == "" {
+		msg = it.Text
+	}
+	if len(msg) > 500 {
+		msg = msg[:500] + "…"
+	}
+	j.Message = name + ": " + msg
+}

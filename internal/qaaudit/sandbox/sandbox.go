@@ -1,0 +1,350 @@
+// Package sandbox runs one generated pytest file per option of a
+// benchmark question and classifies the result, so that only a clean pass
+// or a clean assertion failure ever counts as evidence about the option.
+//
+// Each test runs in its own temporary folder, with a scrubbed environment
+// (no tokens reach generated code), a wall-clock timeout that kills the
+// whole process group, and its results read from pytest's JUnit XML. The
+// interpreter is either a Python on this machine (typically a virtualenv
+// with the benchmark's library installed) or a container image run with no
+// network.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Status classifies how one test run ended.
+type Status string
+
+// The statuses of a test run. Only StatusPassed and StatusFailed are
+// evidence about the option.
+const (
+	StatusPassed          Status = "passed"           // exit 0, every test passed: the option is true
+	StatusFailed          Status = "failed"           // exit 1, assertion or exception in a test body: the option is false
+	StatusError           Status = "error"            // setup/teardown error, internal or usage error, crash, unreadable report
+	StatusTimeout         Status = "timeout"          // killed at the timeout
+	StatusCollectionError Status = "collection_error" // exit 2: syntax or import error, interrupted
+	StatusNoTests         Status = "no_tests"         // exit 5: nothing collected
+	StatusSkipped         Status = "skipped"          // every test skipped or xfailed
+)
+
+// Runner runs option tests. The zero value runs "python3" from PATH with a
+// 60-second timeout.
+type Runner struct {
+	// Python is the interpreter: a path on this machine, or the command
+	// inside Image. Empty means "python3".
+	Python string
+	// Image, when set, runs each test in a fresh container of this image
+	// with --network none through the Docker Engine API.
+	Image string
+	// DockerHost is the engine for Image (a unix:// DOCKER_HOST); empty
+	// means the default socket.
+	DockerHost string
+	// Timeout bounds each test run; zero means DefaultTimeout.
+	Timeout time.Duration
+	// AllowEnv names parent environment variables passed to the test
+	// besides the fixed minimal set (PATH, LANG, HOME=<temp>,
+	// PYTHONDONTWRITEBYTECODE=1). Never list secrets here.
+	AllowEnv []string
+	// Env adds fixed KEY=VALUE entries, e.g. PYTHONPATH of a checkout.
+	Env []string
+	// WorkDir is the parent of the per-test temporary folders; empty
+	// means the system temporary folder.
+	WorkDir string
+	// Keep leaves each test's folder in place after the run (the report
+	// links the test files); otherwise it is removed.
+	Keep bool
+	// OutputLimit caps Outcome.Output in bytes; zero means DefaultOutputLimit.
+	OutputLimit int
+	// Getenv reads the parent environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Defaults of a zero Runner.
+const (
+	DefaultTimeout     = 60 * time.Second
+	DefaultOutputLimit = 8 << 10
+)
+
+// TestSpec is one option's test file.
+type TestSpec struct {
+	CaseID string // the question's id (any text; sanitised for folder names)
+	Option string // the option key: letters, digits and underscores
+	Source []byte // the content of test_option_<Option>.py
+	// SupportFiles are extra files (relative paths) written beside the
+	// test, e.g. the question's code snippet as a module.
+	SupportFiles map[string][]byte
+}
+
+// Outcome is how one option test ended.
+type Outcome struct {
+	Status    Status        `json:"status"`
+	Evidence  bool          `json:"evidence"` // passed or failed: a statement about the option
+	ExitCode  int           `json:"exit_code"`
+	Duration  time.Duration `json:"duration_ns"`
+	TestPath  string        `json:"test_path"`  // where the test ran; removed afterwards unless Runner.Keep
+	JUnitPath string        `json:"junit_path"` // the JUnit report when kept, else ""
+	Tests     int           `json:"tests"`
+	Failures  int           `json:"failures"`
+	Errors    int           `json:"errors"`
+	Skipped   int           `json:"skipped"`
+	Message   string        `json:"message,omitempty"` // first failure or error message
+	Output    string        `json:"output"`            // pytest's output, truncated to OutputLimit
+}
+
+// Proven tells what the outcome proves about the option as stated:
+// (true, true) for a pass, (false, true) for an assertion failure, and
+// evidence=false for everything else.
+func (o Outcome) Proven() (truth, evidence bool) {
+	switch o.Status {
+	case StatusPassed:
+		return true, true
+	case StatusFailed:
+		return false, true
+	}
+	return false, false
+}
+
+var optionPattern = regexp.MustCompile(`^[A-Za-z0-9_]{1,16}$`)
+
+// TestFileName is the name of an option's test file.
+func TestFileName(option string) string { return "test_option_" + option + ".py" }
+
+// RunTest writes spec into a fresh folder and runs it. The error is
+// non-nil only when the test could not be run at all (bad spec, no
+// interpreter, engine down) or ctx was cancelled; every other ending,
+// including a hang, is an Outcome.
+func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
+	if !optionPattern.MatchString(spec.Option) {
+		return Outcome{}, fmt.Errorf("option %q: expected 1-16 letters, digits or underscores", spec.Option)
+	}
+	if len(spec.Source) == 0 {
+		return Outcome{}, fmt.Errorf("case %s option %s: empty test source", spec.CaseID, spec.Option)
+	}
+	testName := TestFileName(spec.Option)
+	for name := range spec.SupportFiles {
+		if err := checkRelPath(name); err != nil {
+			return Outcome{}, fmt.Errorf("case %s option %s: support file %q: %w", spec.CaseID, spec.Option, name, err)
+		}
+		if path.Clean(name) == testName || path.Clean(name) == reportName {
+			return Outcome{}, fmt.Errorf("case %s option %s: support file %q would replace the test or its report", spec.CaseID, spec.Option, name)
+		}
+	}
+	dir, err := os.MkdirTemp(r.WorkDir, "qa_"+slug(spec.CaseID)+"_"+spec.Option+"_")
+	if err != nil {
+		return Outcome{}, fmt.Errorf("create sandbox folder: %w", err)
+	}
+	if !r.Keep {
+		defer os.RemoveAll(dir)
+	}
+	files := map[string][]byte{testName: spec.Source}
+	if _, ok := spec.SupportFiles["pytest.ini"]; !ok {
+		// An ini file in the folder makes it pytest's rootdir and stops
+		// pytest from picking up configuration from parent folders.
+		files["pytest.ini"] = []byte("[pytest]\n")
+	}
+	for name, data := range spec.SupportFiles {
+		files[path.Clean(name)] = data
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return Outcome{}, fmt.Errorf("write sandbox file: %w", err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return Outcome{}, fmt.Errorf("write sandbox file: %w", err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, homeName), 0o755); err != nil {
+		return Outcome{}, fmt.Errorf("create sandbox home: %w", err)
+	}
+	run := runLocal
+	if r.Image != "" {
+		run = runContainer
+	}
+	raw, err := run(ctx, r, dir, files, testName)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := classify(raw)
+	out.TestPath = filepath.Join(dir, testName)
+	out.Output = truncate(raw.output, r.outputLimit())
+	if raw.junit != nil && r.Keep {
+		out.JUnitPath = filepath.Join(dir, reportName)
+	}
+	if ctx.Err() != nil {
+		return out, fmt.Errorf("case %s option %s: %w", spec.CaseID, spec.Option, ctx.Err())
+	}
+	return out, nil
+}
+
+const (
+	reportName = "junit.xml"
+	homeName   = ".home"
+)
+
+// rawResult is what a backend observed.
+type rawResult struct {
+	exitCode int
+	timedOut bool
+	duration time.Duration
+	junit    []byte // nil when pytest wrote no report
+	output   []byte
+}
+
+// pytestArgs are the arguments after the interpreter.
+func pytestArgs(reportPath, testName string) []string {
+	return []string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit2",
+		"--junitxml=" + reportPath, testName}
+}
+
+// environment builds the scrubbed environment of a test.
+func (r *Runner) environment(home string) []string {
+	getenv := r.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	pathVar := getenv("PATH")
+	if pathVar == "" {
+		pathVar = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	}
+	lang := getenv("LANG")
+	if lang == "" {
+		lang = "C.UTF-8"
+	}
+	env := []string{"PATH=" + pathVar, "HOME=" + home, "LANG=" + lang, "PYTHONDONTWRITEBYTECODE=1"}
+	for _, name := range r.AllowEnv {
+		if v := getenv(name); v != "" && name != "PATH" && name != "HOME" {
+			env = append(env, name+"="+v)
+		}
+	}
+	return append(env, r.Env...)
+}
+
+func (r *Runner) python() string {
+	if r.Python != "" {
+		return r.Python
+	}
+	return "python3"
+}
+
+func (r *Runner) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (r *Runner) outputLimit() int {
+	if r.OutputLimit > 0 {
+		return r.OutputLimit
+	}
+	return DefaultOutputLimit
+}
+
+// classify maps pytest's exit code and JUnit report to a Status. The exit
+// code alone is not enough: exit 1 also covers setup errors, which prove
+// nothing about the option.
+func classify(raw rawResult) Outcome {
+	o := Outcome{ExitCode: raw.exitCode, Duration: raw.duration}
+	if raw.timedOut {
+		o.Status = StatusTimeout
+		o.Message = "killed after the timeout"
+		return o
+	}
+	var j JUnit
+	var jerr error
+	if raw.junit != nil {
+		j, jerr = ParseJUnit(raw.junit)
+		o.Tests, o.Failures, o.Errors, o.Skipped, o.Message = j.Tests, j.Failures, j.Errors, j.Skipped, j.Message
+	}
+	reportOK := raw.junit != nil && jerr == nil
+	switch raw.exitCode {
+	case 0:
+		switch {
+		case !reportOK:
+			o.Status, o.Message = StatusError, "pytest exited 0 but wrote no readable JUnit report"
+		case j.Tests == 0:
+			o.Status = StatusNoTests
+		case j.Failures > 0 || j.Errors > 0:
+			o.Status, o.Message = StatusError, "pytest exited 0 but its report lists failures: "+j.Message
+		case j.Skipped == j.Tests:
+			o.Status, o.Message = StatusSkipped, "every test was skipped or xfailed"
+		default:
+			o.Status, o.Evidence = StatusPassed, true
+		}
+	case 1:
+		switch {
+		case !reportOK:
+			o.Status, o.Message = StatusError, "pytest exited 1 but wrote no readable JUnit report"
+		case j.Errors > 0:
+			o.Status = StatusError // setup or teardown error: not a statement about the option
+		case j.Failures > 0:
+			o.Status, o.Evidence = StatusFailed, true
+		default:
+			o.Status, o.Message = StatusError, "pytest exited 1 but its report lists no failure"
+		}
+	case 2:
+		o.Status = StatusCollectionError
+		if o.Message == "" {
+			o.Message = "interrupted or collection error (pytest exit 2)"
+		}
+	case 5:
+		o.Status, o.Message = StatusNoTests, "no tests collected (pytest exit 5)"
+	case 3:
+		o.Status, o.Message = StatusError, "pytest internal error (exit 3)"
+	case 4:
+		o.Status, o.Message = StatusError, "pytest usage error (exit 4)"
+	default:
+		o.Status, o.Message = StatusError, fmt.Sprintf("pytest ended with exit code %d", raw.exitCode)
+	}
+	return o
+}
+
+func checkRelPath(name string) error {
+	if name == "" || strings.HasPrefix(name, "/") || strings.Contains(name, "\\") {
+		return errors.New("expected a relative path with forward slashes")
+	}
+	clean := path.Clean(name)
+	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
+		return errors.New("path leaves the sandbox folder")
+	}
+	if strings.HasPrefix(clean, homeName) {
+		return errors.New("path is reserved for the sandbox")
+	}
+	return nil
+}
+
+var slugPattern = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// slug turns a case id into a short folder-name fragment.
+func slug(id string) string {
+	s := strings.Trim(slugPattern.ReplaceAllString(id, "_"), "_")
+	if len(s) > 40 {
+		s = s[len(s)-40:]
+	}
+	if s == "" {
+		s = "case"
+	}
+	return s
+}
+
+// truncate keeps the head and the tail of long output, where pytest puts
+// the failure summary.
+func truncate(b []byte, limit int) string {
+	if len(b) <= limit {
+		return string(b)
+	}
+	head := limit / 4
+	tail := limit - head
+	return string(b[:head]) + fmt.Sprintf("\n… %d bytes omitted …\n", len(b)-limit) + string(b[len(b)-tail:])
+}

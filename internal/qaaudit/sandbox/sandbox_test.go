@@ -1,0 +1,239 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+const (
+	passing = "def test_option():\n    assert sorted([3, 1, 2]) == [1, 2, 3]\n"
+	raising = "import pytest\n\ndef test_option():\n    with pytest.raises(ZeroDivisionError):\n        1 / 0\n"
+	failing = "def test_option():\n    assert 'a'.upper() == 'a', 'upper() changes case'\n"
+	throws  = "def test_option():\n    {}['missing']\n"
+	syntax  = "def test_option(:\n    pass\n"
+	badImp  = "import module_that_does_not_exist\n\ndef test_option():\n    pass\n"
+	hangs   = "import time\n\ndef test_option():\n    time.sleep(60)\n"
+	noTests = "def helper():\n    return 1\n"
+	skipped = "import pytest\n\n@pytest.mark.skip(reason='no')\ndef test_option():\n    pass\n"
+	xfailed = "import pytest\n\n@pytest.mark.xfail\ndef test_option():\n    assert False\n"
+	fixErr  = "import pytest\n\n@pytest.fixture\ndef broken():\n    raise RuntimeError('fixture broke')\n\ndef test_option(broken):\n    pass\n"
+	support = "from snippet import answer\n\ndef test_option():\n    assert answer() == 42\n"
+)
+
+func TestRunTestClassifiesRealPytest(t *testing.T) {
+	python := testenv.Python(t)
+	tests := []struct {
+		name     string
+		src      string
+		support  map[string][]byte
+		status   Status
+		evidence bool
+		truth    bool
+		exit     int
+		message  string
+	}{
+		{"pass", passing, nil, StatusPassed, true, true, 0, ""},
+		{"expected exception", raising, nil, StatusPassed, true, true, 0, ""},
+		{"assertion failure", failing, nil, StatusFailed, true, false, 1, "upper() changes case"},
+		{"exception in body", throws, nil, StatusFailed, true, false, 1, "KeyError"},
+		{"syntax error", syntax, nil, StatusCollectionError, false, false, 2, "collection failure"},
+		{"import error", badImp, nil, StatusCollectionError, false, false, 2, "collection failure"},
+		{"no tests", noTests, nil, StatusNoTests, false, false, 5, "no tests"},
+		{"skipped", skipped, nil, StatusSkipped, false, false, 0, "skipped"},
+		{"xfail", xfailed, nil, StatusSkipped, false, false, 0, "skipped"},
+		{"fixture error", fixErr, nil, StatusError, false, false, 1, "fixture broke"},
+		{"support file", support, map[string][]byte{"snippet.py": []byte("def answer():\n    return 42\n")}, StatusPassed, true, true, 0, ""},
+	}
+	r := &Runner{Python: python, Timeout: 60 * time.Second, WorkDir: t.TempDir(), Keep: true}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := r.RunTest(context.Background(), TestSpec{CaseID: "suite:case " + tt.name, Option: "B", Source: []byte(tt.src), SupportFiles: tt.support})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Status != tt.status || out.Evidence != tt.evidence || out.ExitCode != tt.exit {
+				t.Fatalf("outcome = %s evidence=%v exit=%d (%s)\n%s", out.Status, out.Evidence, out.ExitCode, out.Message, out.Output)
+			}
+			if truth, ev := out.Proven(); truth != tt.truth || ev != tt.evidence {
+				t.Errorf("Proven() = %v, %v", truth, ev)
+			}
+			if !strings.Contains(out.Message, tt.message) {
+				t.Errorf("message %q does not contain %q", out.Message, tt.message)
+			}
+			if filepath.Base(out.TestPath) != "test_option_B.py" {
+				t.Errorf("test path %q", out.TestPath)
+			}
+			if got, _ := os.ReadFile(out.TestPath); string(got) != tt.src {
+				t.Errorf("kept test file = %q", got)
+			}
+			if out.Duration <= 0 {
+				t.Error("no duration")
+			}
+		})
+	}
+}
+
+func TestEachOptionGetsItsOwnFolder(t *testing.T) {
+	python := testenv.Python(t)
+	work := t.TempDir()
+	r := &Runner{Python: python, WorkDir: work, Keep: true}
+	// Option A leaves a file behind; option B must not see it.
+	a := "import os\n\ndef test_option():\n    open('left_over.txt', 'w').write('x')\n    assert os.path.exists('left_over.txt')\n"
+	b := "import os\n\ndef test_option():\n    assert not os.path.exists('left_over.txt')\n"
+	oa, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(a)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "B", Source: []byte(b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oa.Status != StatusPassed || ob.Status != StatusPassed {
+		t.Fatalf("statuses %s, %s\n%s", oa.Status, ob.Status, ob.Output)
+	}
+	if filepath.Dir(oa.TestPath) == filepath.Dir(ob.TestPath) {
+		t.Error("options share a folder")
+	}
+	if _, err := os.Stat(oa.JUnitPath); err != nil {
+		t.Errorf("JUnit report not kept: %v", err)
+	}
+}
+
+func TestFoldersAreRemovedUnlessKept(t *testing.T) {
+	python := testenv.Python(t)
+	work := t.TempDir()
+	r := &Runner{Python: python, WorkDir: work}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(passing)})
+	if err != nil || out.Status != StatusPassed {
+		t.Fatalf("%v %s", err, out.Status)
+	}
+	if entries, _ := os.ReadDir(work); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+	if out.JUnitPath != "" {
+		t.Errorf("JUnit path %q of a removed folder", out.JUnitPath)
+	}
+}
+
+func TestHangingTestTimesOutAndIsKilled(t *testing.T) {
+	python := testenv.Python(t)
+	work := t.TempDir()
+	pidFile := filepath.Join(work, "child.pid")
+	// The test starts a grandchild that would outlive a plain kill.
+	src := "import subprocess, time\n\ndef test_option():\n    p = subprocess.Popen(['sleep', '60'])\n    open(" + pyStr(pidFile) + ", 'w').write(str(p.pid))\n    time.sleep(60)\n"
+	r := &Runner{Python: python, Timeout: 3 * time.Second, WorkDir: work}
+	start := time.Now()
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "C", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusTimeout || out.Evidence {
+		t.Fatalf("status = %s evidence=%v", out.Status, out.Evidence)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("timeout took %s", time.Since(start))
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("grandchild pid: %v", err)
+	}
+	assertGone(t, strings.TrimSpace(string(data)))
+}
+
+func assertGone(t *testing.T, pid string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("grandchild %s still runs after the timeout", pid)
+}
+
+func pyStr(s string) string { return "'" + strings.ReplaceAll(s, "'", "\\'") + "'" }
+
+func TestEnvironmentIsScrubbed(t *testing.T) {
+	python := testenv.Python(t)
+	parent := map[string]string{
+		"PATH":           os.Getenv("PATH"),
+		"GITHUB_TOKEN":   "ghs_secret",
+		"GEMINI_API_KEY": "AIza-secret",
+		"LANG":           "C.UTF-8",
+		"PYTHONPATH":     "/somewhere",
+		"ADK_FLAVOUR":    "allowed",
+	}
+	src := `import os
+
+def test_option():
+    env = dict(os.environ)
+    assert "GITHUB_TOKEN" not in env, "token leaked"
+    assert "GEMINI_API_KEY" not in env, "key leaked"
+    assert "PYTHONPATH" not in env
+    assert env["ADK_FLAVOUR"] == "allowed"
+    assert env["EXTRA"] == "1"
+    assert env["PYTHONDONTWRITEBYTECODE"] == "1"
+    assert env["HOME"].startswith(os.getcwd())
+    assert os.path.isdir(env["HOME"])
+    assert set(env) <= {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "ADK_FLAVOUR", "EXTRA", "PYTEST_CURRENT_TEST", "PYTEST_VERSION"}, sorted(env)
+`
+	r := &Runner{Python: python, WorkDir: t.TempDir(), AllowEnv: []string{"ADK_FLAVOUR", "HOME"}, Env: []string{"EXTRA=1"},
+		Getenv: func(k string) string { return parent[k] }}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "D", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusPassed {
+		t.Fatalf("status %s: %s\n%s", out.Status, out.Message, out.Output)
+	}
+}
+
+func TestBadSpecsAreRejected(t *testing.T) {
+	r := &Runner{Python: "python3", WorkDir: t.TempDir()}
+	tests := []struct {
+		name string
+		spec TestSpec
+		err  string
+	}{
+		{"option with slash", TestSpec{Option: "A/B", Source: []byte(passing)}, "letters, digits"},
+		{"empty option", TestSpec{Option: "", Source: []byte(passing)}, "letters, digits"},
+		{"empty source", TestSpec{CaseID: "s:c", Option: "A"}, "empty test source"},
+		{"support escapes", TestSpec{Option: "A", Source: []byte(passing), SupportFiles: map[string][]byte{"../x.py": nil}}, "leaves the sandbox"},
+		{"support absolute", TestSpec{Option: "A", Source: []byte(passing), SupportFiles: map[string][]byte{"/etc/x": nil}}, "relative path"},
+		{"support replaces test", TestSpec{Option: "A", Source: []byte(passing), SupportFiles: map[string][]byte{"./test_option_A.py": nil}}, "would replace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := r.RunTest(context.Background(), tt.spec); err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("err = %v, want %q", err, tt.err)
+			}
+		})
+	}
+}
+
+func TestMissingInterpreterIsAnError(t *testing.T) {
+	r := &Runner{Python: filepath.Join(t.TempDir(), "no-python"), WorkDir: t.TempDir()}
+	if _, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(passing)}); err == nil || !strings.Contains(err.Error(), "no-python") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCancelledContextIsAnError(t *testing.T) {
+	python := testenv.Python(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Runner{Python: python, WorkDir: t.TempDir()}
+	go func() { time.Sleep(500 * time.Millisecond); cancel() }()
+	out, err := r.RunTest(ctx, TestSpec{CaseID: "s:c", Option: "A", Source: []byte(hangs)})
+	if err == nil || out.Evidence {
+		t.Fatalf("err = %v, outcome %+v", err, out)
+	}
+}
