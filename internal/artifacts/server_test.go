@@ -49,9 +49,8 @@ func actServer(t testing.TB) (baseURL, storage string) {
 	}
 	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	stop := actartifacts.Serve(ctx, storage, "127.0.0.1", port)
-	t.Cleanup(func() { stop(); cancel() })
+	stop := actartifacts.Serve(context.Background(), storage, "127.0.0.1", port)
+	t.Cleanup(stop)
 	baseURL = "http://127.0.0.1:" + port + "/"
 	deadline := time.Now().Add(10 * time.Second)
 	for {
