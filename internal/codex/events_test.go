@@ -150,6 +150,9 @@ func FuzzParseEvents(f *testing.F) {
 		if (errA == nil) != (errC == nil) || !reflect.DeepEqual(a, c) {
 			t.Fatalf("parse is not deterministic: %v / %v", errA, errC)
 		}
+		if !bytes.Contains(b, []byte("{")) && (errA != nil || !reflect.DeepEqual(a, Events{})) {
+			t.Fatalf("input without a JSON object gave %+v, %v; want nothing", a, errA)
+		}
 		if errA == nil && a.Usage.InputTokens < 0 && !bytes.Contains(b, []byte("-")) {
 			t.Fatalf("negative usage without a minus sign in the input")
 		}

@@ -3,7 +3,6 @@ package swebench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/ralph"
+	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
@@ -22,145 +22,196 @@ import (
 // the container; the container shares the host network and reaches a
 // scripted Responses API server on 127.0.0.1. The scripted model makes
 // Codex write the plan, then archive the plan documents and write the
-// patch, which the runner must classify as a success.
+// patch, which the runner must classify as a success. The second case
+// takes a handoff first, so `codex exec resume` runs in the container too.
 func TestRunRealCodex(t *testing.T) {
 	codexBin := testenv.Codex(t)
-	dc := dockerClient(t)
+	dc := swebenchtest.Docker(t)
 	const model = "qwen3-coder-next-FP8"
-	id := "acme__realcodex-4242"
-	dir := t.TempDir()
-	out := filepath.Join(dir, "run", id)
-	p := PathsFor(out, id)
 	const patch = "diff --git a/README b/README\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-code\n+fixed code\n"
-
-	srv := fakeresponses.New([]string{model},
-		// plan: one tool call writing the plan, then a closing message.
-		fakeresponses.Turn{
-			Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n1. fix README\\n' > " + filepath.Join(p.Plans, ralph.PlanFile) + " && echo PLAN_WRITTEN")},
-			Usage: fakeresponses.Usage{InputTokens: 1000, CachedTokens: 200, OutputTokens: 30, ReasoningTokens: 5},
-		},
-		fakeresponses.Turn{
-			Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")},
-			Usage: fakeresponses.Usage{InputTokens: 1100, CachedTokens: 1000, OutputTokens: 4},
-		},
-		// execute pass 1: archive both plan documents and write the patch.
-		fakeresponses.Turn{
-			Items: []fakeresponses.Item{fakeresponses.Shell("mkdir -p " + filepath.Join(p.Plans, "archive") +
-				" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + filepath.Join(p.Plans, "archive") + "/" +
-				" && printf '" + strings.ReplaceAll(patch, "\n", "\\n") + "' > " + p.Patch + " && echo EXECUTED")},
-			Usage: fakeresponses.Usage{InputTokens: 2000, CachedTokens: 100, OutputTokens: 60, ReasoningTokens: 9},
-		},
-		fakeresponses.Turn{
-			Items: []fakeresponses.Item{fakeresponses.Message("Done.")},
-			Usage: fakeresponses.Usage{InputTokens: 2100, CachedTokens: 2000, OutputTokens: 3},
-		},
-	)
-	defer srv.Close()
-
-	tmpl := "sweb.eval.arm64.{id}:latest"
-	importRealCodexImage(t, dc, ImageName(tmpl, id))
-	prompts, err := ralph.LoadPrompts("")
-	if err != nil {
-		t.Fatal(err)
+	type phase struct {
+		name  ralph.Phase
+		turns []fakeresponses.Turn
+		usage ralph.Usage // the phase's own tokens
 	}
-	o := Options{
-		InstanceID: id, OutputDir: out, ManifestDir: filepath.Dir(out),
-		MaxLoops: 2, PhaseTimeout: 2 * time.Minute, Prompts: prompts,
-		DatasetFile: datasetFile(t, dir, id), ImageTemplate: tmpl,
-		CodexBinary: codexBin,
-		Provider:    &codex.Provider{BaseURL: srv.BaseURL(), Model: model},
-		Env:         []string{"HOME=/root"},
-		Network:     "host", Docker: dc,
+	u := func(in, cached, out, reasoning int64) fakeresponses.Usage {
+		return fakeresponses.Usage{InputTokens: in, CachedTokens: cached, OutputTokens: out, ReasoningTokens: reasoning}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	st, err := Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
+	planPhase := func(p Paths) phase {
+		return phase{ralph.PhasePlan, []fakeresponses.Turn{
+			{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n1. fix README\\n' > " + filepath.Join(p.Plans, ralph.PlanFile) + " && echo PLAN_WRITTEN")}, Usage: u(1000, 200, 30, 5)},
+			{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}, Usage: u(1100, 1000, 4, 0)},
+		}, ralph.Usage{InputTokens: 2100, CachedInputTokens: 1200, OutputTokens: 34, ReasoningOutputTokens: 5}}
 	}
-	defer noLeaks(t, dc, out)
-	if st.Status != ralph.StatusSuccess {
-		logs, _ := os.ReadDir(p.Logs)
-		for _, l := range logs {
-			b, _ := os.ReadFile(filepath.Join(p.Logs, l.Name()))
-			t.Logf("--- %s\n%s", l.Name(), b)
-		}
-		t.Fatalf("status %s (%v): %s; violations %q", st.Status, st.FailureReasonCode, st.FailureReasonDetail, srv.Violations())
+	fixPhase := func(p Paths) phase {
+		archive := filepath.Join(p.Plans, "archive")
+		cmd := "mkdir -p " + archive +
+			" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/" +
+			" && printf '" + strings.ReplaceAll(patch, "\n", "\\n") + "' > " + p.Patch + " && echo EXECUTED"
+		return phase{ralph.PhaseExecute, []fakeresponses.Turn{
+			{Items: []fakeresponses.Item{fakeresponses.Shell(cmd)}, Usage: u(2000, 100, 60, 9)},
+			{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}, Usage: u(2100, 2000, 3, 0)},
+		}, ralph.Usage{InputTokens: 4100, CachedInputTokens: 2100, OutputTokens: 63, ReasoningOutputTokens: 9}}
 	}
-	if v := srv.Violations(); len(v) > 0 {
-		t.Errorf("protocol violations: %q", v)
-	}
-	if srv.Remaining() != 0 {
-		t.Errorf("%d scripted turns unused", srv.Remaining())
-	}
-
-	// The agent's files, written by real commands inside the container.
-	for _, f := range []string{ralph.SpecFile, ralph.PlanFile} {
-		if _, err := os.Stat(filepath.Join(p.Plans, "archive", f)); err != nil {
-			t.Errorf("plan document not archived: %v", err)
-		}
-	}
-	if b, _ := os.ReadFile(p.Patch); string(b) != patch {
-		t.Errorf("%s = %q, want %q", p.Patch, b, patch)
-	}
-	var pred Pred
-	readJSON(t, p.Pred, &pred)
-	if pred != (Pred{ModelNameOrPath: "qwen3-coder-next-FP8,codex,ralph", InstanceID: id, ModelPatch: patch}) {
-		t.Errorf(".pred = %+v", pred)
-	}
-
-	// status.json: the outcome and the tokens Codex reported per phase.
-	var got Status
-	readJSON(t, p.Status, &got)
-	if got.Status != "success" || got.FailureReasonCode != nil || got.ExecutePasses != 1 {
-		t.Errorf("status.json: status %q code %v passes %d", got.Status, got.FailureReasonCode, got.ExecutePasses)
-	}
-	wantPhases := []struct {
-		phase ralph.Phase
-		usage ralph.Usage
+	tests := []struct {
+		name   string
+		phases func(p Paths) []phase
 	}{
-		{ralph.PhasePlan, ralph.Usage{InputTokens: 2100, CachedInputTokens: 1200, OutputTokens: 34, ReasoningOutputTokens: 5}},
-		{ralph.PhaseExecute, ralph.Usage{InputTokens: 4100, CachedInputTokens: 2100, OutputTokens: 63, ReasoningOutputTokens: 9}},
+		{name: "success on the first execute pass", phases: func(p Paths) []phase { return []phase{planPhase(p), fixPhase(p)} }},
+		{name: "success after a handoff", phases: func(p Paths) []phase {
+			return []phase{
+				planPhase(p),
+				{ralph.PhaseExecute, []fakeresponses.Turn{{Items: []fakeresponses.Item{fakeresponses.Message("EXEC1_NOT_DONE: need another pass.")}, Usage: u(500, 0, 10, 1)}},
+					ralph.Usage{InputTokens: 500, OutputTokens: 10, ReasoningOutputTokens: 1}},
+				{ralph.PhaseHandoff, []fakeresponses.Turn{{Items: []fakeresponses.Item{fakeresponses.Message("Handoff written.")}, Usage: u(700, 500, 20, 2)}},
+					ralph.Usage{InputTokens: 700, CachedInputTokens: 500, OutputTokens: 20, ReasoningOutputTokens: 2}},
+				fixPhase(p),
+			}
+		}},
 	}
-	if len(got.Phases) != len(wantPhases) {
-		t.Fatalf("status.json has %d phases, want %d: %+v", len(got.Phases), len(wantPhases), got.Phases)
-	}
-	for i, w := range wantPhases {
-		ph := got.Phases[i]
-		if ph.Phase != w.phase || ph.Usage != w.usage || ph.ExitCode != 0 || ph.Failed {
-			t.Errorf("phase %d = %+v, want %s with usage %+v", i, ph, w.phase, w.usage)
-		}
-		if len(ph.ThreadID) != 36 {
-			t.Errorf("phase %d thread id %q", i, ph.ThreadID)
-		}
-	}
-	if got.Phases[0].ThreadID == got.Phases[1].ThreadID {
-		t.Error("execute reused the plan session; it must start a new one")
-	}
-	if want := (ralph.Usage{InputTokens: 6200, CachedInputTokens: 3300, OutputTokens: 97, ReasoningOutputTokens: 14}); got.Usage != want {
-		t.Errorf("status.json usage %+v, want %+v", got.Usage, want)
-	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := "acme__realcodex-" + string(rune('1'+i)) + "00"
+			dir := t.TempDir()
+			out := filepath.Join(dir, "run", id)
+			p := PathsFor(out, id)
+			phases := tc.phases(p)
+			var script []fakeresponses.Turn
+			for _, ph := range phases {
+				script = append(script, ph.turns...)
+			}
+			srv := fakeresponses.New([]string{model}, script...)
+			defer srv.Close()
 
-	// What Codex sent: the rendered prompts, from inside the container.
-	reqs := srv.ResponseRequests()
-	if len(reqs) != 4 {
-		t.Fatalf("%d model requests, want 4", len(reqs))
-	}
-	if !strings.Contains(reqs[0].InputText(), "Fix the bug in "+id) && !strings.Contains(reqs[0].InputText(), p.Plans) {
-		t.Errorf("the plan prompt names neither the problem nor the plans folder:\n%s", reqs[0].InputText())
-	}
-	if outs := reqs[3].FunctionOutputs(); len(outs) != 1 || !strings.Contains(outs[0], "EXECUTED") {
-		t.Errorf("execute tool output %q", outs)
-	}
+			tmpl := "sweb.eval.arm64.{id}:latest"
+			importRealCodexImage(t, dc, ImageName(tmpl, id))
+			prompts, err := ralph.LoadPrompts("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{
+				InstanceID: id, OutputDir: out, ManifestDir: filepath.Dir(out),
+				MaxLoops: 2, PhaseTimeout: 2 * time.Minute, Prompts: prompts,
+				DatasetFile: swebenchtest.DatasetFile(t, dir, id), ImageTemplate: tmpl,
+				CodexBinary: codexBin,
+				Provider:    &codex.Provider{BaseURL: srv.BaseURL(), Model: model},
+				Env:         []string{"HOME=/root"},
+				Network:     "host", Docker: dc,
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			st, err := Run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			swebenchtest.NoLeaks(t, dc, LabelOutputDir+"="+out)
+			if st.Status != ralph.StatusSuccess {
+				logs, _ := os.ReadDir(p.Logs)
+				for _, l := range logs {
+					b, _ := os.ReadFile(filepath.Join(p.Logs, l.Name()))
+					t.Logf("--- %s\n%s", l.Name(), b)
+				}
+				t.Fatalf("status %s (%v): %s; violations %q", st.Status, st.FailureReasonCode, st.FailureReasonDetail, srv.Violations())
+			}
+			if v := srv.Violations(); len(v) > 0 {
+				t.Errorf("protocol violations: %q", v)
+			}
+			if srv.Remaining() != 0 {
+				t.Errorf("%d scripted turns unused", srv.Remaining())
+			}
 
-	// The manifest records the instance.
-	var m struct {
-		Instances map[string]struct{ Status string } `json:"instances"`
+			// The agent's files, written by real commands inside the container.
+			for _, f := range []string{ralph.SpecFile, ralph.PlanFile} {
+				if _, err := os.Stat(filepath.Join(p.Plans, "archive", f)); err != nil {
+					t.Errorf("plan document not archived: %v", err)
+				}
+			}
+			if b, _ := os.ReadFile(p.Patch); string(b) != patch {
+				t.Errorf("%s = %q, want %q", p.Patch, b, patch)
+			}
+			var pred Pred
+			swebenchtest.ReadJSON(t, p.Pred, &pred)
+			if pred != (Pred{ModelNameOrPath: "qwen3-coder-next-FP8,codex,ralph", InstanceID: id, ModelPatch: patch}) {
+				t.Errorf(".pred = %+v", pred)
+			}
+
+			// status.json: the outcome, the sessions and the tokens per phase.
+			var got Status
+			swebenchtest.ReadJSON(t, p.Status, &got)
+			passes := 0
+			for _, ph := range phases {
+				if ph.name == ralph.PhaseExecute {
+					passes++
+				}
+			}
+			if got.Status != "success" || got.FailureReasonCode != nil || got.ExecutePasses != passes {
+				t.Errorf("status.json: status %q code %v passes %d, want success, no code, %d passes", got.Status, got.FailureReasonCode, got.ExecutePasses, passes)
+			}
+			if len(got.Phases) != len(phases) {
+				t.Fatalf("status.json has %d phases, want %d: %+v", len(got.Phases), len(phases), got.Phases)
+			}
+			var total ralph.Usage
+			for i, w := range phases {
+				ph := got.Phases[i]
+				if ph.Phase != w.name || ph.ExitCode != 0 || ph.Failed || len(ph.ThreadID) != 36 {
+					t.Errorf("phase %d = %+v, want a clean %s with a thread id", i, ph, w.name)
+				}
+				// Codex reports the thread's running total in turn.completed,
+				// so a resumed phase's own share is its figure minus the
+				// resumed session's (codex.Events.Usage, codex.Usage.Sub).
+				if ph.Usage != w.usage {
+					t.Errorf("phase %d (%s) usage %+v, want its own tokens %+v (a resumed session reports the thread total; subtract the resumed phase's usage)", i, w.name, ph.Usage, w.usage)
+				}
+				total = addUsage(total, w.usage)
+				if w.name == ralph.PhaseHandoff && ph.ThreadID != got.Phases[i-1].ThreadID {
+					t.Errorf("handoff ran in thread %s, want the execute thread %s", ph.ThreadID, got.Phases[i-1].ThreadID)
+				}
+				if w.name == ralph.PhaseExecute && ph.ThreadID == got.Phases[i-1].ThreadID {
+					t.Errorf("execute pass reused thread %s; it must start a new session", ph.ThreadID)
+				}
+			}
+			if got.Usage != total {
+				t.Errorf("status.json usage %+v, want %+v", got.Usage, total)
+			}
+
+			// What Codex sent from inside the container.
+			reqs := srv.ResponseRequests()
+			if len(reqs) != len(script) {
+				t.Fatalf("%d model requests, want %d", len(reqs), len(script))
+			}
+			if !strings.Contains(reqs[0].InputText(), p.Plans) {
+				t.Errorf("the plan prompt does not name the plans folder %s:\n%s", p.Plans, reqs[0].InputText())
+			}
+			if outs := reqs[len(reqs)-1].FunctionOutputs(); len(outs) != 1 || !strings.Contains(outs[0], "EXECUTED") {
+				t.Errorf("execute tool output %q", outs)
+			}
+			for i, ph := range phases {
+				if ph.name != ralph.PhaseHandoff {
+					continue
+				}
+				// The resumed request re-sends the execute session's history.
+				n := 0
+				for _, q := range phases[:i] {
+					n += len(q.turns)
+				}
+				if text := reqs[n].InputText(); !strings.Contains(text, "EXEC1_NOT_DONE") {
+					t.Errorf("handoff request lacks the execute session's history:\n%s", text)
+				}
+			}
+
+			var m struct {
+				Instances map[string]struct{ Status string } `json:"instances"`
+			}
+			swebenchtest.ReadJSON(t, filepath.Join(o.ManifestDir, "run_manifest.json"), &m)
+			if m.Instances[id].Status != "success" {
+				t.Errorf("run_manifest.json: %+v", m.Instances)
+			}
+		})
 	}
-	readJSON(t, filepath.Join(o.ManifestDir, "run_manifest.json"), &m)
-	if m.Instances[id].Status != "success" {
-		t.Errorf("run_manifest.json: %+v", m.Instances)
-	}
+}
+
+func addUsage(a, b ralph.Usage) ralph.Usage {
+	return ralph.Usage(codex.Usage(a).Add(codex.Usage(b)))
 }
 
 // importRealCodexImage builds an instance image without codex: static
@@ -188,7 +239,7 @@ func importRealCodexImage(t testing.TB, dc *container.Client, ref string) {
 	}
 	var rootfs bytes.Buffer
 	applets := []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "test", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which"}
-	if err := writeTarWithLinks(&rootfs, base.Bytes(), applets); err != nil {
+	if err := swebenchtest.WriteTarWithLinks(&rootfs, base.Bytes(), applets); err != nil {
 		t.Fatal(err)
 	}
 	if err := dc.ImageImport(context.Background(), &rootfs, ref, "ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed"); err != nil {
@@ -196,5 +247,3 @@ func importRealCodexImage(t testing.TB, dc *container.Client, ref string) {
 	}
 	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
 }
-
-var _ = json.Marshal
