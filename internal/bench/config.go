@@ -271,3 +271,6 @@ func expand(tmpl []string, vars map[string]string, lists map[string][]string) []
 	}
 	return out
 }
+
+// String renders the duration as Go does ("1m30s").
+func (d Duration) String() string { return time.Duration(d).String() }

@@ -1,0 +1,213 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBenchmarkArgv(t *testing.T) {
+	cfg := Default("/b")
+	tests := []struct {
+		name string
+		spec RunSpec
+		want string
+	}{
+		{"whole set", RunSpec{Mode: "agent_direct", Repetitions: 1, Provider: "openai", Model: "gpt-5.1-codex-mini", OutputJSONL: "/o/agent_direct-suite.jsonl", Set: "pr-exec"},
+			"pnpm --filter @ghx-dev/benchmark run benchmark -- agent_direct 1 --provider openai --model gpt-5.1-codex-mini --output-jsonl /o/agent_direct-suite.jsonl --scenario-set pr-exec"},
+		{"rerun by scenario", RunSpec{Mode: "ghx", Repetitions: 2, Provider: "openai", Model: "m", OutputJSONL: "/o/g.jsonl", Set: "pr-exec", ScenarioIDs: []string{"a-001", "b-002"}},
+			"pnpm --filter @ghx-dev/benchmark run benchmark -- ghx 2 --provider openai --model m --output-jsonl /o/g.jsonl --scenario a-001 --scenario b-002"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(cfg.BenchmarkArgv(tc.spec), " "); got != tc.want {
+				t.Errorf("argv\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	env := strings.Join(cfg.BenchmarkEnv(RunSpec{Mode: "ghx", Manifest: "/m.json"}), " ")
+	if env != "GHX_SKIP_GH_PREFLIGHT=1 BENCH_FIXTURE_MANIFEST=/m.json" {
+		t.Errorf("ghx env %q", env)
+	}
+	if env := cfg.BenchmarkEnv(RunSpec{Mode: "agent_direct"}); len(env) != 0 {
+		t.Errorf("agent_direct env %q", env)
+	}
+}
+
+func TestFixturesArgv(t *testing.T) {
+	cfg := Default("/b")
+	tests := []struct{ action, out, seed, want string }{
+		{"status", "fixtures/latest.json", "", "pnpm --filter @ghx-dev/benchmark run fixtures -- status --out fixtures/latest.json"},
+		{"seed", "/r/fixtures/latest.json", "20260216T231045Z-pr-exec-seed", "pnpm --filter @ghx-dev/benchmark run fixtures -- seed --seed-id 20260216T231045Z-pr-exec-seed --out /r/fixtures/latest.json"},
+		{"cleanup", "fixtures/latest.json", "ignored", "pnpm --filter @ghx-dev/benchmark run fixtures -- cleanup --out fixtures/latest.json"},
+	}
+	for _, tc := range tests {
+		if got := strings.Join(cfg.FixturesArgv(tc.action, tc.out, tc.seed), " "); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.action, got, tc.want)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, body, wantErr string
+		check               func(t *testing.T, c Config)
+	}{
+		{name: "overlay keeps defaults", body: `{"bench_dir":"pkg","benchmark_timeout":"90s"}`, check: func(t *testing.T, c Config) {
+			if c.BenchDir != filepath.Join(dir, "pkg") || c.BenchmarkTimeout.String() != "1m30s" || c.Fixtures[0] != "pnpm" {
+				t.Errorf("config %+v", c)
+			}
+		}},
+		{name: "unknown key", body: "{\n  \"benchmarks\": []\n}", wantErr: `unknown field "benchmarks"`},
+		{name: "syntax error has a line", body: "{\n\"bench_dir\": \"x\",\n}", wantErr: "line 3"},
+		{name: "bad duration", body: `{"grace":"soon"}`, wantErr: `expected a positive duration such as "30m", got "soon"`},
+		{name: "template without output", body: `{"benchmark":["x","{mode}","{selector}"]}`, wantErr: "benchmark: expected the placeholder {output_jsonl}"},
+		{name: "bad env", body: `{"mode_env":{"ghx":["NOVALUE"]}}`, wantErr: `mode_env.ghx: expected KEY=VALUE, got "NOVALUE"`},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, "c"+string(rune('a'+i))+".json")
+			if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Load(p, Default("/cwd"))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), p) {
+					t.Fatalf("error %v, want one naming %s and %q", err, p, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, c)
+		})
+	}
+}
+
+func TestResolve(t *testing.T) {
+	sets, err := LoadScenarioSets(filepath.Join("..", "..", "examples", "scenario-sets.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		set     string
+		ids     []string
+		want    string
+		wantErr string
+	}{
+		{name: "whole set in order", set: "ci-diagnostics", want: "check-run-annotations-list-001,workflow-runs-list-001,workflow-run-jobs-list-001,workflow-job-logs-get-001"},
+		{name: "ids normalised and de-duplicated", set: "pr-exec", ids: []string{"pr-branch-update-001", " PR-Branch-Update-001", "pr-merge-execute-001", "pr-branch-update-001"}, want: "pr-branch-update-001,pr-merge-execute-001"},
+		{name: "unknown set", set: "nope", wantErr: `unknown scenario set "nope"`},
+		{name: "bad set name", set: "../x", wantErr: `set "../x": expected`},
+		{name: "bad id", set: "pr-exec", ids: []string{"pr_exec;rm"}, wantErr: `scenario id "pr_exec;rm": expected`},
+		{name: "id outside the set", set: "pr-exec", ids: []string{"issue-view-001"}, wantErr: `scenario id "issue-view-001" is not in set "pr-exec"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := sets.Resolve(tc.set, tc.ids)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || strings.Join(got, ",") != tc.want {
+				t.Errorf("got %v %v, want %s", got, err, tc.want)
+			}
+		})
+	}
+	for _, name := range OrderedSets {
+		if _, ok := sets.Sets[name]; !ok {
+			t.Errorf("ordered set %s missing from the example scenario sets", name)
+		}
+	}
+}
+
+func TestPolicyTable(t *testing.T) {
+	want := map[string]SeedPolicy{"pr-exec": WithSeed, "pr-thread-mutations": WithSeed, "issues": WithSeed,
+		"release-delivery": WithSeed, "workflows": WithSeed, "projects-v2": WithSeed, "pr-review-reads": WithSeed,
+		"ci-diagnostics": ReadOnly, "ci-log-analysis": ReadOnly}
+	if len(OrderedSets) != 9 {
+		t.Fatalf("%d ordered sets", len(OrderedSets))
+	}
+	for _, s := range OrderedSets {
+		if PolicyFor(s) != want[s] {
+			t.Errorf("%s: %s, want %s", s, PolicyFor(s), want[s])
+		}
+	}
+}
+
+func TestParseScenarioSetsErrors(t *testing.T) {
+	tests := []struct{ body, want string }{
+		{`[]`, "expected a JSON object"},
+		{"{\n\"a\": [\"x-001\"],\n", "line 3"},
+		{`{"a": []}`, `set "a": expected a non-empty array`},
+		{`{"a": ["ok-001", ""]}`, `set "a" item 1`},
+		{`{"a": "x-001"}`, `set "a": expected a non-empty array`},
+	}
+	for _, tc := range tests {
+		_, err := ParseScenarioSets("s.json", []byte(tc.body))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "s.json") {
+			t.Errorf("%s: error %v, want %q", tc.body, err, tc.want)
+		}
+	}
+}
+
+func TestCheckManifest(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ body, want string }{
+		{`{"version":1,"repo":{"full_name":"o/r"}}`, ""},
+		{`{"version":2,"repo":{"full_name":"o/r"}}`, "field version: expected 1"},
+		{`{"version":1}`, "field repo.full_name"},
+		{`nope`, "expected a JSON object"},
+	}
+	for i, tc := range tests {
+		p := filepath.Join(dir, string(rune('a'+i))+".json")
+		os.WriteFile(p, []byte(tc.body), 0o644)
+		err := CheckManifest(p)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.body, err, tc.want)
+		}
+	}
+	if err := CheckManifest(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("missing manifest accepted")
+	}
+}
+
+// FuzzParseScenarioSets checks that every accepted manifest resolves
+// each of its sets to valid, unique IDs.
+func FuzzParseScenarioSets(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "scenario-sets.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"a":["x-001","x-001"]}`))
+	f.Add([]byte(`{"a":["X-001"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sets, err := ParseScenarioSets("fuzz.json", data)
+		if err != nil {
+			return
+		}
+		for name := range sets.Sets {
+			ids, err := sets.Resolve(name, nil)
+			if err != nil {
+				if CheckSetName(name) == nil {
+					t.Fatalf("valid set %q does not resolve: %v", name, err)
+				}
+				continue
+			}
+			seen := map[string]bool{}
+			for _, id := range ids {
+				if _, err := NormalizeScenarioID(id); err != nil || seen[id] {
+					t.Fatalf("set %q resolves to bad or duplicate id %q", name, id)
+				}
+				seen[id] = true
+			}
+		}
+	})
+}

@@ -1,0 +1,168 @@
+package verify_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/bench"
+	"github.com/benchgate/benchgate/internal/verify"
+)
+
+func readConsolidated(t *testing.T, path string) verify.Consolidated {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("consolidated summary: %v", err)
+	}
+	var c verify.Consolidated
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestOrderedEndToEnd(t *testing.T) {
+	tests := []struct {
+		name          string
+		failures      string
+		extra         []string
+		noManifest    bool
+		wantCode      int
+		wantStatus    string
+		wantStatuses  []string // per ordered set
+		wantCleanup   bool
+		wantConfirmed bool
+		wantStdout    []string
+	}{
+		{
+			name: "all sets pass, cleanup, confirmation printed", failures: "flaky.json",
+			wantCode: 0, wantStatus: "pass",
+			wantStatuses: []string{"pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"},
+			wantCleanup:  true,
+			wantStdout:   []string{"consolidated-summary.json", "BENCH_PROVIDER_ID=openai BENCH_MODEL_ID=gpt-5.3-codex benchsim confirm verify_pr", "benchsim confirm verify_release"},
+		},
+		{
+			name: "confirmation run when asked", failures: "none.json", extra: []string{"--confirm"},
+			wantCode: 0, wantStatus: "pass",
+			wantStatuses: []string{"pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"},
+			wantCleanup:  true, wantConfirmed: true,
+		},
+		{
+			name: "stops at the first failing set, no cleanup", failures: "issues-fail.json",
+			wantCode: 1, wantStatus: "terminal_fail",
+			wantStatuses: []string{"pass", "pass", "terminal_fail", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run"},
+		},
+		{
+			name: "cleanup after a terminal stop when asked", failures: "issues-fail.json", extra: []string{"--cleanup-on-failure"},
+			wantCode: 1, wantStatus: "terminal_fail",
+			wantStatuses: []string{"pass", "pass", "terminal_fail", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run"},
+			wantCleanup:  true,
+		},
+		{
+			name: "preflight failure runs no set", failures: "none.json", noManifest: true,
+			wantCode: 1, wantStatus: "fail",
+			wantStatuses: []string{"not_run", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, tc.failures, nil)
+			if tc.noManifest {
+				os.Remove(f.manifest)
+			}
+			base := filepath.Join(f.dir, "run")
+			args := append([]string{"ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest, "--out-dir", base}, tc.extra...)
+			code, stdout, stderr := f.run(args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.wantCode, stderr)
+			}
+			for _, s := range tc.wantStdout {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout)
+				}
+			}
+			c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+			if c.Status != tc.wantStatus {
+				t.Errorf("status %s, want %s (error %q)", c.Status, tc.wantStatus, c.Error)
+			}
+			if len(c.Sets) != len(bench.OrderedSets) {
+				t.Fatalf("%d sets in the summary", len(c.Sets))
+			}
+			for i, s := range c.Sets {
+				if s.Set != bench.OrderedSets[i] || s.Status != tc.wantStatuses[i] {
+					t.Errorf("set %d = %s %s, want %s %s", i+1, s.Set, s.Status, bench.OrderedSets[i], tc.wantStatuses[i])
+				}
+				_, err := os.Stat(filepath.Join(base, s.Set, "tracking.json"))
+				if (err == nil) != (s.Status != "not_run") {
+					t.Errorf("set %s: tracking.json present = %v with status %s", s.Set, err == nil, s.Status)
+				}
+			}
+			// The preflight ran exactly once, before set 1, and no set
+			// repeated it.
+			preflights := 0
+			for _, cmd := range c.Commands {
+				if cmd.Step == "preflight" {
+					preflights++
+				}
+			}
+			for _, s := range c.Sets {
+				if s.Status == "not_run" {
+					continue
+				}
+				tr := readTracking(t, s.Tracking)
+				for _, cmd := range tr.Commands {
+					if cmd.Step == "preflight" {
+						preflights++
+					}
+				}
+				if (tr.SeedID != "") != (bench.PolicyFor(s.Set) == bench.WithSeed) {
+					t.Errorf("set %s: seed_id %q does not follow the seed policy", s.Set, tr.SeedID)
+				}
+			}
+			if preflights != 1 {
+				t.Errorf("preflight ran %d times, want 1", preflights)
+			}
+			if (c.Cleanup != nil) != tc.wantCleanup {
+				t.Errorf("cleanup ran = %v, want %v", c.Cleanup != nil, tc.wantCleanup)
+			}
+			if tc.wantCleanup {
+				if _, err := os.Stat(f.manifest); !os.IsNotExist(err) {
+					t.Errorf("shared manifest still present after cleanup: %v", err)
+				}
+			}
+			confirmed := 0
+			for _, conf := range c.Confirmation {
+				if conf.Ran && conf.ExitCode != nil && *conf.ExitCode == 0 {
+					confirmed++
+				}
+			}
+			if tc.wantConfirmed && confirmed != 2 {
+				t.Errorf("confirmation: %+v, want both run", c.Confirmation)
+			}
+			if !tc.wantConfirmed && confirmed != 0 {
+				t.Errorf("confirmation ran without --confirm: %+v", c.Confirmation)
+			}
+			md, err := os.ReadFile(filepath.Join(base, "consolidated-summary.md"))
+			if err != nil || !strings.Contains(string(md), "| 1 | `pr-exec` |") {
+				t.Errorf("consolidated-summary.md: %v\n%s", err, md)
+			}
+		})
+	}
+}
+
+func TestOrderedMissingSet(t *testing.T) {
+	f := newFixture(t, "none.json", nil)
+	sets := filepath.Join(f.dir, "sets.json")
+	if err := os.WriteFile(sets, []byte(`{"pr-exec":["pr-view-001"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f2 := newFixture(t, "none.json", map[string]any{"scenario_sets": sets})
+	code, _, stderr := f2.run("ordered", "--config", f2.config, "--provider", "openai", "--fixture-manifest", f2.manifest, "--out-dir", filepath.Join(f2.dir, "run"))
+	if code != 2 || !strings.Contains(stderr, "missing ordered set(s) pr-thread-mutations, issues") {
+		t.Errorf("exit %d stderr %q", code, stderr)
+	}
+}
