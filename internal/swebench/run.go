@@ -201,7 +201,7 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 		Name:       ContainerName(id),
 		Image:      st.Image,
 		Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
-		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir},
+		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir, LabelManifestDir: o.ManifestDir},
 		Binds:      []string{o.OutputDir + ":" + o.OutputDir},
 		// The code folder of SWE-bench images; codex gets it as -C.
 		NetworkMode: o.Network,
@@ -315,4 +315,6 @@ const (
 	LabelRunner    = "io.benchgate.swebench"
 	LabelInstance  = "io.benchgate.swebench.instance"
 	LabelOutputDir = "io.benchgate.swebench.output-dir"
+	// LabelManifestDir is the run root in a batch.
+	LabelManifestDir = "io.benchgate.swebench.manifest-dir"
 )

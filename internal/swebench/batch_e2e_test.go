@@ -1,0 +1,163 @@
+package swebench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// batchFixture imports an image with the fake codex for every ID except
+// missing, whose run then fails with missing_image.
+func batchFixture(t *testing.T, ids []string, missing string) BatchOptions {
+	t.Helper()
+	dc := dockerClient(t)
+	dir := t.TempDir()
+	tmpl := "sweb.eval.arm64.{id}:latest"
+	for _, id := range ids {
+		if id != missing {
+			importImage(t, dc, ImageName(tmpl, id), true)
+		}
+	}
+	o := baseOptions(t, dc, datasetFile(t, dir, ids...), tmpl, "success")
+	results := filepath.Join(dir, "results")
+	t.Cleanup(func() {
+		for _, root := range []string{"20261122T010203Z", "shard1", "shard2"} {
+			noLeaks(t, dc, LabelManifestDir+"="+filepath.Join(results, root))
+		}
+	})
+	return BatchOptions{IDs: ids, Instance: o, RunRoot: RunRootFor(results, time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)), Stdout: &bytes.Buffer{}}
+}
+
+func TestBatchSortsContinuesAndAggregates(t *testing.T) {
+	ids := []string{"zeta__b-2", "alpha__a-10", "alpha__a-1", "zeta__b-2", "mid__m-5"}
+	b := batchFixture(t, ids, "mid__m-5")
+	if !strings.HasSuffix(b.RunRoot, filepath.Join("results", "20261122T010203Z")) {
+		t.Fatalf("run root %s", b.RunRoot)
+	}
+	res, err := Batch(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"alpha__a-1", "alpha__a-10", "mid__m-5", "zeta__b-2"}
+	if strings.Join(res.Order, " ") != strings.Join(want, " ") {
+		t.Fatalf("order %v, want %v", res.Order, want)
+	}
+	if res.Counts != (Counts{Total: 4, Success: 3, Failed: 1}) || res.Counts.ExitCode() != 1 {
+		t.Fatalf("counts %+v", res.Counts)
+	}
+	preds, err := os.ReadFile(filepath.Join(b.RunRoot, "predictions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(preds)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d prediction rows, want 4", len(lines))
+	}
+	for i, id := range want {
+		if !strings.Contains(lines[i], `"instance_id":"`+id+`"`) || !strings.Contains(lines[i], `"model_name_or_path":"`+ModelName+`"`) {
+			t.Errorf("row %d = %s, want %s", i, lines[i], id)
+		}
+		if hasPatch := !strings.Contains(lines[i], `"model_patch":""`); hasPatch != (id != "mid__m-5") {
+			t.Errorf("row %d patch presence %v: %s", i, hasPatch, lines[i])
+		}
+	}
+	var m Manifest
+	readJSON(t, filepath.Join(b.RunRoot, ManifestFile), &m)
+	if m.Counts != res.Counts || m.Batch == nil || m.Batch.Counts != res.Counts || len(m.Instances) != 4 {
+		t.Fatalf("manifest counts %+v batch %+v", m.Counts, m.Batch)
+	}
+	if e := m.Instances["mid__m-5"]; e.FailureReasonCode == nil || *e.FailureReasonCode != CodeMissingImage || e.OutputDir != filepath.Join(b.RunRoot, "mid__m-5") {
+		t.Errorf("manifest entry %+v", e)
+	}
+	order, _ := os.ReadFile(filepath.Join(b.RunRoot, "instance_order.txt"))
+	if string(order) != strings.Join(want, "\n")+"\n" {
+		t.Errorf("instance_order.txt = %q", order)
+	}
+	if !strings.Contains(b.Stdout.(*bytes.Buffer).String(), "total=4 success=3 failed=1 incomplete=0") {
+		t.Errorf("stdout lacks the counts: %s", b.Stdout)
+	}
+}
+
+func TestBatchResumeSkipsTerminalInstances(t *testing.T) {
+	ids := []string{"acme__one-1", "acme__two-2"}
+	b := batchFixture(t, ids, "")
+	// An earlier run finished one instance and was interrupted on the other.
+	writeStatus := func(id string, st Status) {
+		p := PathsFor(filepath.Join(b.RunRoot, id), id)
+		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		st.InstanceID = id
+		if err := writeArtifacts(p, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeStatus("acme__one-1", Status{Status: "failed"})
+	writeStatus("acme__two-2", Status{Status: "failed", Interrupted: true})
+	before, _ := os.ReadFile(PathsFor(filepath.Join(b.RunRoot, "acme__one-1"), "acme__one-1").Status)
+	b.Resume = true
+	res, err := Batch(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Skipped, ",") != "acme__one-1" {
+		t.Fatalf("skipped %v, want only the terminal instance", res.Skipped)
+	}
+	after, _ := os.ReadFile(PathsFor(filepath.Join(b.RunRoot, "acme__one-1"), "acme__one-1").Status)
+	if !bytes.Equal(before, after) {
+		t.Error("the skipped instance's status.json changed")
+	}
+	if res.Counts != (Counts{Total: 2, Success: 1, Failed: 1}) {
+		t.Errorf("counts %+v", res.Counts)
+	}
+}
+
+func TestShardsMergeToTheWholeBatch(t *testing.T) {
+	ids := []string{"acme__a-1", "acme__b-2", "acme__c-3"}
+	b := batchFixture(t, ids, "acme__b-2")
+	var roots []string
+	for i := 1; i <= 2; i++ {
+		sb := b
+		sb.Shard = Shard{I: i, N: 2}
+		sb.RunRoot = filepath.Join(filepath.Dir(b.RunRoot), "shard"+string(rune('0'+i)))
+		res, err := Batch(context.Background(), sb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 && strings.Join(res.Order, ",") != "acme__a-1,acme__c-3" || i == 2 && strings.Join(res.Order, ",") != "acme__b-2" {
+			t.Fatalf("shard %d ran %v", i, res.Order)
+		}
+		roots = append(roots, sb.RunRoot)
+	}
+	out := filepath.Join(filepath.Dir(b.RunRoot), "merged")
+	res, err := Merge(out, []string{roots[1], roots[0]}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Order, ",") != strings.Join(ids, ",") || res.Counts != (Counts{Total: 3, Success: 2, Failed: 1}) {
+		t.Fatalf("merged %v %+v", res.Order, res.Counts)
+	}
+	preds, _ := os.ReadFile(filepath.Join(out, "predictions.jsonl"))
+	lines := strings.Split(strings.TrimSpace(string(preds)), "\n")
+	for i, id := range ids {
+		if !strings.Contains(lines[i], `"instance_id":"`+id+`"`) {
+			t.Errorf("row %d = %s, want %s", i, lines[i], id)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "acme__c-3", "acme__c-3.patch")); err != nil {
+		t.Errorf("merged instance folder: %v", err)
+	}
+	var m Manifest
+	readJSON(t, filepath.Join(out, ManifestFile), &m)
+	if m.Counts != res.Counts || len(m.Merged) != 2 {
+		t.Errorf("merged manifest %+v", m)
+	}
+	// Overlapping shards are refused.
+	if _, err := Merge(filepath.Join(out, "again"), []string{roots[0], roots[0]}, time.Now()); err == nil || !strings.Contains(err.Error(), "overlap") {
+		t.Errorf("merge of overlapping roots: %v", err)
+	}
+}
