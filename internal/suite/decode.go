@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -654,6 +655,22 @@ func (d *decoder) badNumber(field string, start int) error {
 func (d *decoder) rawString() ([]byte, error) {
 	d.pos++ // opening quote
 	start := d.pos
+	// Fast path: find the closing quote with IndexByte and accept the
+	// span if it is plain printable ASCII, which nearly every string is.
+	if q := bytes.IndexByte(d.buf[start:], '"'); q >= 0 {
+		seg := d.buf[start : start+q]
+		plain := true
+		for _, c := range seg {
+			if c < 0x20 || c == '\\' || c >= 0x80 {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			d.pos = start + q + 1
+			return seg, nil
+		}
+	}
 	for d.pos < len(d.buf) {
 		c := d.buf[d.pos]
 		if c == '"' {

@@ -249,3 +249,42 @@ func FuzzDecodeRow(f *testing.F) {
 		}
 	})
 }
+
+// realRow is the first row of the real ghx suite, used by the decoder
+// benchmarks.
+func realRow(b *testing.B) []byte {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "suites", "2026-02-25-ghx-suite.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	return []byte(line)
+}
+
+// BenchmarkDecodeRow measures the schema decoder on one real row.
+func BenchmarkDecodeRow(b *testing.B) {
+	line := realRow(b)
+	d := newDecoder()
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var r Row
+		if err := d.decodeRow(line, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodingJSONRow is the same row through encoding/json, the
+// baseline the schema decoder was measured against.
+func BenchmarkEncodingJSONRow(b *testing.B) {
+	line := realRow(b)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var r Row
+		if err := json.Unmarshal(line, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
