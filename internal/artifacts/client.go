@@ -10,6 +10,7 @@ package artifacts
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -28,6 +29,8 @@ import (
 const (
 	EnvResultsURL   = "ACTIONS_RESULTS_URL"
 	EnvRuntimeToken = "ACTIONS_RUNTIME_TOKEN"
+	// EnvRetentionDays is the repository's maximum artifact retention.
+	EnvRetentionDays = "GITHUB_RETENTION_DAYS"
 )
 
 // twirpService is the path prefix of the results service RPCs.
@@ -76,10 +79,18 @@ type Client struct {
 	// the previous one.
 	Backoff time.Duration
 
-	token  string
-	runID  string
-	jobID  string
-	logger func(format string, args ...any)
+	// RetentionDays asks the service to expire the artifact after this
+	// many days; 0 keeps the repository default. A value above the
+	// repository maximum (GITHUB_RETENTION_DAYS) is lowered to it, as
+	// upload-artifact does.
+	RetentionDays int
+
+	token        string
+	runID        string
+	jobID        string
+	maxRetention int
+	level        int // flate level 0-9, or flate.DefaultCompression
+	logger       func(format string, args ...any)
 }
 
 // NewClientFromEnv builds a Client from ACTIONS_RESULTS_URL and
@@ -102,12 +113,54 @@ func NewClientFromEnv(getenv func(string) string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", EnvRuntimeToken, err)
 	}
+	maxRetention := 0
+	if v := strings.TrimSpace(getenv(EnvRetentionDays)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s=%q: expected a whole number of days >= 1", EnvRetentionDays, v)
+		}
+		maxRetention = n
+	}
 	return &Client{
-		BaseURL: &url.URL{Scheme: u.Scheme, Host: u.Host},
-		token:   token,
-		runID:   runID,
-		jobID:   jobID,
+		BaseURL:      &url.URL{Scheme: u.Scheme, Host: u.Host},
+		token:        token,
+		runID:        runID,
+		jobID:        jobID,
+		maxRetention: maxRetention,
+		level:        flate.DefaultCompression,
 	}, nil
+}
+
+// SetCompressionLevel sets the zlib level of the zip, 0 (store, fastest,
+// for data that is already compressed) to 9 (smallest); the default is 6
+// like upload-artifact's compression-level input.
+func (c *Client) SetCompressionLevel(level int) error {
+	if level < 0 || level > 9 {
+		return fmt.Errorf("compression level %d: expected 0 to 9", level)
+	}
+	c.level = level
+	return nil
+}
+
+// expiresAt returns the RFC 3339 expiry CreateArtifact should carry, or ""
+// for the repository default.
+func (c *Client) expiresAt(now time.Time) string {
+	days := c.RetentionDays
+	if days <= 0 {
+		return ""
+	}
+	if c.maxRetention > 0 && days > c.maxRetention {
+		c.logf("retention of %d days is above the repository maximum; using %d", days, c.maxRetention)
+		days = c.maxRetention
+	}
+	return now.AddDate(0, 0, days).UTC().Format(time.RFC3339)
+}
+
+// ArtifactURL is the page of an uploaded artifact, the value upload-artifact
+// reports as artifact-url. serverURL is GITHUB_SERVER_URL, repo
+// GITHUB_REPOSITORY and runID GITHUB_RUN_ID.
+func ArtifactURL(serverURL, repo, runID string, id int64) string {
+	return fmt.Sprintf("%s/%s/actions/runs/%s/artifacts/%d", strings.TrimSuffix(serverURL, "/"), repo, runID, id)
 }
 
 // SetLogger installs a printf-style sink for retry notices; messages never
@@ -327,10 +380,11 @@ func (v *int64String) UnmarshalJSON(b []byte) error {
 // lowerCamelCase and others echo the proto names.
 
 type createArtifactRequest struct {
-	RunID   string `json:"workflow_run_backend_id"`
-	JobID   string `json:"workflow_job_run_backend_id"`
-	Name    string `json:"name"`
-	Version int    `json:"version"`
+	RunID     string `json:"workflow_run_backend_id"`
+	JobID     string `json:"workflow_job_run_backend_id"`
+	Name      string `json:"name"`
+	ExpiresAt string `json:"expires_at,omitempty"`
+	Version   int    `json:"version"`
 }
 
 type createArtifactResponse struct {
@@ -357,6 +411,7 @@ func (c *Client) createArtifact(ctx context.Context, name string) (string, error
 	var resp createArtifactResponse
 	err := c.call(ctx, "CreateArtifact", createArtifactRequest{
 		RunID: c.runID, JobID: c.jobID, Name: name, Version: artifactVersion,
+		ExpiresAt: c.expiresAt(time.Now()),
 	}, &resp)
 	if err != nil {
 		return "", err

@@ -46,6 +46,7 @@ type fakeService struct {
 	calls     map[string]int // "CreateArtifact", "FinalizeArtifact", "block", "blocklist"
 	blocks    map[string][]byte
 	blob      []byte
+	created   map[string]any
 	finalized map[string]any
 	idLen     int
 
@@ -108,6 +109,7 @@ func (f *fakeService) twirp(w http.ResponseWriter, r *http.Request, method strin
 	}
 	switch method {
 	case "CreateArtifact":
+		f.created = req
 		if f.onCreate != nil && f.onCreate(w, n) {
 			return
 		}
@@ -652,5 +654,114 @@ func TestWithQuery(t *testing.T) {
 		if _, err := url.Parse(withQuery(tc.signed, tc.extra)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+func TestRetention(t *testing.T) {
+	tests := []struct {
+		name    string
+		max     string // GITHUB_RETENTION_DAYS
+		days    int
+		want    int // days in expires_at; 0 means the field is absent
+		wantErr string
+	}{
+		{name: "default omits expires_at"},
+		{name: "requested", days: 5, want: 5},
+		{name: "under the maximum", max: "30", days: 14, want: 14},
+		{name: "capped at the maximum", max: "10", days: 90, want: 10},
+		{name: "bad maximum", max: "ten", wantErr: "GITHUB_RETENTION_DAYS=\"ten\""},
+		{name: "zero maximum", max: "0", wantErr: "whole number of days"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakeService{t: t, calls: map[string]int{}, blocks: map[string][]byte{}}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			env := map[string]string{
+				EnvResultsURL:    srv.URL,
+				EnvRuntimeToken:  fakeToken("Actions.Results:run-7:job-9"),
+				EnvRetentionDays: tc.max,
+			}
+			c, err := NewClientFromEnv(func(k string) string { return env[k] })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.token = testToken
+			c.RetentionDays = tc.days
+			before := time.Now()
+			if _, err := c.UploadDir(context.Background(), "kept", sampleDir(t)); err != nil {
+				t.Fatal(err)
+			}
+			raw, present := f.created["expires_at"]
+			if tc.want == 0 {
+				if present {
+					t.Errorf("expires_at = %v, want it absent", raw)
+				}
+				return
+			}
+			exp, err := time.Parse(time.RFC3339, fmt.Sprint(raw))
+			if err != nil {
+				t.Fatalf("expires_at %v is not RFC 3339: %v", raw, err)
+			}
+			want := before.AddDate(0, 0, tc.want)
+			if d := exp.Sub(want); d < -2*time.Second || d > time.Minute {
+				t.Errorf("expires_at = %v, want about %v", exp, want)
+			}
+		})
+	}
+}
+
+func TestCompressionLevel(t *testing.T) {
+	tests := []struct {
+		level      int
+		wantErr    bool
+		wantMethod uint16
+	}{
+		{level: -1, wantErr: true},
+		{level: 10, wantErr: true},
+		{level: 0, wantMethod: zip.Store},
+		{level: 1, wantMethod: zip.Deflate},
+		{level: 9, wantMethod: zip.Deflate},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprint(tc.level), func(t *testing.T) {
+			f, c := newFake(t)
+			err := c.SetCompressionLevel(tc.level)
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "expected 0 to 9") {
+					t.Fatalf("err = %v, want a range error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.UploadDir(context.Background(), "levels", sampleDir(t)); err != nil {
+				t.Fatal(err)
+			}
+			checkZip(t, f.blob)
+			zr, err := zip.NewReader(bytes.NewReader(f.blob), int64(len(f.blob)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, zf := range zr.File {
+				if zf.Method != tc.wantMethod {
+					t.Errorf("%s: method %d, want %d", zf.Name, zf.Method, tc.wantMethod)
+				}
+			}
+		})
+	}
+}
+
+func TestArtifactURL(t *testing.T) {
+	got := ArtifactURL("https://github.com/", "octo/benchgate", "12345", 678)
+	if want := "https://github.com/octo/benchgate/actions/runs/12345/artifacts/678"; got != want {
+		t.Errorf("ArtifactURL = %q, want %q", got, want)
 	}
 }

@@ -192,11 +192,14 @@ func TestUploadDirActServer(t *testing.T) {
 		name      string
 		artifact  string
 		blockSize int
+		level     int // -1 keeps the default
+		retention int
 		files     map[string][]byte // "dir/" entries are empty directories
 	}{
 		{
 			name:     "nested run folder",
 			artifact: "set-core-run-1",
+			level:    -1,
 			files: map[string][]byte{
 				"tracking.jsonl":               []byte(`{"scenario_id":"s1","status":"pass"}` + "\n"),
 				"summary.md":                   []byte("# Summary\n"),
@@ -211,11 +214,29 @@ func TestUploadDirActServer(t *testing.T) {
 			name:      "many blocks",
 			artifact:  "swebench-django__django-11099",
 			blockSize: 64 << 10,
+			level:     -1,
+			retention: 7,
 			files: map[string][]byte{
 				"predictions.jsonl": bytes.Repeat([]byte(`{"instance_id":"django__django-11099","model_patch":"diff"}`+"\n"), 4000),
 				"blob/random.bin":   randomBytes(1, 700<<10),
 				"blob/second.bin":   randomBytes(2, 300<<10+17),
 			},
+		},
+		{
+			name:      "stored without compression",
+			artifact:  "qa-audit-report",
+			blockSize: 32 << 10,
+			level:     0,
+			files: map[string][]byte{
+				"quality.json":   []byte(`{"rows":3}`),
+				"raw/random.bin": randomBytes(3, 100<<10),
+			},
+		},
+		{
+			name:     "best compression",
+			artifact: "run-9",
+			level:    9,
+			files:    map[string][]byte{"a/b/c/d.txt": bytes.Repeat([]byte("abc"), 10000)},
 		},
 	}
 	baseURL, storage := actServer(t)
@@ -225,6 +246,12 @@ func TestUploadDirActServer(t *testing.T) {
 			writeTree(t, dir, tc.files)
 			c := actClient(t, baseURL)
 			c.BlockSize = tc.blockSize
+			c.RetentionDays = tc.retention
+			if tc.level >= 0 {
+				if err := c.SetCompressionLevel(tc.level); err != nil {
+					t.Fatal(err)
+				}
+			}
 			up, err := c.UploadDir(context.Background(), tc.artifact, dir)
 			if err != nil {
 				t.Fatalf("UploadDir: %v", err)
@@ -242,7 +269,24 @@ func TestUploadDirActServer(t *testing.T) {
 				t.Errorf("Uploaded size/digest = %d/%s, stored zip has %d/%x", up.Size, up.Digest, len(stored), sum)
 			}
 
-			got := unzip(t, download(t, baseURL, tc.artifact))
+			zipData := download(t, baseURL, tc.artifact)
+			if !bytes.Equal(zipData, stored) {
+				t.Errorf("DownloadArtifact returned %d bytes, act stored %d", len(zipData), len(stored))
+			}
+			wantMethod := zip.Deflate
+			if tc.level == 0 {
+				wantMethod = zip.Store
+			}
+			zr, err := zip.NewReader(bytes.NewReader(zipData), int64(len(zipData)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range zr.File {
+				if !strings.HasSuffix(f.Name, "/") && f.Method != wantMethod {
+					t.Errorf("%s: zip method %d, want %d", f.Name, f.Method, wantMethod)
+				}
+			}
+			got := unzip(t, zipData)
 			if strings.Join(sortedKeys(got), "\n") != strings.Join(sortedKeys(tc.files), "\n") {
 				t.Fatalf("zip members:\n%s\nwant:\n%s", strings.Join(sortedKeys(got), "\n"), strings.Join(sortedKeys(tc.files), "\n"))
 			}

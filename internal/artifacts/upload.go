@@ -65,7 +65,7 @@ func (c *Client) upload(ctx context.Context, name string, entries []entry) (Uplo
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		zipErr = writeZip(ctx, pw, entries)
+		zipErr = writeZip(ctx, pw, entries, c.level)
 		pw.CloseWithError(zipErr)
 	}()
 

@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"archive/zip"
+	"compress/flate"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // ErrNoFiles is returned when there is nothing to upload. upload-artifact
@@ -152,10 +154,41 @@ func hasFile(es []entry) bool {
 	return false
 }
 
-// writeZip streams the entries as a deflated zip into w, one file open at a
-// time, so memory use does not depend on the size of the folder.
-func writeZip(ctx context.Context, w io.Writer, entries []entry) error {
+// pooledFlate returns its flate.Writer to the pool when the zip writer
+// closes it: a flate.Writer costs about 1 MiB, too much to allocate per file
+// in folders of many small files.
+type pooledFlate struct {
+	*flate.Writer
+	pool *sync.Pool
+}
+
+func (p *pooledFlate) Close() error {
+	err := p.Writer.Close()
+	p.pool.Put(p.Writer)
+	return err
+}
+
+// writeZip streams the entries as a zip into w, one file open at a time, so
+// memory use does not depend on the size of the folder. level 0 stores the
+// files; 1-9 or flate.DefaultCompression deflate them.
+func writeZip(ctx context.Context, w io.Writer, entries []entry, level int) error {
 	zw := zip.NewWriter(w)
+	method := zip.Store
+	if level != flate.NoCompression {
+		method = zip.Deflate
+		pool := &sync.Pool{}
+		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+			if fw, ok := pool.Get().(*flate.Writer); ok {
+				fw.Reset(out)
+				return &pooledFlate{fw, pool}, nil
+			}
+			fw, err := flate.NewWriter(out, level)
+			if err != nil {
+				return nil, err
+			}
+			return &pooledFlate{fw, pool}, nil
+		})
+	}
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -166,7 +199,7 @@ func writeZip(ctx context.Context, w io.Writer, entries []entry) error {
 			}
 			continue
 		}
-		if err := addFile(zw, e); err != nil {
+		if err := addFile(zw, e, method); err != nil {
 			return err
 		}
 	}
@@ -176,7 +209,7 @@ func writeZip(ctx context.Context, w io.Writer, entries []entry) error {
 	return nil
 }
 
-func addFile(zw *zip.Writer, e entry) error {
+func addFile(zw *zip.Writer, e entry, method uint16) error {
 	f, err := os.Open(e.source)
 	if err != nil {
 		return fmt.Errorf("zip %s: %w", e.source, err)
@@ -191,7 +224,7 @@ func addFile(zw *zip.Writer, e entry) error {
 		return fmt.Errorf("zip %s: %w", e.source, err)
 	}
 	hdr.Name = e.name
-	hdr.Method = zip.Deflate
+	hdr.Method = method
 	zf, err := zw.CreateHeader(hdr)
 	if err != nil {
 		return fmt.Errorf("zip %s: %w", e.source, err)
