@@ -115,6 +115,19 @@ func sbFlagSet(env *Env, name string) *pflag.FlagSet {
 	return fs
 }
 
+// sbParse parses args; ok is false when the caller must return code.
+func sbParse(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, pflag.ErrHelp):
+		return ExitOK, false
+	}
+	fmt.Fprintf(env.Stderr, "benchgate %s: %v\n", fs.Name(), err)
+	return ExitUsage, false
+}
+
 func sbUsage(env *Env, cmd string, err error) int {
 	fmt.Fprintf(env.Stderr, "benchgate swebench %s: %v\n", cmd, err)
 	return ExitUsage
@@ -127,11 +140,8 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 	id := fs.String("instance-id", "", "the one instance to run (owner__repo-NUMBER)")
 	out := fs.String("output-dir", "", "per-instance output folder (required)")
 	man := fs.String("manifest-dir", "", "folder of run_manifest.json (default: --output-dir)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := sbParse(env, fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return sbUsage(env, "run", fmt.Errorf("unexpected arguments %q", fs.Args()))
@@ -176,11 +186,8 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	resume := fs.String("resume", "", "run root of an earlier batch: skip instances with a terminal status")
 	shard := fs.String("shard", "", "run only shard i/n of the sorted instances (merge the shards with 'swebench merge')")
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := sbParse(env, fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return sbUsage(env, "batch", fmt.Errorf("unexpected arguments %q", fs.Args()))
@@ -245,11 +252,8 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 	bin := fs.String("codex-binary", "", "static codex binary to put at /usr/local/bin/codex (required)")
 	cfg := fs.String("codex-config", "", "file to put at /root/.codex/local.config.toml")
 	dry := fs.Bool("dry-run", false, "print the images that would be changed")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := sbParse(env, fs, args); !ok {
+		return code
 	}
 	all := append([]string{}, *ids...)
 	for _, id := range all {
@@ -287,11 +291,8 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 func swebenchMerge(env *Env, args []string) int {
 	fs := sbFlagSet(env, "swebench merge")
 	out := fs.String("output-dir", "", "merged run root (required)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := sbParse(env, fs, args); !ok {
+		return code
 	}
 	if *out == "" || fs.NArg() == 0 {
 		return sbUsage(env, "merge", errors.New("usage: benchgate swebench merge --output-dir <dir> <run_root>..."))

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/swebench"
+	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+func swebenchEnv(t *testing.T, dir string, vars map[string]string) (*Env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &Env{Stdout: &out, Stderr: &errb, Dir: dir, Now: time.Now,
+		Getenv: func(k string) string { return vars[k] }}, &out, &errb
+}
+
+// TestSwebenchBadInput checks that usage errors exit 2 with a message
+// naming the problem, and leave an earlier instance's output untouched.
+func TestSwebenchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	// An earlier run left its artifacts and manifest here.
+	earlier := filepath.Join(dir, "run", "acme__widget-1")
+	if err := os.MkdirAll(earlier, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		filepath.Join(earlier, "acme__widget-1.status.json"): `{"instance_id":"acme__widget-1","status":"success"}`,
+		filepath.Join(dir, "run", "run_manifest.json"):       `{"instances":{}}`,
+	}
+	for p, c := range files {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dataset := swebenchtest.DatasetFile(t, dir, "acme__widget-1", "acme__widget-2")
+	if err := os.WriteFile(filepath.Join(dir, "bad-ids.txt"), []byte("acme__widget-2\n../../etc__passwd-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(extra ...string) []string {
+		return append([]string{"run", "--output-dir", "run/acme__widget-2", "--manifest-dir", "run", "--dataset-file", dataset}, extra...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"path trick in the ID", run("--instance-id", "../acme__widget-1"), `"../acme__widget-1" contains ".."`},
+		{"slash in the ID", run("--instance-id", "acme/widget-1"), "owner__repo-NUMBER"},
+		{"dot-dot inside the ID", run("--instance-id", "acme__w..x-1"), `contains ".."`},
+		{"space in the ID", run("--instance-id", "acme__w x-1"), "owner__repo-NUMBER"},
+		{"missing ID", run(), "instance ID is empty"},
+		{"max-loops 0", run("--instance-id", "acme__widget-2", "--max-loops", "0"), "--max-loops 0"},
+		{"max-loops text", run("--instance-id", "acme__widget-2", "--max-loops", "many"), `invalid argument "many"`},
+		{"another profile", run("--instance-id", "acme__widget-2", "--profile", "cloud"), "unknown flag: --profile"},
+		{"missing prompt folder", run("--instance-id", "acme__widget-2", "--prompts-dir", "nope"), "missing required prompt file"},
+		{"missing output dir", []string{"run", "--instance-id", "acme__widget-2", "--dataset-file", dataset}, "--output-dir is required"},
+		{"no dataset", []string{"run", "--instance-id", "acme__widget-2", "--output-dir", "x"}, "no problem statement source"},
+		{"unreadable instance file", []string{"batch", "--instance-file", "missing.txt", "--dataset-file", dataset}, "missing.txt"},
+		{"bad ID in the instance file", []string{"batch", "--instance-file", "bad-ids.txt", "--dataset-file", dataset}, "bad-ids.txt:2"},
+		{"bad shard", []string{"batch", "--shard", "3/2", "--dataset-file", dataset}, "--shard"},
+		{"unknown subcommand", []string{"evaluate"}, "unknown subcommand"},
+		{"merge without roots", []string{"merge", "--output-dir", "m"}, "usage"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": "unix:///nonexistent.sock"})
+			if code := runSwebench(context.Background(), env, tc.args); code != ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitUsage, stderr)
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.want)
+			}
+			for p, c := range files {
+				if b, err := os.ReadFile(p); err != nil || string(b) != c {
+					t.Errorf("%s changed: %q %v", p, b, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "run", "acme__widget-2")); err == nil {
+				t.Errorf("a usage error created the new instance's output folder")
+			}
+		})
+	}
+}
+
+// TestSwebenchRunExitCodes runs the command end to end on the real engine.
+func TestSwebenchRunExitCodes(t *testing.T) {
+	dc := swebenchtest.Docker(t)
+	host := testenv.DockerHost(t)
+	tests := []struct {
+		scenario string
+		want     int
+		status   string
+	}{
+		{"success", ExitOK, "status=success failure_reason_code=null"},
+		{"blocked", ExitFailed, "status=failed failure_reason_code=blocked"},
+		{"noop", ExitIncomplete, "status=incomplete failure_reason_code=incomplete"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.scenario, func(t *testing.T) {
+			dir := t.TempDir()
+			id := "acme__cli" + tc.scenario + "-7"
+			swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+id+":latest", true)
+			dataset := swebenchtest.DatasetFile(t, dir, id)
+			env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host, "SWE_BENCH_INSTANCES_FILE": dataset})
+			code := runSwebench(context.Background(), env, []string{"run", "--instance-id", id, "--output-dir", "out", "--max-loops", "1",
+				"--network", "none", "--env", "FAKE_CODEX_SCENARIO=" + tc.scenario})
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.want, stderr)
+			}
+			if !strings.Contains(stdout.String(), tc.status) {
+				t.Errorf("stdout %q lacks %q", stdout, tc.status)
+			}
+			// The manifest defaults to the output dir.
+			if _, err := os.Stat(filepath.Join(dir, "out", "run_manifest.json")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestSwebenchSIGTERM starts the built binary, sends SIGTERM while codex
+// hangs in the execute phase, and checks that the container is removed
+// and status.json and the manifest are written.
+func TestSwebenchSIGTERM(t *testing.T) {
+	dc := swebenchtest.Docker(t)
+	host := testenv.DockerHost(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "benchgate")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/benchgate")
+	build.Dir = testenv.RepoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	id := "acme__sigterm-9"
+	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+id+":latest", true)
+	out := filepath.Join(dir, "out")
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "swebench", "run", "--instance-id", id, "--output-dir", out, "--network", "none",
+		"--dataset-file", swebenchtest.DatasetFile(t, dir, id), "--env", "FAKE_CODEX_SCENARIO=hang")
+	cmd.Env = append(os.Environ(), "DOCKER_HOST="+host)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the execute phase is running.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(out, "logs", "codex_execute_1.jsonl")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("execute never started; stderr: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitFailed {
+		t.Fatalf("exit: %v, want code %d; stderr: %s", err, ExitFailed, stderr.String())
+	}
+	swebenchtest.NoLeaks(t, dc, swebench.LabelOutputDir+"="+out)
+	var st swebench.Status
+	swebenchtest.ReadJSON(t, filepath.Join(out, id+".status.json"), &st)
+	if st.Status != "failed" || !st.Interrupted || !strings.Contains(st.FailureReasonDetail, "interrupted") {
+		t.Errorf("status %+v", st)
+	}
+	var m swebench.Manifest
+	swebenchtest.ReadJSON(t, filepath.Join(out, "run_manifest.json"), &m)
+	if m.Instances[id].Status != "failed" || m.LastInvocation == nil || m.LastInvocation.EndTime.IsZero() {
+		t.Errorf("manifest %+v", m)
+	}
+}
