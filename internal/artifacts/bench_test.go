@@ -71,25 +71,39 @@ func peakHeap() (stop func() uint64) {
 }
 
 // BenchmarkUploadDir50MiB uploads a 50 MiB folder to act's artifact server
-// on 127.0.0.1 with the default 4 MiB blocks.
+// on 127.0.0.1 with the default 4 MiB blocks, at the default compression
+// level (6), the fastest deflate (1) and no compression (0).
 func BenchmarkUploadDir50MiB(b *testing.B) {
 	dir, total := benchFolder(b)
 	baseURL, _ := actServer(b)
-	c := actClient(b, baseURL)
-	runtime.GC()
-	stop := peakHeap()
-	b.SetBytes(total)
-	b.ReportAllocs()
-	b.ResetTimer()
-	var zipBytes int64
-	for i := 0; i < b.N; i++ {
-		up, err := c.UploadDir(context.Background(), fmt.Sprintf("bench-%d", i), dir)
-		if err != nil {
-			b.Fatal(err)
+	for _, level := range []int{-1, 1, 0} {
+		name := fmt.Sprintf("level=%d", level)
+		if level < 0 {
+			name = "level=default"
 		}
-		zipBytes = up.Size
+		b.Run(name, func(b *testing.B) {
+			c := actClient(b, baseURL)
+			if level >= 0 {
+				if err := c.SetCompressionLevel(level); err != nil {
+					b.Fatal(err)
+				}
+			}
+			runtime.GC()
+			stop := peakHeap()
+			b.SetBytes(total)
+			b.ReportAllocs()
+			b.ResetTimer()
+			var zipBytes int64
+			for i := 0; i < b.N; i++ {
+				up, err := c.UploadDir(context.Background(), fmt.Sprintf("bench-%s-%d", name, i), dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				zipBytes = up.Size
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(zipBytes)/(1<<20), "zip-MiB")
+		})
 	}
-	b.StopTimer()
-	b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MiB")
-	b.ReportMetric(float64(zipBytes)/(1<<20), "zip-MiB")
 }
