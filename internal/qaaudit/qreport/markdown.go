@@ -1,0 +1,161 @@
+package qreport
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+)
+
+// Markdown renders the summary: totals, then the cases that need
+// attention (Incorrect, Ambiguous, Inconclusive, errors, skipped) with the
+// evidence for each option, then the list of Valid cases.
+func (r *Report) Markdown() []byte {
+	r.Finalize()
+	var b bytes.Buffer
+	t := r.Totals
+	b.WriteString("# Benchmark question audit\n\n")
+	fmt.Fprintf(&b, "%d cases in %d files", t.Cases, len(r.Files))
+	if r.Model != "" {
+		fmt.Fprintf(&b, ", model `%s`", r.Model)
+	}
+	fmt.Fprintf(&b, ", %d option tests in %.1f s.\n\n", t.TestRuns, float64(t.TestDuration)/1e9)
+	b.WriteString("| Valid | Ambiguous | Incorrect | Inconclusive | Skipped | Errors | Fixed | Needs human review |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d |\n", t.Valid, t.Ambiguous, t.Incorrect, t.Inconclusive, t.Skipped, t.Errors, t.Fixed, t.NeedsHumanReview)
+
+	groups := []struct {
+		title string
+		match func(Case) bool
+	}{
+		{"Incorrect", func(c Case) bool { return c.Error == "" && c.Skipped == "" && c.Verdict == verdict.Incorrect }},
+		{"Ambiguous", func(c Case) bool { return c.Error == "" && c.Skipped == "" && c.Verdict == verdict.Ambiguous }},
+		{"Inconclusive", func(c Case) bool {
+			return c.Error == "" && c.Skipped == "" && c.Verdict != verdict.Valid && c.Verdict != verdict.Incorrect && c.Verdict != verdict.Ambiguous
+		}},
+		{"Fixed (proposal verified Valid)", func(c Case) bool {
+			return c.Error == "" && c.Skipped == "" && c.Verdict == verdict.Valid && c.ProposedFix != nil
+		}},
+		{"Audit errors", func(c Case) bool { return c.Error != "" }},
+	}
+	for _, g := range groups {
+		var cases []Case
+		for _, c := range r.Cases {
+			if g.match(c) {
+				cases = append(cases, c)
+			}
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s (%d)\n", g.title, len(cases))
+		for _, c := range cases {
+			writeCase(&b, c)
+		}
+	}
+
+	var skipped, valid []Case
+	for _, c := range r.Cases {
+		switch {
+		case c.Error != "":
+		case c.Skipped != "":
+			skipped = append(skipped, c)
+		case c.Verdict == verdict.Valid && c.ProposedFix == nil:
+			valid = append(valid, c)
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "\n## Skipped (%d)\n\n", len(skipped))
+		for _, c := range skipped {
+			fmt.Fprintf(&b, "- `%s` (%s:%d): %s\n", c.ID, c.File, c.Line, inline(c.Skipped))
+			for _, p := range c.Problems {
+				fmt.Fprintf(&b, "  - line %d, `%s`: %s\n", p.Line, p.Field, inline(p.Message))
+			}
+		}
+	}
+	if len(valid) > 0 {
+		fmt.Fprintf(&b, "\n## Valid (%d)\n\n", len(valid))
+		for _, c := range valid {
+			fmt.Fprintf(&b, "- `%s` (%s:%d)\n", c.ID, c.File, c.Line)
+		}
+	}
+	return b.Bytes()
+}
+
+func writeCase(b *bytes.Buffer, c Case) {
+	fmt.Fprintf(b, "\n### `%s`\n\n", c.ID)
+	fmt.Fprintf(b, "%s:%d", c.File, c.Line)
+	if c.CorrectAnswer != "" {
+		fmt.Fprintf(b, " · key **%s**", c.CorrectAnswer)
+	}
+	if c.OriginalVerdict != "" && c.OriginalVerdict != c.Verdict {
+		fmt.Fprintf(b, " · was %s", c.OriginalVerdict)
+	}
+	fmt.Fprintf(b, " · %d attempt(s)", len(c.Attempts))
+	if c.NeedsHumanReview {
+		b.WriteString(" · **needs human review**")
+	}
+	b.WriteString("\n\n")
+	if c.Question != "" {
+		fmt.Fprintf(b, "> %s\n\n", inline(c.Question))
+	}
+	if c.Error != "" {
+		fmt.Fprintf(b, "Error: %s\n", inline(c.Error))
+		return
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(b, "%s.\n\n", capitalize(inline(strings.TrimSuffix(c.Reason, "."))))
+	}
+	if len(c.Options) > 0 {
+		b.WriteString("| Option | Text | Outcome | Proves | Test |\n|---|---|---|---|---|\n")
+		for _, o := range c.Options {
+			outcome := string(o.Outcome)
+			if o.Derived {
+				outcome = "derived"
+			}
+			test := ""
+			if o.TestPath != "" {
+				test = "`" + cell(o.TestPath) + "`"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(o.Key), cell(o.Text), cell(outcome), cell(string(o.Truth)), test)
+		}
+	}
+	if c.ProposedFix != nil {
+		b.WriteString("\nProposed fix:\n\n")
+		if c.ProposedFix.Question != nil {
+			fmt.Fprintf(b, "- question: %s\n", inline(*c.ProposedFix.Question))
+		}
+		for _, k := range sortedKeys(c.ProposedFix.Options) {
+			fmt.Fprintf(b, "- option %s: %s\n", k, inline(c.ProposedFix.Options[k]))
+		}
+		if c.ProposedFix.CorrectAnswer != nil {
+			fmt.Fprintf(b, "- correct_answer: %s\n", inline(*c.ProposedFix.CorrectAnswer))
+		}
+		if c.ProposedFix.Explanation != nil {
+			fmt.Fprintf(b, "- explanation: %s\n", inline(*c.ProposedFix.Explanation))
+		}
+	}
+}
+
+// inline flattens text to one Markdown line.
+func inline(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// cell makes text safe inside a Markdown table cell.
+func cell(s string) string {
+	s = inline(s)
+	s = strings.ReplaceAll(s, "\\", "\\\\")
+	return strings.ReplaceAll(s, "|", "\\|")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
