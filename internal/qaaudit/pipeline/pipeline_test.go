@@ -1,0 +1,262 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/questions"
+	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
+	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+func assertTest(expr string) string {
+	return "def test_option():\n    import json\n    assert " + expr + "\n"
+}
+
+func raisesTest(exc, expr string) string {
+	return "import pytest\n\ndef test_option():\n    import json\n    with pytest.raises(" + exc + "):\n        " + expr + "\n"
+}
+
+// stdlibTests are the proof engineer's tests for every option text of
+// testdata/stdlib.benchmark.yaml and of the scripted fixes.
+var stdlibTests = map[string]string{
+	`The string '{"a": 1}'`:  assertTest(`json.dumps({"a": 1}) == '{"a": 1}'`),
+	`The string "{'a': 1}"`:  assertTest(`json.dumps({"a": 1}) == "{'a': 1}"`),
+	`It raises TypeError`:    raisesTest("TypeError", `json.dumps({"a": 1})`),
+	`len("abcd")`:            assertTest(`len("abcd") == 4`),
+	`abs(-4)`:                assertTest(`abs(-4) == 4`),
+	`abs(-5)`:                assertTest(`abs(-5) == 4`),
+	`int("5")`:               assertTest(`int("5") == 4`),
+	`The list [1, 2]`:        assertTest(`json.loads("[1, 2]") == [1, 2]`),
+	`The tuple (1, 2)`:       assertTest(`json.loads("[1, 2]") == (1, 2)`),
+	`It raises ValueError`:   raisesTest("ValueError", `json.loads("[1, 2]")`),
+	`The list ["a", "b"]`:    assertTest(`"a,b".split(",") == ["a", "b"]`),
+	`The string "ab"`:        "def test_option(:\n    assert True\n",
+	`The list [1, 2, 3]`:     assertTest(`sorted([3, 1, 2]) == [1, 2, 3]`),
+	`The list [3, 2, 1]`:     "import time\n\ndef test_option():\n    time.sleep(60)\n",
+	`bool(1)`:                assertTest(`bool(1) is True`),
+	`bool("x")`:              assertTest(`bool("x") is True`),
+	`bool("y")`:              assertTest(`bool("y") is True`),
+	`bool(0)`:                assertTest(`bool(0) is True`),
+}
+
+var stdlibFixes = map[string][]string{
+	"stdlib:ambiguous_four": {`{"options": {"B": "abs(-5)"}, "rationale": "B must be false"}`},
+	"stdlib:incorrect_json_loads": {
+		`{"correct_answer": "C", "rationale": "first guess"}`,
+		"```json\n{\"correct_answer\": \"A\", \"explanation\": \"JSON arrays decode to lists.\", \"rationale\": \"json.loads returns a list\"}\n```",
+	},
+	"stdlib:never_fixed": {
+		`{"options": {"B": "bool(\"y\")"}}`,
+		`{"options": {"B": "bool(\"y\")"}}`,
+		`not json at all`,
+	},
+}
+
+func loadCases(t *testing.T) []*questions.Case {
+	t.Helper()
+	f, err := questions.Load("testdata/stdlib.benchmark.yaml", questions.Options{SkipSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Cases()
+}
+
+func newAuditor(t *testing.T, m *scriptedModel, budget int64) *pipeline.Auditor {
+	t.Helper()
+	a, err := pipeline.New(pipeline.Config{
+		Model:              m,
+		Prover:             pipeline.SandboxProver{Runner: sandbox.Runner{Python: testenv.Python(t), Timeout: 15 * time.Second}},
+		WorkDir:            t.TempDir(),
+		MaxProofIterations: 4,
+		TriesPerOption:     1,
+		ModelCallBudget:    budget,
+		CaseTimeout:        2 * time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestAuditWithRealPytest(t *testing.T) {
+	m := newScripted(stdlibTests, stdlibFixes)
+	a := newAuditor(t, m, 0)
+	type want struct {
+		verdict, final verdict.Verdict
+		attempts       int
+		review         bool
+		outcomes       map[string]string // option -> outcome of the first attempt
+	}
+	wants := map[string]want{
+		"stdlib:valid_json_dumps":     {verdict.Valid, verdict.Valid, 1, false, map[string]string{"A": "passed", "B": "failed", "C": "failed", "D": "derived"}},
+		"stdlib:ambiguous_four":       {verdict.Ambiguous, verdict.Valid, 2, false, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
+		"stdlib:incorrect_json_loads": {verdict.Incorrect, verdict.Valid, 3, false, map[string]string{"A": "passed", "B": "failed", "C": "failed"}},
+		"stdlib:syntax_error_test":    {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "collection_error"}},
+		"stdlib:hanging_test":         {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "timeout"}},
+		"stdlib:never_fixed":          {verdict.Ambiguous, verdict.Ambiguous, 4, true, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
+	}
+	for _, c := range loadCases(t) {
+		w, ok := wants[c.ID]
+		if !ok {
+			t.Fatalf("unexpected case %s", c.ID)
+		}
+		t.Run(c.ID, func(t *testing.T) {
+			r := a.AuditCase(context.Background(), c)
+			if r.Verdict != w.verdict || r.FinalVerdict != w.final || len(r.Attempts) != w.attempts || r.NeedsHumanReview != w.review {
+				t.Fatalf("got verdict %s final %s attempts %d review %v (error %q), want %+v", r.Verdict, r.FinalVerdict, len(r.Attempts), r.NeedsHumanReview, r.Error, w)
+			}
+			for _, o := range r.Attempts[0].Options {
+				if wo, ok := w.outcomes[o.Option]; ok && o.Outcome != wo {
+					t.Errorf("option %s outcome %s (%s), want %s", o.Option, o.Outcome, o.Message, wo)
+				}
+				if o.Outcome == "passed" || o.Outcome == "failed" {
+					if filepath.Base(o.TestPath) != "test_option_"+o.Option+".py" {
+						t.Errorf("option %s test path %q", o.Option, o.TestPath)
+					} else if _, err := os.Stat(o.TestPath); err != nil {
+						t.Errorf("test file not kept: %v", err)
+					}
+					if o.Claim == "" {
+						t.Errorf("option %s has no claim from the analyst", o.Option)
+					}
+				}
+			}
+			if w.final == verdict.Valid && w.attempts > 1 && r.Fix == nil {
+				t.Errorf("fixed case has no fix")
+			}
+		})
+	}
+	// The accepted fix of the incorrect case is attempt 2's proposal.
+	for _, c := range loadCases(t) {
+		if c.ID != "stdlib:incorrect_json_loads" {
+			continue
+		}
+		r := a.AuditCase(context.Background(), c)
+		if r.Fix == nil || r.Fix.CorrectAnswer == nil || *r.Fix.CorrectAnswer != "A" || r.Attempts[1].Verdict != verdict.Incorrect {
+			t.Errorf("fix = %+v, attempt 1 verdict %s", r.Fix, r.Attempts[1].Verdict)
+		}
+		if r.Attempts[2].Rationale != "json.loads returns a list" {
+			t.Errorf("rationale = %q", r.Attempts[2].Rationale)
+		}
+	}
+	// The never-fixed case's third proposal was not JSON: recorded as an error.
+	if got := a.ModelCalls(); got == 0 {
+		t.Error("no model calls counted")
+	}
+}
+
+// TestGroundTruthNeverShown checks every request the analyst and the proof
+// engineer sent: none may carry the correct answer or the explanation.
+func TestGroundTruthNeverShown(t *testing.T) {
+	m := newScripted(stdlibTests, stdlibFixes)
+	a := newAuditor(t, m, 0)
+	for _, c := range loadCases(t) {
+		if c.ID == "stdlib:hanging_test" {
+			continue
+		}
+		a.AuditCase(context.Background(), c)
+	}
+	for _, agent := range []string{pipeline.AnalystName, pipeline.EngineerName} {
+		reqs := m.Requests(agent)
+		if len(reqs) == 0 {
+			t.Fatalf("%s was never called", agent)
+		}
+		for _, r := range reqs {
+			for _, banned := range []string{"EXPLANATION-MARKER", "correct_answer", "explanation", "JSON arrays decode to lists"} {
+				if strings.Contains(r, banned) {
+					t.Fatalf("%s request contains %q:\n%s", agent, banned, r)
+				}
+			}
+		}
+	}
+	// The remediation engineer does see them: that is its job.
+	rem := m.Requests(pipeline.RemediationName)
+	if len(rem) == 0 || !strings.Contains(rem[0], "EXPLANATION-MARKER") || !strings.Contains(rem[0], "correct_answer") {
+		t.Fatalf("remediation engineer was not shown the ground truth")
+	}
+}
+
+func TestModelCallBudget(t *testing.T) {
+	m := newScripted(stdlibTests, stdlibFixes)
+	a := newAuditor(t, m, 1)
+	c := loadCases(t)[0]
+	r := a.AuditCase(context.Background(), c)
+	if r.Verdict != verdict.Inconclusive || !strings.Contains(r.Attempts[0].Error, "model-call budget exhausted") {
+		t.Fatalf("verdict %s, error %q", r.Verdict, r.Attempts[0].Error)
+	}
+	if a.ModelCalls() != 1 {
+		t.Errorf("calls = %d, want 1", a.ModelCalls())
+	}
+	if !r.NeedsHumanReview {
+		t.Error("an unfinished case needs human review")
+	}
+}
+
+func TestCaseDeadline(t *testing.T) {
+	m := newScripted(stdlibTests, stdlibFixes)
+	a := newAuditor(t, m, 0)
+	var hanging *questions.Case
+	for _, c := range loadCases(t) {
+		if c.ID == "stdlib:hanging_test" {
+			hanging = c
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r := a.AuditCase(ctx, hanging)
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("deadline not honoured: %s", time.Since(start))
+	}
+	if r.Verdict != verdict.Inconclusive || r.Attempts[0].Error == "" {
+		t.Fatalf("verdict %s error %q", r.Verdict, r.Attempts[0].Error)
+	}
+}
+
+func TestUnauditableCases(t *testing.T) {
+	a := newAuditor(t, newScripted(nil, nil), 0)
+	src := `benchmarks:
+- id: s:missing
+  question: q?
+  options: {A: x, B: y}
+  benchmark_type: multiple_choice
+- id: api:one
+  category: c
+  question: q?
+  rationale: r
+  template: identifier
+  answers: [{answer_template: StringMatchAnswer, answer: X, fully_qualified_class_name: [a.X]}]
+  file: src/x.py
+  benchmark_type: api_understanding
+`
+	f, err := questions.Parse("bad.yaml", []byte(src), questions.Options{SkipSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := f.Cases()
+	r := a.AuditCase(context.Background(), cs[0])
+	if len(r.Problems) == 0 || !r.NeedsHumanReview || r.Verdict != verdict.Inconclusive {
+		t.Errorf("case with problems: %+v", r)
+	}
+	r = a.AuditCase(context.Background(), cs[1])
+	if r.Skipped == "" || len(r.Attempts) != 0 {
+		t.Errorf("api_understanding case: %+v", r)
+	}
+	if a.ModelCalls() != 0 {
+		t.Errorf("unauditable cases called the model %d times", a.ModelCalls())
+	}
+}
+
+func TestNewRejectsIncompleteConfig(t *testing.T) {
+	_, err := pipeline.New(pipeline.Config{})
+	if err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "no model") {
+		t.Fatalf("err = %v", err)
+	}
+}
