@@ -145,15 +145,15 @@ type CaseResult struct {
 	// Verdict is the verdict of the case as written.
 	Verdict verdict.Verdict `json:"verdict"`
 	// FinalVerdict is the verdict after remediation (equal to Verdict when none was needed or none succeeded).
-	FinalVerdict     verdict.Verdict      `json:"final_verdict"`
-	Attempts         []Attempt            `json:"attempts"`
-	Fix              *questions.Fix       `json:"fix,omitempty"`
-	NeedsHumanReview bool                 `json:"needs_human_review"`
-	Problems         []questions.Problem  `json:"problems,omitempty"`
-	Skipped          string               `json:"skipped,omitempty"`
-	Error            string               `json:"error,omitempty"`
-	DurationMS       int64                `json:"duration_ms"`
-	ModelCalls       int64                `json:"model_calls"`
+	FinalVerdict     verdict.Verdict     `json:"final_verdict"`
+	Attempts         []Attempt           `json:"attempts"`
+	Fix              *questions.Fix      `json:"fix,omitempty"`
+	NeedsHumanReview bool                `json:"needs_human_review"`
+	Problems         []questions.Problem `json:"problems,omitempty"`
+	Skipped          string              `json:"skipped,omitempty"`
+	Error            string              `json:"error,omitempty"`
+	DurationMS       int64               `json:"duration_ms"`
+	ModelCalls       int64               `json:"model_calls"`
 }
 
 // version is one statement of a case: what the analyst and engineer see
