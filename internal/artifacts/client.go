@@ -33,6 +33,9 @@ const (
 	EnvRetentionDays = "GITHUB_RETENTION_DAYS"
 )
 
+// userAgent identifies the client to the results service and blob store.
+const userAgent = "benchgate-artifacts"
+
 // twirpService is the path prefix of the results service RPCs.
 const twirpService = "/twirp/github.actions.results.api.v1.ArtifactService/"
 
@@ -47,6 +50,9 @@ const (
 	DefaultBlockSize   = 4 << 20
 	DefaultMaxAttempts = 5
 	DefaultBackoff     = 3 * time.Second
+	// DefaultRequestTimeout bounds one HTTP request, like the toolkit's
+	// 5-minute upload stall timeout; a timed-out request is retried.
+	DefaultRequestTimeout = 5 * time.Minute
 )
 
 // Uploaded describes an artifact the service accepted.
@@ -64,12 +70,13 @@ type Uploaded struct {
 }
 
 // Client talks to the Actions results service of one job. Its zero-valued
-// tuning fields take the defaults above; a Client is safe for sequential
-// use and holds no per-upload state.
+// tuning fields take the defaults above. It holds no per-upload state: once
+// configured, several uploads may run at the same time.
 type Client struct {
 	// BaseURL is the origin of the results service.
 	BaseURL *url.URL
-	// HTTP sends every request; http.DefaultClient when nil.
+	// HTTP sends every request; NewClientFromEnv sets one with
+	// DefaultRequestTimeout, http.DefaultClient is used when nil.
 	HTTP *http.Client
 	// BlockSize is the size of each uploaded block.
 	BlockSize int
@@ -123,6 +130,7 @@ func NewClientFromEnv(getenv func(string) string) (*Client, error) {
 	}
 	return &Client{
 		BaseURL:      &url.URL{Scheme: u.Scheme, Host: u.Host},
+		HTTP:         &http.Client{Timeout: DefaultRequestTimeout},
 		token:        token,
 		runID:        runID,
 		jobID:        jobID,
@@ -304,6 +312,7 @@ func (c *Client) call(ctx context.Context, method string, req, resp any) error {
 		hreq.Header.Set("Content-Type", "application/json")
 		hreq.Header.Set("Accept", "application/json")
 		hreq.Header.Set("Authorization", "Bearer "+c.token)
+		hreq.Header.Set("User-Agent", userAgent)
 		hres, err := c.httpClient().Do(hreq)
 		if err != nil {
 			return fmt.Errorf("%s: %w", method, redactURLError(err))

@@ -412,6 +412,27 @@ func checkZip(t *testing.T, blob []byte) {
 	}
 }
 
+func TestUploadStalledBlockIsRetried(t *testing.T) {
+	f, c := newFake(t)
+	c.HTTP = &http.Client{Timeout: 200 * time.Millisecond}
+	f.onBlock = func(w http.ResponseWriter, r *http.Request, n int) bool {
+		if n != 2 {
+			return false
+		}
+		f.mu.Unlock()
+		<-r.Context().Done() // the client gives up on this request
+		f.mu.Lock()
+		return true
+	}
+	if _, err := c.UploadDir(context.Background(), "run-results", sampleDir(t)); err != nil {
+		t.Fatalf("UploadDir after a stalled block: %v", err)
+	}
+	checkZip(t, f.blob)
+	if f.count("FinalizeArtifact") != 1 {
+		t.Errorf("FinalizeArtifact calls = %d, want 1", f.count("FinalizeArtifact"))
+	}
+}
+
 func TestUploadCancelMidUpload(t *testing.T) {
 	f, c := newFake(t)
 	ctx, cancel := context.WithCancel(context.Background())

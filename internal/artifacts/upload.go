@@ -206,6 +206,7 @@ func (c *Client) put(ctx context.Context, target string, body []byte, headers ma
 	}
 	req.ContentLength = int64(len(body))
 	req.Header.Set("x-ms-version", azureVersion)
+	req.Header.Set("User-Agent", userAgent)
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
