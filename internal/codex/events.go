@@ -53,7 +53,9 @@ type Events struct {
 	Failed bool
 	// Errors holds the messages of `turn.failed` and top-level `error`
 	// events in order, with consecutive repeats folded (a dead endpoint
-	// makes Codex repeat "Reconnecting..." without end).
+	// makes Codex repeat "Reconnecting..." without end). Errors alone do
+	// not mean failure: a stream Codex retried successfully leaves its
+	// "Reconnecting... 1/5" here; judge a run by Failed and the exit code.
 	Errors []string
 	// Warnings holds `item.completed` items of type "error". Codex emits
 	// them for non-fatal conditions such as unknown model metadata, so

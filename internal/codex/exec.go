@@ -38,8 +38,9 @@ type ExecOptions struct {
 // the sandbox), no git repository check, and the resume form when
 // o.ResumeThreadID is set. Options go before the `resume` subcommand,
 // where 0.169 accepts all of them. The positional arguments follow `--`
-// so that a prompt starting with "-" is never read as a flag (a bare "-"
-// would otherwise make codex read the prompt from stdin).
+// so that a prompt starting with "-" is never read as a flag. Codex still
+// reads a prompt of exactly "-" from stdin even after `--`, so that one
+// prompt is sent as "-\n" (runners give codex an empty stdin).
 func ExecArgv(o ExecOptions) []string {
 	bin := o.Binary
 	if bin == "" {
@@ -58,8 +59,12 @@ func ExecArgv(o ExecOptions) []string {
 	if o.LastMessagePath != "" {
 		argv = append(argv, "-o", o.LastMessagePath)
 	}
-	if o.ResumeThreadID != "" {
-		return append(argv, "resume", "--", o.ResumeThreadID, o.Prompt)
+	prompt := o.Prompt
+	if prompt == "-" {
+		prompt = "-\n"
 	}
-	return append(argv, "--", o.Prompt)
+	if o.ResumeThreadID != "" {
+		return append(argv, "resume", "--", o.ResumeThreadID, prompt)
+	}
+	return append(argv, "--", prompt)
 }

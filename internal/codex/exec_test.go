@@ -29,6 +29,11 @@ func TestExecArgv(t *testing.T) {
 			want: append(append([]string{"codex"}, common...), "--", "x"),
 		},
 		{
+			name: "a single dash is text, not stdin",
+			in:   ExecOptions{Binary: "codex", Prompt: "-", ResumeThreadID: "t"},
+			want: append(append([]string{"codex"}, common...), "resume", "--", "t", "-\n"),
+		},
+		{
 			name: "prompt that looks like a flag stays positional",
 			in:   ExecOptions{Binary: "codex", Prompt: "--help"},
 			want: append(append([]string{"codex"}, common...), "--", "--help"),

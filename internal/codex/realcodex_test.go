@@ -191,36 +191,125 @@ func TestRealCodexFailures(t *testing.T) {
 		return "http://" + addr + "/v1"
 	}
 	tests := []struct {
-		name string
-		turn *fakeresponses.Turn // nil: no server at all
+		name  string
+		turns []fakeresponses.Turn // nil: no server at all
 		// wantTimedOut: only the caller's timeout ends the run.
 		wantTimedOut bool
+		wantExit     int
 		wantErr      string
 	}{
-		{name: "dead endpoint is retried until the caller's timeout", wantTimedOut: true, wantErr: "Reconnecting"},
-		{name: "HTTP 400 fails the turn at once", turn: &fakeresponses.Turn{Status: 400}, wantErr: "400"},
+		// Codex prints "Reconnecting... waiting for network" now and then
+		// and never gives up; when it prints first depends on the machine.
+		{name: "dead endpoint is retried until the caller's timeout", wantTimedOut: true},
+		{name: "HTTP 400 fails the turn at once", turns: []fakeresponses.Turn{{Status: 400}}, wantExit: 1, wantErr: "400"},
+		{name: "a stalled model is stopped by the caller's timeout", turns: []fakeresponses.Turn{{Stall: true}}, wantTimedOut: true},
+		{name: "response.failed fails the turn", turns: []fakeresponses.Turn{{FailCode: "context_length_exceeded"}}, wantExit: 1, wantErr: "context window"},
+		{name: "a stream closed early is retried", turns: []fakeresponses.Turn{
+			{Items: []fakeresponses.Item{fakeresponses.Message("partial")}, CloseEarly: true},
+			{Items: []fakeresponses.Item{fakeresponses.Message("RECOVERED")}},
+		}, wantExit: 0, wantErr: "stream closed before response.completed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := ""
-			if tt.turn == nil {
+			if tt.turns == nil {
 				base = dead(t)
 			} else {
-				srv := fakeresponses.New([]string{testModel}, *tt.turn)
+				srv := fakeresponses.New([]string{testModel}, tt.turns...)
 				defer srv.Close()
 				base = srv.BaseURL()
 			}
 			c := newRealCodex(t, base)
-			out := c.run(t, codex.ExecOptions{Workdir: t.TempDir(), Prompt: "hello"}, 8*time.Second)
+			out := c.run(t, codex.ExecOptions{Workdir: t.TempDir(), Prompt: "hello"}, 4*time.Second)
+			t.Logf("exit %d after %v; errors %q", out.res.ExitCode, out.res.Duration, out.events.Errors)
 			if out.res.TimedOut != tt.wantTimedOut {
 				t.Fatalf("timed out %v, want %v (exit %d)\nstdout:\n%s\nstderr:\n%s", out.res.TimedOut, tt.wantTimedOut, out.res.ExitCode, out.stdout, out.stderr)
 			}
-			if !tt.wantTimedOut && (out.res.ExitCode != 1 || !out.events.Failed) {
-				t.Errorf("exit %d failed=%v, want exit 1 and a failed turn", out.res.ExitCode, out.events.Failed)
+			if tt.wantTimedOut && out.events.Turns != 0 {
+				t.Errorf("a turn completed against a dead or stalled endpoint: %+v", out.events)
+			}
+			if !tt.wantTimedOut {
+				if out.res.ExitCode != tt.wantExit || out.events.Failed != (tt.wantExit != 0) {
+					t.Errorf("exit %d failed=%v, want exit %d", out.res.ExitCode, out.events.Failed, tt.wantExit)
+				}
+				if tt.wantExit == 0 && out.events.LastMessage != "RECOVERED" {
+					t.Errorf("last message %q after the retry", out.events.LastMessage)
+				}
 			}
 			if !strings.Contains(strings.Join(out.events.Errors, "\n"), tt.wantErr) {
 				t.Errorf("errors %q, want one containing %q", out.events.Errors, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestRealCodexConfig checks what the profile file and the argv make the
+// real CLI send: the configured model, the bearer token only when the
+// provider names a key variable, and a prompt that looks like a flag
+// passed through as text.
+func TestRealCodexConfig(t *testing.T) {
+	tests := []struct {
+		name      string
+		keyEnv    string
+		keyValue  string
+		prompt    string
+		wantAuth  string
+		wantInput string
+	}{
+		{name: "no key, no Authorization header", prompt: "plain prompt", wantInput: "plain prompt"},
+		{name: "env_key sends the bearer token", keyEnv: "BENCHGATE_TEST_LLM_KEY", keyValue: "sk-test-123", prompt: "with key", wantAuth: "Bearer sk-test-123", wantInput: "with key"},
+		{name: "a prompt that looks like a flag", prompt: "-h is text here, not a flag", wantInput: "-h is text here, not a flag"},
+		{name: "a prompt of a single dash", prompt: "-", wantInput: "-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakeresponses.New([]string{testModel}, fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("OK")}})
+			defer srv.Close()
+			c := newRealCodex(t, srv.BaseURL())
+			if tt.keyEnv != "" {
+				p := codex.Provider{BaseURL: srv.BaseURL(), Model: testModel, APIKeyEnv: tt.keyEnv}
+				if err := os.WriteFile(filepath.Join(c.home, codex.ProfileFile), codex.LocalConfigTOML(p), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				c.env = proc.EnvWith(c.env, tt.keyEnv+"="+tt.keyValue)
+			}
+			out := c.run(t, codex.ExecOptions{Workdir: t.TempDir(), Prompt: tt.prompt}, time.Minute)
+			if out.res.ExitCode != 0 || out.events.LastMessage != "OK" {
+				t.Fatalf("exit %d, last message %q\nstdout:\n%s\nstderr:\n%s", out.res.ExitCode, out.events.LastMessage, out.stdout, out.stderr)
+			}
+			reqs := srv.ResponseRequests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			r := reqs[0]
+			if r.Model != testModel || !r.Stream {
+				t.Errorf("model %q stream %v", r.Model, r.Stream)
+			}
+			if got := r.Header.Get("Authorization"); got != tt.wantAuth {
+				t.Errorf("Authorization %q, want %q", got, tt.wantAuth)
+			}
+			if got := r.Header.Get("Originator"); got != "codex_exec" {
+				t.Errorf("originator %q, want codex_exec", got)
+			}
+			if !strings.Contains(r.InputText(), tt.wantInput+"\n") {
+				t.Errorf("prompt %q not in the request input:\n%s", tt.wantInput, r.InputText())
+			}
+		})
+	}
+}
+
+// TestPreflightAgainstFake: the preflight and the fake server agree on
+// GET /v1/models.
+func TestPreflightAgainstFake(t *testing.T) {
+	srv := fakeresponses.New([]string{"other", testModel})
+	defer srv.Close()
+	if err := codex.Preflight(context.Background(), srv.BaseURL(), testModel, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := codex.Preflight(context.Background(), srv.BaseURL(), "gpt-missing", nil); err == nil || !strings.Contains(err.Error(), `model "gpt-missing" is not served`) {
+		t.Fatalf("error %v, want a missing model", err)
+	}
+	if v := srv.Violations(); len(v) != 0 {
+		t.Fatalf("violations %q", v)
 	}
 }
