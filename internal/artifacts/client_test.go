@@ -433,6 +433,28 @@ func TestUploadStalledBlockIsRetried(t *testing.T) {
 	}
 }
 
+// TestUploadFileVanishes covers a file removed between listing and zipping:
+// the upload fails naming the file and the artifact is never finalized.
+func TestUploadFileVanishes(t *testing.T) {
+	f, c := newFake(t)
+	dir := sampleDir(t)
+	entries, err := collectDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(dir, "sub", "raw.bin")
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.upload(context.Background(), "run-results", entries)
+	if err == nil || !strings.Contains(err.Error(), gone) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("err = %v, want a not-exist error naming %s", err, gone)
+	}
+	if n := f.count("FinalizeArtifact"); n != 0 {
+		t.Errorf("FinalizeArtifact calls = %d, want 0", n)
+	}
+}
+
 func TestUploadCancelMidUpload(t *testing.T) {
 	f, c := newFake(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -137,14 +137,15 @@ func (c *Client) upload(ctx context.Context, name string, entries []entry) (Uplo
 		free <- buf[:cap(buf)]
 	}
 	wg.Wait()
+	// A cancelled context also breaks the pipe, so report it first.
+	if err := ctx.Err(); err != nil {
+		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, err)
+	}
 	if zipErr != nil {
 		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, zipErr)
 	}
 	if readErr != nil {
 		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, readErr)
-	}
-	if err := ctx.Err(); err != nil {
-		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, err)
 	}
 	if err := c.putBlockList(ctx, signed, ids); err != nil {
 		return Uploaded{}, fmt.Errorf("artifact %q: block list: %w", name, err)
