@@ -202,6 +202,15 @@ func TestSetEndToEnd(t *testing.T) {
 			wantSeeded: true, wantSummary: false,
 		},
 		{
+			name: "crash: missing scenarios rerun, the truncated line stays a located failure", failures: "crash.json", set: "pr-exec",
+			wantCode: 1, wantStatus: "terminal_fail",
+			wantReruns: []verify.Rerun{{Attempt: 1, ScenarioIDs: []string{"pr-checks-rerun-all-001", "pr-reviewers-request-001",
+				"pr-assignees-update-001", "pr-branch-update-001", "pr-merge-execute-001"}, Result: "fail"}},
+			wantRows:   map[string]int{"agent_direct": 10, "ghx": 9},
+			wantStderr: []string{"benchmark agent_direct exited 3", "agent_direct-suite.jsonl:10: agent_direct row: scenario (no scenario_id): row: expected a JSON object"},
+			wantSeeded: true, wantSummary: true,
+		},
+		{
 			name: "read-only set uses the shared manifest and is not seeded", failures: "none.json", set: "ci-diagnostics",
 			wantCode: 0, wantStatus: "pass", wantReruns: []verify.Rerun{},
 			wantRows: map[string]int{"agent_direct": 4, "ghx": 4}, wantFailing: []string{}, wantSummary: true,

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/verify"
@@ -165,4 +167,47 @@ func TestOrderedMissingSet(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "missing ordered set(s) pr-thread-mutations, issues") {
 		t.Errorf("exit %d stderr %q", code, stderr)
 	}
+}
+
+// TestOrderedSIGTERM stops ordered while the first set's benchmark hangs:
+// the set's tracking.json says fail, the consolidated summary is written
+// and no later set runs.
+func TestOrderedSIGTERM(t *testing.T) {
+	f := newFixture(t, "hang.json", map[string]any{"benchmark_timeout": "10m", "grace": "1s"})
+	base := filepath.Join(f.dir, "run")
+	cmd := f.command("ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest, "--out-dir", base)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		logs, _ := filepath.Glob(filepath.Join(base, "pr-exec", "_run", "*", "logs", "attempt-0-ghx.log"))
+		if len(logs) == 1 {
+			if data, _ := os.ReadFile(logs[0]); hangPID.Match(data) {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("benchmark never started hanging")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("benchgate did not exit after SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	if c.Status != "fail" || c.StoppedAt != "pr-exec" || c.Sets[0].Status != "fail" || c.Sets[1].Status != "not_run" {
+		t.Errorf("consolidated: status %s stopped at %s sets %+v", c.Status, c.StoppedAt, c.Sets[:2])
+	}
+	assertHungChildGone(t, filepath.Join(base, "pr-exec"))
 }
