@@ -95,7 +95,6 @@ func TestRunRealCodex(t *testing.T) {
 				DatasetFile: swebenchtest.DatasetFile(t, dir, id), ImageTemplate: tmpl,
 				CodexBinary: codexBin,
 				Provider:    &codex.Provider{BaseURL: srv.BaseURL(), Model: model},
-				Env:         []string{"HOME=/root"},
 				Network:     "host", Docker: dc,
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
