@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -15,10 +16,15 @@ import (
 // "34072"), and a negative value keeps its sign even when it rounds to
 // zero (-0.001 gives "-0.00").
 func ToFixed(x float64, d int) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) >= 1e21 {
+		// JavaScript falls back to its number-to-string conversion here.
+		return jsNumberString(x)
+	}
 	neg := x < 0
 	if neg {
 		x = -x
 	}
+	x = math.Abs(x) // -0 prints as 0
 	// The exact decimal expansion of a float64 has at most 1074
 	// fractional digits, so this string is the value itself.
 	exact := strconv.FormatFloat(x, 'f', 1074, 64)
@@ -47,6 +53,19 @@ func ToFixed(x float64, d int) string {
 		out = "-" + out
 	}
 	return out
+}
+
+func jsNumberString(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "Infinity"
+	case math.IsInf(x, -1):
+		return "-Infinity"
+	}
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	return strings.Replace(s, "e+0", "e+", 1)
 }
 
 // Markdown renders the summary in the benchmark's latest-summary.md
