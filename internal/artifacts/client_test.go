@@ -808,3 +808,52 @@ func TestArtifactURL(t *testing.T) {
 		t.Errorf("ArtifactURL = %q, want %q", got, want)
 	}
 }
+
+// TestResponseSpellings covers servers that answer with proto field names
+// or plain JSON numbers instead of protojson's lowerCamelCase strings.
+func TestResponseSpellings(t *testing.T) {
+	tests := []struct {
+		name     string
+		create   string // %s is replaced by the signed upload URL
+		finalize string
+		wantID   int64
+		wantErr  string
+	}{
+		{"protojson", `{"ok":true,"signedUploadUrl":"%s"}`, `{"ok":true,"artifactId":"42"}`, 42, ""},
+		{"proto names and numbers", `{"ok":true,"signed_upload_url":"%s"}`, `{"ok":true,"artifact_id":43}`, 43, ""},
+		{"unknown fields ignored", `{"ok":true,"signedUploadUrl":"%s","extra":{"a":1}}`, `{"ok":true,"artifactId":"44","x":[]}`, 44, ""},
+		{"no upload URL", `{"ok":true}`, `{"ok":true,"artifactId":"1"}`, 0, "no signed upload URL"},
+		{"id not a number", `{"ok":true,"signedUploadUrl":"%s"}`, `{"ok":true,"artifactId":"forty"}`, 0, "expected an int64"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c := newFake(t)
+			f.onCreate = func(w http.ResponseWriter, n int) bool {
+				body := tc.create
+				if strings.Contains(body, "%s") {
+					body = fmt.Sprintf(body, c.BaseURL.String()+"/blob/artifact.zip?sig=ab%2Bcd%3D%3D&se=x+y")
+				}
+				io.WriteString(w, body)
+				return true
+			}
+			f.onFinalize = func(w http.ResponseWriter, n int) bool {
+				io.WriteString(w, tc.finalize)
+				return true
+			}
+			up, err := c.UploadDir(context.Background(), "spelling", sampleDir(t))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if up.ID != tc.wantID {
+				t.Errorf("ID = %d, want %d", up.ID, tc.wantID)
+			}
+			checkZip(t, f.blob)
+		})
+	}
+}
