@@ -2,11 +2,91 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/benchgate/benchgate/internal/qaaudit/audit"
 )
 
-// runQAAudit is replaced by the mode's real entry point.
+// runQAAudit is `benchgate qa-audit`: prove every option of every
+// multiple-choice question by running one pytest file per option, decide
+// the verdict in code, remediate flawed cases and optionally open pull
+// requests with the fixed files. Exit 0 when every audited case is Valid as
+// written, 1 when any is not (or publishing failed), 2 on bad input.
 func runQAAudit(ctx context.Context, env *Env, args []string) int {
-	fmt.Fprintln(env.Stderr, "benchgate: this command is not available in this build")
-	return ExitUsage
+	fs := pflag.NewFlagSet("qa-audit", pflag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: benchgate qa-audit [flags] QUESTION_FILE_OR_DIR...")
+		fs.PrintDefaults()
+	}
+	var c audit.Config
+	fs.StringArrayVar(&c.Paths, "definitions", nil, "question YAML file or folder (repeatable; positional arguments work too)")
+	fs.StringVar(&c.RepoRoot, "repo-root", ".", "benchmark repository root: code_snippet_ref and pull-request paths are relative to it")
+	fs.StringVar(&c.OutDir, "output-dir", "qa-audit", "folder for quality_report.json, quality_report.md, fixed/ copies and work/ test files")
+	fs.StringArrayVar(&c.Cases, "case", nil, "audit only this case id (repeatable)")
+	fs.StringVar(&c.Backend, "model-backend", "gemini", "model backend: gemini (key in GEMINI_API_KEY or GOOGLE_API_KEY) or openai (any OpenAI-compatible chat-completions endpoint)")
+	fs.StringVar(&c.Model, "model", "", "model name (default gemini-3-pro-preview for gemini; required for openai)")
+	fs.StringVar(&c.ModelURL, "model-url", "", "model endpoint base URL (openai: the /v1 root; default OPENAI_BASE_URL)")
+	fs.StringVar(&c.APIKeyEnv, "api-key-env", "", "environment variable holding the model API key (default per backend)")
+	fs.DurationVar(&c.ModelTimeout, "model-timeout", 5*time.Minute, "timeout of one model call")
+	fs.StringVar(&c.Python, "python", "python3", "Python interpreter that runs the tests (e.g. a virtualenv with the benchmark's library)")
+	fs.StringVar(&c.Image, "image", "", "run each test in a container of this image with --network none instead of a local Python")
+	fs.StringVar(&c.DockerHost, "docker-host", "", "Docker engine for --image (default DOCKER_HOST)")
+	fs.DurationVar(&c.TestTimeout, "test-timeout", 60*time.Second, "timeout of one option test")
+	fs.DurationVar(&c.CaseTimeout, "case-timeout", 20*time.Minute, "deadline of one case, remediation included")
+	fs.UintVar(&c.MaxProofIterations, "max-proof-iterations", 8, "bound of the proof engineer loop per verification")
+	fs.IntVar(&c.MaxRemediations, "max-remediations", 3, "remediation attempts per flawed case (-1 disables remediation)")
+	fs.Int64Var(&c.ModelCallBudget, "model-call-budget", 0, "maximum model calls for the whole run (0 = unlimited)")
+	fs.BoolVar(&c.OpenPRs, "open-prs", false, "open or update pull requests with the verified fixes (token in GITHUB_TOKEN)")
+	fs.BoolVar(&c.DryRun, "dry-run", false, "with --open-prs, write pull_requests.md instead of calling GitHub")
+	fs.StringVar(&c.Repo, "repo", "", "repository owner/name for pull requests (default GITHUB_REPOSITORY)")
+	fs.StringVar(&c.Base, "base-branch", "", "branch pull requests target (default: the repository's default branch)")
+	fs.StringVar(&c.Grouping, "pr-grouping", "file", "one pull request per fixed file (file) or one per run (run)")
+	fs.StringSliceVar(&c.Labels, "pr-labels", []string{"qa-audit"}, "labels added to the pull requests")
+	fs.StringVar(&c.RunID, "run-id", "fixes", "branch suffix with --pr-grouping run")
+	fs.StringVar(&c.GitHubAPIURL, "github-api-url", "", "GitHub REST API URL (default GITHUB_API_URL or https://api.github.com/)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	c.Paths = append(c.Paths, fs.Args()...)
+	if len(c.Paths) == 0 {
+		fmt.Fprintln(env.Stderr, "benchgate qa-audit: no question files given")
+		fs.Usage()
+		return ExitUsage
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(env.Dir, p)
+	}
+	for i, p := range c.Paths {
+		c.Paths[i] = abs(p)
+	}
+	c.RepoRoot, c.OutDir = abs(c.RepoRoot), abs(c.OutDir)
+	if c.Python != "" && filepath.Base(c.Python) != c.Python {
+		c.Python = abs(c.Python)
+	}
+	c.Getenv, c.Stdout, c.Now = env.Getenv, env.Stdout, env.Now
+
+	sum, err := audit.Execute(ctx, c)
+	switch {
+	case errors.Is(err, audit.ErrBadInput):
+		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
+		return ExitUsage
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
+		return ExitFailed
+	case !sum.Result.AllValid:
+		return ExitFailed
+	}
+	return ExitOK
 }

@@ -1,0 +1,299 @@
+// Package audit runs a whole qa-audit: it loads question files, audits every
+// case with the agent pipeline, keeps quality_report.json and its Markdown
+// summary up to date after each case (so an interrupted run leaves a usable
+// report), writes the verified fixes into copies of the question files, and
+// turns them into pull-request changes.
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/ghpr"
+	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
+	"github.com/benchgate/benchgate/internal/qaaudit/questions"
+	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
+	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+)
+
+// CaseAuditor audits one case; *pipeline.Auditor is the implementation.
+type CaseAuditor interface {
+	AuditCase(ctx context.Context, c *questions.Case) pipeline.CaseResult
+}
+
+// Options configure a run.
+type Options struct {
+	Files []string // question files
+	// RepoRoot is the benchmark repository's root: code_snippet_ref paths
+	// and pull-request paths are relative to it.
+	RepoRoot string
+	OutDir   string
+	Model    string // recorded in the report
+	Auditor  CaseAuditor
+	Now      func() time.Time
+	// Only, when non-empty, restricts the audit to these case ids.
+	Only map[string]bool
+}
+
+// Result is what a run produced.
+type Result struct {
+	Report     *qreport.Report
+	ReportPath string
+	// Fixed lists the question files with verified fixes, as written under OutDir/fixed.
+	Fixed []FixedFile
+	// AllValid is true when every audited case as written is Valid and no case is malformed.
+	AllValid bool
+}
+
+// FixedFile is a question file with one or more verified fixes applied.
+type FixedFile struct {
+	Source  string // the original file
+	RelPath string // path relative to RepoRoot, forward slashes
+	Written string // the fixed copy under OutDir/fixed
+	Content []byte
+	Cases   []ghpr.CaseChange
+}
+
+// LoadAll loads every file; the returned error joins every file-level
+// problem (unreadable file, invalid YAML, no benchmarks list) so the user
+// sees them all at once. Per-case problems are not errors: they are
+// reported per case by Run.
+func LoadAll(files []string, repoRoot string) ([]*questions.File, error) {
+	var out []*questions.File
+	var errs []error
+	for _, f := range files {
+		qf, err := questions.Load(f, questions.Options{SnippetRoot: repoRoot})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, qf)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Run audits every case of files in order.
+func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating output folder: %w", err)
+	}
+	rep := &qreport.Report{StartedAt: opts.Now(), Model: opts.Model}
+	res := &Result{Report: rep, ReportPath: filepath.Join(opts.OutDir, "quality_report.json"), AllValid: true}
+	for _, f := range files {
+		rep.Files = append(rep.Files, f.Path)
+	}
+	write := func() error {
+		rep.FinishedAt = opts.Now()
+		if err := rep.WriteJSON(res.ReportPath); err != nil {
+			return err
+		}
+		return rep.WriteMarkdown(filepath.Join(opts.OutDir, "quality_report.md"))
+	}
+	for _, f := range files {
+		var changes []ghpr.CaseChange
+		for _, c := range f.Cases() {
+			if len(opts.Only) > 0 && !opts.Only[c.ID] {
+				continue
+			}
+			var r pipeline.CaseResult
+			if ctx.Err() != nil {
+				r = pipeline.CaseResult{ID: c.ID, File: c.File, Line: c.Line, Error: "not audited: " + ctx.Err().Error()}
+			} else {
+				r = opts.Auditor.AuditCase(ctx, c)
+			}
+			rc := ReportCase(c, r)
+			rep.Cases = append(rep.Cases, rc)
+			if rc.Skipped == "" && (rc.Error != "" || rc.OriginalVerdict != verdict.Valid) || len(c.Problems) > 0 {
+				res.AllValid = false
+			}
+			if r.Fix != nil && r.FinalVerdict == verdict.Valid {
+				if err := f.ApplyFix(c.ID, *r.Fix); err != nil {
+					rep.Cases[len(rep.Cases)-1].Error = "verified fix could not be applied: " + err.Error()
+				} else {
+					changes = append(changes, ghpr.CaseChange{CaseID: c.ID, Before: string(r.Verdict), After: string(r.FinalVerdict), Proof: Proof(r)})
+				}
+			}
+			if err := write(); err != nil {
+				return res, err
+			}
+		}
+		if len(changes) > 0 {
+			ff, err := writeFixed(f, opts, changes)
+			if err != nil {
+				return res, err
+			}
+			res.Fixed = append(res.Fixed, ff)
+		}
+	}
+	if err := write(); err != nil {
+		return res, err
+	}
+	return res, ctx.Err()
+}
+
+func writeFixed(f *questions.File, opts Options, changes []ghpr.CaseChange) (FixedFile, error) {
+	rel := f.Path
+	if opts.RepoRoot != "" {
+		if abs, err := filepath.Abs(f.Path); err == nil {
+			if root, err := filepath.Abs(opts.RepoRoot); err == nil {
+				if r, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(r, "..") {
+					rel = r
+				}
+			}
+		}
+	}
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "../") {
+		rel = filepath.Base(rel)
+	}
+	content, err := f.Bytes()
+	if err != nil {
+		return FixedFile{}, err
+	}
+	out := filepath.Join(opts.OutDir, "fixed", filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return FixedFile{}, err
+	}
+	if err := f.WriteAtomic(out); err != nil {
+		return FixedFile{}, fmt.Errorf("writing fixed copy of %s: %w", f.Path, err)
+	}
+	return FixedFile{Source: f.Path, RelPath: rel, Written: out, Content: content, Cases: changes}, nil
+}
+
+func reportOptions(opts []pipeline.OptionResult) []qreport.Option {
+	var out []qreport.Option
+	for _, o := range opts {
+		out = append(out, qreport.Option{
+			Key: o.Option, Text: o.Text, Claim: o.Claim, Derived: o.Derived, Truth: o.Truth,
+			TestPath: o.TestPath, Outcome: sandbox.Status(o.Outcome), Evidence: o.Evidence,
+			Message: o.Message, Duration: qreport.Seconds(time.Duration(o.DurationMS) * time.Millisecond),
+		})
+	}
+	return out
+}
+
+// ReportCase converts a pipeline result into the report's case record.
+func ReportCase(c *questions.Case, r pipeline.CaseResult) qreport.Case {
+	rc := qreport.Case{
+		File: c.File, Line: c.Line, ID: c.ID, Kind: string(c.Kind), Question: c.Question,
+		CorrectAnswer: c.CorrectAnswer, NeedsHumanReview: r.NeedsHumanReview,
+		Problems: r.Problems, Skipped: r.Skipped, Error: r.Error, ModelCalls: int(r.ModelCalls),
+		Duration: qreport.Seconds(time.Duration(r.DurationMS) * time.Millisecond),
+	}
+	if len(r.Problems) > 0 {
+		rc.Skipped = fmt.Sprintf("malformed case (%d problem(s))", len(r.Problems))
+		return rc
+	}
+	if r.Skipped != "" {
+		return rc
+	}
+	for _, at := range r.Attempts {
+		ra := qreport.Attempt{Number: at.Number, Fix: at.Fix, Verdict: at.Verdict, Options: reportOptions(at.Options),
+			Error: at.Error, Duration: qreport.Seconds(time.Duration(at.DurationMS) * time.Millisecond)}
+		if at.Decision != nil {
+			ra.Reason = at.Decision.Reason
+		}
+		rc.Attempts = append(rc.Attempts, ra)
+	}
+	if len(r.Attempts) > 0 {
+		first := r.Attempts[0]
+		if first.Error != "" && first.Verdict == verdict.Inconclusive && rc.Error == "" {
+			rc.Error = first.Error
+		}
+		final := rc.Attempts[0]
+		if r.Fix != nil {
+			final = rc.Attempts[len(rc.Attempts)-1]
+		}
+		rc.Options, rc.Reason = final.Options, final.Reason
+	}
+	rc.OriginalVerdict, rc.Verdict = r.Verdict, r.FinalVerdict
+	rc.ProposedFix = r.Fix
+	return rc
+}
+
+// Proof renders the Markdown evidence of a fixed case for its pull request:
+// what was wrong, the change, and the per-option outcomes that make the
+// fixed case Valid, with the test files.
+func Proof(r pipeline.CaseResult) string {
+	var sb strings.Builder
+	if len(r.Attempts) == 0 {
+		return ""
+	}
+	first, last := r.Attempts[0], r.Attempts[len(r.Attempts)-1]
+	if first.Decision != nil {
+		fmt.Fprintf(&sb, "As written: **%s**, %s.\n\n", first.Verdict, first.Decision.Reason)
+	}
+	writeTable(&sb, first.Options)
+	if r.Fix != nil {
+		sb.WriteString("\nChange:\n")
+		if r.Fix.Question != nil {
+			fmt.Fprintf(&sb, "- question: %s\n", oneLine(*r.Fix.Question))
+		}
+		for _, k := range sortedKeys(r.Fix.Options) {
+			fmt.Fprintf(&sb, "- option %s: %s\n", k, oneLine(r.Fix.Options[k]))
+		}
+		if r.Fix.CorrectAnswer != nil {
+			fmt.Fprintf(&sb, "- correct_answer: %s\n", *r.Fix.CorrectAnswer)
+		}
+		if r.Fix.Explanation != nil {
+			fmt.Fprintf(&sb, "- explanation: %s\n", oneLine(*r.Fix.Explanation))
+		}
+		if last.Rationale != "" {
+			fmt.Fprintf(&sb, "\nRationale: %s\n", oneLine(last.Rationale))
+		}
+	}
+	if last.Decision != nil {
+		fmt.Fprintf(&sb, "\nAfter the fix (attempt %d): **%s**, %s.\n\n", last.Number, last.Verdict, last.Decision.Reason)
+	}
+	writeTable(&sb, last.Options)
+	for _, o := range last.Options {
+		if o.TestPath == "" {
+			continue
+		}
+		src, err := os.ReadFile(o.TestPath)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&sb, "\n<details><summary>test_option_%s.py (%s)</summary>\n\n```python\n%s\n```\n</details>\n", o.Option, o.Outcome, strings.TrimRight(string(src), "\n"))
+	}
+	return sb.String()
+}
+
+func writeTable(sb *strings.Builder, opts []pipeline.OptionResult) {
+	sb.WriteString("| option | text | outcome | truth |\n|---|---|---|---|\n")
+	for _, o := range opts {
+		fmt.Fprintf(sb, "| %s | %s | %s | %s |\n", o.Option, cell(o.Text), o.Outcome, o.Truth)
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", "\\|") }
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Changes turns fixed files into pull-request changes.
+func Changes(fixed []FixedFile) []ghpr.Change {
+	var out []ghpr.Change
+	for _, f := range fixed {
+		out = append(out, ghpr.Change{Path: f.RelPath, Content: f.Content, Cases: f.Cases})
+	}
+	return out
+}

@@ -1,0 +1,292 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/ghpr"
+	"github.com/benchgate/benchgate/internal/llm"
+	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/questions"
+	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
+)
+
+// ErrBadInput marks errors caused by the user's flags or files (exit 2).
+var ErrBadInput = errors.New("bad input")
+
+func badInput(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, a...))
+}
+
+// Config is everything the qa-audit command line sets.
+type Config struct {
+	Paths    []string // question files, or folders searched for *.yaml
+	RepoRoot string
+	OutDir   string
+	Cases    []string
+
+	Backend, Model, ModelURL, APIKeyEnv string
+	ModelTimeout                        time.Duration
+
+	Python, Image, DockerHost string
+	TestTimeout, CaseTimeout  time.Duration
+
+	MaxProofIterations uint
+	MaxRemediations    int
+	ModelCallBudget    int64
+
+	OpenPRs, DryRun bool
+	Repo, Base      string // owner/name and base branch
+	Grouping        string
+	Labels          []string
+	RunID           string
+	GitHubAPIURL    string
+
+	Getenv func(string) string
+	Stdout io.Writer
+	Now    func() time.Time
+}
+
+// Summary is the outcome of Execute.
+type Summary struct {
+	Result       *Result
+	PullRequests []ghpr.Result
+	PlanPath     string // dry-run pull-request plan
+}
+
+// ExpandPaths turns files and folders into a sorted list of YAML files.
+func ExpandPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, badInput("question path %s: %v", p, err)
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, badInput("searching %s: %v", p, err)
+		}
+		if len(found) == 0 {
+			return nil, badInput("question folder %s holds no .yaml file", p)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	if len(out) == 0 {
+		return nil, badInput("no question files given")
+	}
+	return out, nil
+}
+
+func (c *Config) check() error {
+	if c.OutDir == "" {
+		return badInput("--output-dir is empty")
+	}
+	if c.TestTimeout < 0 || c.CaseTimeout < 0 || c.ModelTimeout < 0 || c.ModelCallBudget < 0 {
+		return badInput("timeouts and budgets must not be negative")
+	}
+	if c.MaxRemediations > 10 {
+		return badInput("--max-remediations %d: at most 10", c.MaxRemediations)
+	}
+	if c.OpenPRs {
+		if _, err := ghpr.ParseGrouping(c.Grouping); err != nil {
+			return badInput("--pr-grouping: %v", err)
+		}
+		if c.Repo == "" {
+			c.Repo = c.Getenv("GITHUB_REPOSITORY")
+		}
+		if owner, name, ok := strings.Cut(c.Repo, "/"); !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+			return badInput("--repo %q: want owner/name (or set GITHUB_REPOSITORY)", c.Repo)
+		}
+		if !c.DryRun && c.Getenv("GITHUB_TOKEN") == "" && c.Getenv("GH_TOKEN") == "" {
+			return badInput("--open-prs needs a token in GITHUB_TOKEN or GH_TOKEN (or use --dry-run)")
+		}
+	}
+	return nil
+}
+
+// Execute runs the qa-audit command: load, audit, report, fix, publish.
+// File-level problems in any question file stop it before any model call.
+func Execute(ctx context.Context, cfg Config) (*Summary, error) {
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	paths, err := ExpandPaths(cfg.Paths)
+	if err != nil {
+		return nil, err
+	}
+	files, err := LoadAll(paths, cfg.RepoRoot)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	m, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	outDir, err := filepath.Abs(cfg.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	auditor, err := pipeline.New(pipeline.Config{
+		Model: m,
+		Prover: pipeline.SandboxProver{Runner: sandbox.Runner{
+			Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv,
+		}},
+		WorkDir:            filepath.Join(outDir, "work"),
+		MaxProofIterations: cfg.MaxProofIterations,
+		MaxRemediations:    cfg.MaxRemediations,
+		ModelCallBudget:    cfg.ModelCallBudget,
+		CaseTimeout:        cfg.CaseTimeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	only := map[string]bool{}
+	for _, id := range cfg.Cases {
+		only[id] = true
+	}
+	modelName := m.Name()
+	if cfg.Backend != "" {
+		modelName = cfg.Backend + "/" + modelName
+	}
+	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Auditor: progress{auditor, cfg.Stdout}, Now: cfg.Now, Only: only})
+	sum := &Summary{Result: res}
+	if err != nil {
+		return sum, err
+	}
+	t := res.Report.Totals
+	fmt.Fprintf(cfg.Stdout, "qa-audit: %d cases: %d valid, %d ambiguous, %d incorrect, %d inconclusive, %d skipped, %d errors; %d fixed, %d need human review\n",
+		t.Cases, t.Valid, t.Ambiguous, t.Incorrect, t.Inconclusive, t.Skipped, t.Errors, t.Fixed, t.NeedsHumanReview)
+	fmt.Fprintf(cfg.Stdout, "qa-audit: report %s\n", res.ReportPath)
+	for _, f := range res.Fixed {
+		fmt.Fprintf(cfg.Stdout, "qa-audit: fixed copy %s (%d case(s))\n", f.Written, len(f.Cases))
+	}
+	if !cfg.OpenPRs || len(res.Fixed) == 0 {
+		return sum, nil
+	}
+	owner, name, _ := strings.Cut(cfg.Repo, "/")
+	pcfg := ghpr.Config{Owner: owner, Repo: name, Base: cfg.Base, Grouping: ghpr.Grouping(cfg.Grouping), Labels: cfg.Labels, RunID: cfg.RunID,
+		AuthorName: "benchgate qa-audit", AuthorEmail: "qa-audit@users.noreply.github.com"}
+	changes := Changes(res.Fixed)
+	if cfg.DryRun {
+		sum.PlanPath = filepath.Join(outDir, "pull_requests.md")
+		if err := fsutil.WriteFileAtomic(sum.PlanPath, []byte(Plan(pcfg, changes)), 0o644); err != nil {
+			return sum, err
+		}
+		fmt.Fprintf(cfg.Stdout, "qa-audit: dry run, pull request plan %s\n", sum.PlanPath)
+		return sum, nil
+	}
+	gh, err := githubClient(cfg)
+	if err != nil {
+		return sum, err
+	}
+	prs, err := ghpr.Publish(ctx, gh, pcfg, changes)
+	sum.PullRequests = prs
+	for _, pr := range prs {
+		verb := "updated"
+		if pr.Created {
+			verb = "opened"
+		}
+		fmt.Fprintf(cfg.Stdout, "qa-audit: %s pull request #%d %s (branch %s)\n", verb, pr.Number, pr.URL, pr.Branch)
+	}
+	if err != nil {
+		return sum, fmt.Errorf("publishing pull requests: %s", llm.Mask(err.Error(), cfg.Getenv("GITHUB_TOKEN"), cfg.Getenv("GH_TOKEN")))
+	}
+	return sum, nil
+}
+
+func githubClient(cfg Config) (*github.Client, error) {
+	tok := cfg.Getenv("GITHUB_TOKEN")
+	if tok == "" {
+		tok = cfg.Getenv("GH_TOKEN")
+	}
+	gh := github.NewClient(&http.Client{Timeout: 60 * time.Second}).WithAuthToken(tok)
+	api := cfg.GitHubAPIURL
+	if api == "" {
+		api = cfg.Getenv("GITHUB_API_URL")
+	}
+	if api != "" {
+		u, err := url.Parse(strings.TrimRight(api, "/") + "/")
+		if err != nil {
+			return nil, badInput("GitHub API URL %q: %v", api, err)
+		}
+		gh.BaseURL = u
+	}
+	return gh, nil
+}
+
+// Plan renders what --open-prs would publish, for --dry-run.
+func Plan(cfg ghpr.Config, changes []ghpr.Change) string {
+	var sb strings.Builder
+	sb.WriteString("# Pull requests qa-audit would open or update\n")
+	byBranch := map[string][]ghpr.Change{}
+	var order []string
+	for _, c := range changes {
+		b := ghpr.BranchFor(cfg, c.Path)
+		if _, ok := byBranch[b]; !ok {
+			order = append(order, b)
+		}
+		byBranch[b] = append(byBranch[b], c)
+	}
+	for _, b := range order {
+		cs := byBranch[b]
+		fmt.Fprintf(&sb, "\n## %s\n\nRepository `%s/%s`, branch `%s`, labels %v\n\n%s\n", ghpr.Title(cs), cfg.Owner, cfg.Repo, b, cfg.Labels, ghpr.Body(cs))
+	}
+	return sb.String()
+}
+
+// progress prints one line per audited case.
+type progress struct {
+	a   *pipeline.Auditor
+	out io.Writer
+}
+
+func (p progress) AuditCase(ctx context.Context, c *questions.Case) pipeline.CaseResult {
+	r := p.a.AuditCase(ctx, c)
+	line := fmt.Sprintf("%s:%d %s: %s", c.File, c.Line, c.ID, r.Verdict)
+	if r.FinalVerdict != r.Verdict {
+		line += " -> " + string(r.FinalVerdict)
+	}
+	switch {
+	case len(r.Problems) > 0:
+		line += fmt.Sprintf(" (malformed: %s)", r.Problems[0])
+	case r.Skipped != "":
+		line += " (skipped: " + r.Skipped + ")"
+	case r.NeedsHumanReview:
+		line += " (needs human review)"
+	}
+	fmt.Fprintln(p.out, line)
+	return r
+}
