@@ -159,9 +159,16 @@ func TestRealCodexExecAndResume(t *testing.T) {
 		t.Errorf("resumed thread %q, want %q", res.events.ThreadID, ev.ThreadID)
 	}
 	// turn.completed carries the thread's running total: the resumed
-	// invocation's own share is the difference.
-	if want := (codex.Usage{InputTokens: 200, OutputTokens: 5, ReasoningOutputTokens: 1}); res.events.Usage.Sub(ev.Usage) != want {
-		t.Errorf("resume usage %+v minus %+v, want %+v", res.events.Usage, ev.Usage, want)
+	// invocation's own share is what the Ledger gives.
+	if want := (codex.Usage{InputTokens: 450, CachedInputTokens: 140, OutputTokens: 15, ReasoningOutputTokens: 3}); res.events.Usage != want {
+		t.Errorf("resume reports %+v, want the thread total %+v", res.events.Usage, want)
+	}
+	var ledger codex.Ledger
+	if got := ledger.Share(ev); got != ev.Usage {
+		t.Errorf("ledger share of the first run %+v, want %+v", got, ev.Usage)
+	}
+	if want, got := (codex.Usage{InputTokens: 200, OutputTokens: 5, ReasoningOutputTokens: 1}), ledger.Share(res.events); got != want {
+		t.Errorf("ledger share of the resume %+v, want %+v", got, want)
 	}
 	if res.events.LastMessage != "HANDOFF_DONE" {
 		t.Errorf("resume last message %q", res.events.LastMessage)
