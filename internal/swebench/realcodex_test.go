@@ -157,9 +157,9 @@ func TestRunRealCodex(t *testing.T) {
 				}
 				// Codex reports the thread's running total in turn.completed,
 				// so a resumed phase's own share is its figure minus the
-				// resumed session's (codex.Events.Usage, codex.Usage.Sub).
+				// resumed session's; codex.Ledger.Share computes it.
 				if ph.Usage != w.usage {
-					t.Errorf("phase %d (%s) usage %+v, want its own tokens %+v (a resumed session reports the thread total; subtract the resumed phase's usage)", i, w.name, ph.Usage, w.usage)
+					t.Errorf("phase %d (%s) usage %+v, want its own tokens %+v (a resumed session reports the thread total; codex.Ledger.Share gives a phase its own tokens)", i, w.name, ph.Usage, w.usage)
 				}
 				total = addUsage(total, w.usage)
 				if w.name == ralph.PhaseHandoff && ph.ThreadID != got.Phases[i-1].ThreadID {
