@@ -76,3 +76,31 @@ func snippet(b []byte) string {
 	}
 	return s
 }
+
+// PreflightProvider runs Preflight for p, sending the bearer token from
+// p.APIKeyEnv (looked up with getenv) as Codex itself would, so that an
+// endpoint that requires a key is not reported as down. An unset or
+// empty key variable is an error: Codex would fail every request.
+func PreflightProvider(ctx context.Context, p Provider, getenv func(string) string) error {
+	hc := &http.Client{}
+	if p.APIKeyEnv != "" {
+		key := getenv(p.APIKeyEnv)
+		if key == "" {
+			return fmt.Errorf("model endpoint preflight: environment variable %s (the provider's API key) is empty", p.APIKeyEnv)
+		}
+		hc.Transport = bearer{token: key, next: http.DefaultTransport}
+	}
+	return Preflight(ctx, p.BaseURL, p.Model, hc)
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}

@@ -85,3 +85,43 @@ func TestPreflightBounded(t *testing.T) {
 		t.Fatalf("preflight took %v despite a 200ms deadline", time.Since(start))
 	}
 }
+
+func TestPreflightProvider(t *testing.T) {
+	tests := []struct {
+		name     string
+		keyEnv   string
+		env      map[string]string
+		wantAuth string
+		wantErr  string
+	}{
+		{name: "no key", wantAuth: ""},
+		{name: "key from the environment", keyEnv: "LLM_KEY", env: map[string]string{"LLM_KEY": "sk-1"}, wantAuth: "Bearer sk-1"},
+		{name: "key variable empty", keyEnv: "LLM_KEY", wantErr: "environment variable LLM_KEY (the provider's API key) is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gotAuth := "(no request)"
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				gotAuth = r.Header.Get("Authorization")
+				w.Write([]byte(`{"data":[{"id":"m"}]}`))
+			}))
+			defer srv.Close()
+			err := PreflightProvider(context.Background(), Provider{BaseURL: srv.URL + "/v1", Model: "m", APIKeyEnv: tt.keyEnv}, func(k string) string { return tt.env[k] })
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				if gotAuth != "(no request)" {
+					t.Fatal("a request was sent without the key")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gotAuth != tt.wantAuth {
+				t.Fatalf("Authorization %q, want %q", gotAuth, tt.wantAuth)
+			}
+		})
+	}
+}
