@@ -34,6 +34,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		if errors.Is(err, pflag.ErrHelp) {
 			return ExitOK
 		}
+		fmt.Fprintf(env.Stderr, "benchgate report: %v (see benchgate report --help)\n", err)
 		return ExitUsage
 	}
 	if fs.NArg() > 0 {
