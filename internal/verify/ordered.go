@@ -141,6 +141,12 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 		c.Preflight = "pass"
 		c.Status = StatusPass
 		for _, name := range bench.OrderedSets {
+			if ctx.Err() != nil {
+				c.Status = StatusFail
+				c.StoppedAt = name
+				c.Error = fmt.Sprintf("stopped before set %s: %v", name, context.Cause(ctx))
+				break
+			}
 			r, err := RunSet(ctx, SetOptions{
 				Config: o.Config, Set: name, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions,
 				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, FixtureManifest: shared,
