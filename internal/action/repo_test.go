@@ -1,0 +1,365 @@
+package action
+
+import (
+	"bufio"
+	"bytes"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/rhysd/actionlint"
+	"gopkg.in/yaml.v3"
+)
+
+// actionMetadata is the part of action.yml the cross-check reads.
+type actionMetadata struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	Inputs      map[string]struct {
+		Description string  `yaml:"description"`
+		Required    bool    `yaml:"required"`
+		Default     *string `yaml:"default"`
+	} `yaml:"inputs"`
+	Outputs map[string]struct {
+		Description string `yaml:"description"`
+	} `yaml:"outputs"`
+	Runs struct {
+		Using string `yaml:"using"`
+		Image string `yaml:"image"`
+	} `yaml:"runs"`
+}
+
+func loadActionYML(t *testing.T) actionMetadata {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md actionMetadata
+	if err := yaml.Unmarshal(b, &md); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	return md
+}
+
+// TestActionYMLMatchesAdapter checks both ways that every input and
+// output the adapter uses is declared and documented in action.yml, and
+// that action.yml declares nothing the adapter ignores.
+func TestActionYMLMatchesAdapter(t *testing.T) {
+	md := loadActionYML(t)
+	if md.Runs.Using != "docker" || md.Runs.Image != "Dockerfile" {
+		t.Errorf("runs = %+v, want using docker, image Dockerfile", md.Runs)
+	}
+	if md.Name == "" || md.Description == "" {
+		t.Error("action.yml needs a name and a description")
+	}
+	known := map[string]Input{}
+	for _, in := range Inputs() {
+		known[in.Name] = in
+		y, ok := md.Inputs[in.Name]
+		if !ok {
+			t.Errorf("input %q is read by the adapter but missing from action.yml", in.Name)
+			continue
+		}
+		if strings.TrimSpace(y.Description) == "" {
+			t.Errorf("input %q has no description", in.Name)
+		}
+		if y.Required != (in.Required && in.Modes == nil) {
+			t.Errorf("input %q: required = %v in action.yml", in.Name, y.Required)
+		}
+		def := ""
+		if y.Default != nil {
+			def = *y.Default
+		}
+		if def != in.Default {
+			t.Errorf("input %q: default %q in action.yml, %q in the adapter", in.Name, def, in.Default)
+		}
+	}
+	for name := range md.Inputs {
+		if _, ok := known[name]; !ok {
+			t.Errorf("action.yml declares input %q that the adapter never reads", name)
+		}
+	}
+	outs := map[string]bool{}
+	for _, o := range Outputs() {
+		outs[o.Name] = true
+		if y, ok := md.Outputs[o.Name]; !ok || strings.TrimSpace(y.Description) == "" {
+			t.Errorf("output %q missing or undocumented in action.yml", o.Name)
+		}
+	}
+	for name := range md.Outputs {
+		if !outs[name] {
+			t.Errorf("action.yml declares output %q that the adapter never sets", name)
+		}
+	}
+	// Every output name the adapter code sets must be in the table.
+	src, err := os.ReadFile("action.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`r\.output\("([a-z-]+)"`).FindAllStringSubmatch(string(src), -1) {
+		if !outs[m[1]] {
+			t.Errorf("action.go sets output %q that Outputs() does not list", m[1])
+		}
+	}
+}
+
+// TestWorkflowsLint runs actionlint over the project's workflows and the
+// examples users copy (which actionlint checks against action.yml when
+// they use the local action).
+func TestWorkflowsLint(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	files, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
+	examples, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "examples", "*.yml"))
+	files = append(files, examples...)
+	if len(files) < 5 {
+		t.Fatalf("found %d workflow files, want the CI, release and three examples: %v", len(files), files)
+	}
+	var out bytes.Buffer
+	// Empty Shellcheck/Pyflakes: the external linters are not run.
+	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		errs, err := l.LintFile(f, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, e := range errs {
+			t.Errorf("%s:%d:%d: %s [%s]", f, e.Line, e.Column, e.Message, e.Kind)
+		}
+	}
+}
+
+// TestActionlintCatchesMistakes proves the lint test can fail: a
+// workflow passing an input action.yml does not declare is reported.
+func TestActionlintCatchesMistakes(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	bad := []byte("on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - uses: ./\n        with:\n          mode: report\n          no-such-input: 1\n")
+	var out bytes.Buffer
+	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := actionlint.NewProject(root)
+	if err != nil {
+		t.Skipf("no project at %s: %v", root, err)
+	}
+	errs, err := l.Lint(filepath.Join(root, ".github", "workflows", "bad.yml"), bad, proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range errs {
+		if strings.Contains(e.Message, "no-such-input") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("actionlint did not report the undeclared input; errors: %v", errs)
+	}
+}
+
+// TestDocsShowExamples keeps docs/action.md in step with the example
+// workflows: each one is shown there verbatim.
+func TestDocsShowExamples(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "action.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "examples", "*.yml"))
+	for _, f := range examples {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(doc, b) {
+			t.Errorf("docs/action.md does not show %s verbatim", filepath.Base(f))
+		}
+	}
+	for _, in := range Inputs() {
+		if !bytes.Contains(doc, []byte("`"+in.Name+"`")) {
+			t.Errorf("docs/action.md does not mention input `%s`", in.Name)
+		}
+	}
+}
+
+// dockerBuild is what the Dockerfile's build stage does, read from it.
+type dockerBuild struct {
+	env     []string // KEY=VALUE before "go build"
+	args    []string // go build arguments
+	final   string   // FROM of the last stage
+	entry   string
+	hasUser bool
+}
+
+func parseDockerfile(t *testing.T, path string) dockerBuild {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var logical []string
+	var cur strings.Builder
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(l, "#") || l == "" {
+			continue
+		}
+		if strings.HasSuffix(l, `\`) {
+			cur.WriteString(strings.TrimSuffix(l, `\`) + " ")
+			continue
+		}
+		cur.WriteString(l)
+		logical = append(logical, cur.String())
+		cur.Reset()
+	}
+	var d dockerBuild
+	for _, l := range logical {
+		instr, rest, _ := strings.Cut(l, " ")
+		switch strings.ToUpper(instr) {
+		case "FROM":
+			d.final = rest
+		case "USER":
+			d.hasUser = true
+		case "ENTRYPOINT":
+			d.entry = rest
+		case "RUN":
+			if !strings.Contains(rest, "go build") {
+				continue
+			}
+			words := shellWords(rest)
+			i := 0
+			for ; i < len(words) && strings.Contains(words[i], "="); i++ {
+				d.env = append(d.env, words[i])
+			}
+			if i+1 >= len(words) || words[i] != "go" || words[i+1] != "build" {
+				t.Fatalf("Dockerfile: cannot read the go build line %q", rest)
+			}
+			d.args = words[i+2:]
+		}
+	}
+	return d
+}
+
+// shellWords splits the simple shell the Dockerfile uses: words, double
+// quotes, $VAR kept as text.
+func shellWords(s string) []string {
+	var out []string
+	var w strings.Builder
+	inQ, any := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			inQ, any = !inQ, true
+		case (r == ' ' || r == '\t') && !inQ:
+			if any {
+				out = append(out, w.String())
+				w.Reset()
+				any = false
+			}
+		default:
+			w.WriteRune(r)
+			any = true
+		}
+	}
+	if any {
+		out = append(out, w.String())
+	}
+	return out
+}
+
+// TestDockerfileBuildsStaticBinaries builds the binary exactly as the
+// Dockerfile's build stage does (same environment, same flags), for both
+// image architectures, and checks it is a static executable.
+func TestDockerfileBuildsStaticBinaries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary twice")
+	}
+	root := testenv.RepoRoot(t)
+	d := parseDockerfile(t, filepath.Join(root, "Dockerfile"))
+	if !strings.Contains(d.final, "distroless/static") || strings.Contains(d.final, "nonroot") {
+		t.Errorf("final stage FROM %q: want distroless static running as root", d.final)
+	}
+	if d.hasUser {
+		t.Error("Dockerfile has a USER line: Docker actions must run as root")
+	}
+	if d.entry != `["/benchgate", "action"]` {
+		t.Errorf("ENTRYPOINT %s", d.entry)
+	}
+	wantEnv := map[string]bool{"CGO_ENABLED=0": false, "GOOS=$TARGETOS": false, "GOARCH=$TARGETARCH": false}
+	for _, e := range d.env {
+		if _, ok := wantEnv[e]; ok {
+			wantEnv[e] = true
+		}
+	}
+	for e, seen := range wantEnv {
+		if !seen {
+			t.Errorf("go build in the Dockerfile lacks %s (env %q)", e, d.env)
+		}
+	}
+	joined := strings.Join(d.args, " ")
+	for _, want := range []string{"-trimpath", "-s -w", "./cmd/benchgate"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("go build args %q lack %q", joined, want)
+		}
+	}
+	sizes := map[string]int64{}
+	for _, arch := range []string{"amd64", "arm64"} {
+		out := filepath.Join(t.TempDir(), "benchgate")
+		args := []string{"build"}
+		for _, a := range d.args {
+			a = strings.ReplaceAll(a, "$VERSION", "test")
+			if a == "/out/benchgate" {
+				a = out
+			}
+			args = append(args, a)
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("GOARCH=%s go %s: %v\n%s", arch, strings.Join(args, " "), err, b)
+		}
+		ef, err := elf.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantMachine := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[arch]
+		if ef.Machine != wantMachine {
+			t.Errorf("%s: machine %v", arch, ef.Machine)
+		}
+		for _, p := range ef.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Errorf("%s: binary has an ELF interpreter: not static", arch)
+			}
+		}
+		if libs, _ := ef.ImportedLibraries(); len(libs) > 0 {
+			t.Errorf("%s: binary links %v", arch, libs)
+		}
+		if s := ef.Section(".symtab"); s != nil {
+			t.Errorf("%s: symbol table present: -s was not applied", arch)
+		}
+		ef.Close()
+		info, _ := os.Stat(out)
+		sizes[arch] = info.Size()
+	}
+	var keys []string
+	for k := range sizes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("linux/%s binary: %d bytes (%.1f MiB)", k, sizes[k], float64(sizes[k])/(1<<20))
+	}
+}
