@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+// chatFake is a scripted OpenAI-compatible chat-completions endpoint that
+// plays the three qa-audit agents, so the command runs end to end through
+// the real HTTP model backend, the ADK graph and real pytest.
+type chatFake struct {
+	*httptest.Server
+	tests     map[string]string   // option text -> pytest source
+	proposals map[string][]string // case id -> fix JSON per attempt
+	mu        sync.Mutex
+	bodies    map[string][]string // agent -> raw request bodies
+	auth      []string
+	calls     int
+}
+
+var (
+	qaRole    = regexp.MustCompile(`(?m)^Role: (\S+)`)
+	qaID      = regexp.MustCompile(`(?m)^Question \(([^)]+)\):`)
+	qaPending = regexp.MustCompile(`(?m)^Options still to prove: (.*)\.$`)
+	qaOption  = regexp.MustCompile(`(?m)^([A-Z]): (.*)$`)
+)
+
+func newChatFake(t *testing.T, tests map[string]string, proposals map[string][]string) *chatFake {
+	f := &chatFake{tests: tests, proposals: proposals, bodies: map[string][]string{}}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *chatFake) serve(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	var req struct {
+		Messages []struct {
+			Role    string  `json:"role"`
+			Content *string `json:"content"`
+		} `json:"messages"`
+	}
+	if r.URL.Path != "/v1/chat/completions" || json.Unmarshal(raw, &req) != nil || len(req.Messages) == 0 || req.Messages[0].Role != "system" {
+		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+		return
+	}
+	sys := *req.Messages[0].Content
+	role := qaRole.FindStringSubmatch(sys)[1]
+	f.mu.Lock()
+	f.bodies[role] = append(f.bodies[role], string(raw))
+	f.auth = append(f.auth, r.Header.Get("Authorization"))
+	f.calls++
+	n := f.calls
+	f.mu.Unlock()
+	options := map[string]string{}
+	for _, o := range qaOption.FindAllStringSubmatch(sys, -1) {
+		options[o[1]] = o[2]
+	}
+	msg := map[string]any{"role": "assistant"}
+	switch role {
+	case "claim_analyst":
+		msg["content"] = `{"claims": [{"option": "A", "hypothesis": "A holds"}]}`
+	case "proof_engineer":
+		if req.Messages[len(req.Messages)-1].Role == "tool" {
+			msg["content"] = "Tests ran."
+			break
+		}
+		var calls []map[string]any
+		if p := qaPending.FindStringSubmatch(sys); p != nil {
+			for i, k := range strings.Split(p[1], ", ") {
+				args, _ := json.Marshal(map[string]string{"option": k, "code": f.tests[options[k]]})
+				calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d", n, i), "type": "function", "function": map[string]any{"name": "run_option_test", "arguments": string(args)}})
+			}
+		} else {
+			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d", n), "type": "function", "function": map[string]any{"name": "exit_loop", "arguments": "{}"}})
+		}
+		msg["tool_calls"] = calls
+	case "remediation_engineer":
+		id := qaID.FindStringSubmatch(sys)[1]
+		i := strings.Count(sys, "Proof for your proposal")
+		msg["content"] = "{}"
+		if i < len(f.proposals[id]) {
+			msg["content"] = f.proposals[id][i]
+		}
+	}
+	json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": msg, "finish_reason": "stop"}}})
+}
+
+const qaQuestions = `# stdlib questions
+benchmarks:
+- id: stdlib:valid_upper
+  question: 'What does "ab".upper() return?'
+  options:
+    A: 'The string "AB"'
+    B: 'The string "ab"'
+    C: None of the above
+  correct_answer: A
+  explanation: SECRET-EXPLANATION upper() upper-cases.
+  benchmark_type: multiple_choice
+- id: stdlib:drifted_answer
+  question: 'What does len([1, 2, 3]) return?'
+  options:
+    A: The integer 3
+    B: The integer 2
+    C: None of the above
+  correct_answer: B   # wrong on purpose
+  explanation: SECRET-EXPLANATION it counts items.
+  benchmark_type: multiple_choice
+- id: stdlib:valid_upper
+  question: 'Duplicate id?'
+  options: {A: x, B: y}
+  correct_answer: A
+  benchmark_type: multiple_choice
+- id: stdlib:no_answer
+  question: 'Missing key?'
+  options: {A: x, B: y}
+  benchmark_type: multiple_choice
+- id: stdlib:unknown_option
+  question: 'Key names no option?'
+  options: {A: x, B: y}
+  correct_answer: F
+  benchmark_type: multiple_choice
+`
+
+var qaTests = map[string]string{
+	`The string "AB"`: "def test_option():\n    assert \"ab\".upper() == \"AB\"\n",
+	`The string "ab"`: "def test_option():\n    assert \"ab\".upper() == \"ab\"\n",
+	`The integer 3`:   "def test_option():\n    assert len([1, 2, 3]) == 3\n",
+	`The integer 2`:   "def test_option():\n    assert len([1, 2, 3]) == 2\n",
+}
+
+var qaProposals = map[string][]string{
+	"stdlib:drifted_answer": {`{"correct_answer": "A", "explanation": "len counts the items: 3.", "rationale": "A is proven true"}`},
+}
+
+type qaRun struct {
+	code           int
+	stdout, stderr string
+	out            string
+}
+
+func runQA(t *testing.T, dir string, env map[string]string, args ...string) qaRun {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	e := &Env{Stdout: &stdout, Stderr: &stderr, Dir: dir, Now: time.Now, Getenv: func(k string) string { return env[k] }}
+	code := Main(context.Background(), e, append([]string{"qa-audit"}, args...))
+	return qaRun{code: code, stdout: stdout.String(), stderr: stderr.String(), out: filepath.Join(dir, "out")}
+}
+
+func qaRepo(t *testing.T) string {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "benchmarks", "stdlib", "benchmark.yaml")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(qaQuestions), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestQAAuditEndToEnd(t *testing.T) {
+	py := testenv.Python(t)
+	chat := newChatFake(t, qaTests, qaProposals)
+	gh := ghfake.New("octo", "bench", "main", "ghs_tok", map[string]string{"benchmarks/stdlib/benchmark.yaml": qaQuestions})
+	defer gh.Close()
+	dir := qaRepo(t)
+	env := map[string]string{"OPENAI_API_KEY": "sk-local-123456", "GITHUB_TOKEN": "ghs_tok", "GITHUB_REPOSITORY": "octo/bench"}
+	args := []string{"--model-backend", "openai", "--model", "local", "--model-url", chat.URL + "/v1",
+		"--python", py, "--test-timeout", "30s", "--output-dir", "out", "--open-prs", "--github-api-url", gh.BaseURL(),
+		"--pr-labels", "qa-audit,automated", "benchmarks"}
+
+	r := runQA(t, dir, env, args...)
+	if r.code != ExitFailed {
+		t.Fatalf("exit %d, want 1 (flawed and malformed cases)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	rep, err := qreport.Read(filepath.Join(r.out, "quality_report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string][]qreport.Case{}
+	for _, c := range rep.Cases {
+		byID[c.ID] = append(byID[c.ID], c)
+	}
+	if c := byID["stdlib:valid_upper"][0]; c.Verdict != "Valid" || c.NeedsHumanReview || len(c.Options) != 3 || c.Options[0].Outcome != "passed" || c.Options[1].Outcome != "failed" {
+		t.Errorf("valid case: %+v", c)
+	}
+	if c := byID["stdlib:drifted_answer"][0]; c.OriginalVerdict != "Incorrect" || c.Verdict != "Valid" || c.ProposedFix == nil || len(c.Attempts) != 2 {
+		t.Errorf("drifted case: %+v", c)
+	}
+	// Malformed cases are reported with file, line and field, and did not stop the others.
+	wantProblems := map[string]string{"stdlib:valid_upper": "duplicated case id", "stdlib:no_answer": "correct_answer", "stdlib:unknown_option": "names no option"}
+	for id, want := range wantProblems {
+		cs := byID[id]
+		c := cs[len(cs)-1]
+		if len(c.Problems) == 0 || !strings.Contains(c.Problems[0].Field+" "+c.Problems[0].Message, want) || c.Problems[0].Line == 0 {
+			t.Errorf("%s: problems %+v, want %q", id, c.Problems, want)
+		}
+	}
+	if rep.Totals.Fixed != 1 || rep.Totals.Cases != 5 {
+		t.Errorf("totals %+v", rep.Totals)
+	}
+	md, err := os.ReadFile(filepath.Join(r.out, "quality_report.md"))
+	if err != nil || !strings.Contains(string(md), "stdlib:drifted_answer") {
+		t.Errorf("markdown summary: %v", err)
+	}
+	// The fixed copy changes only the fixed case's lines.
+	fixed, err := os.ReadFile(filepath.Join(r.out, "fixed", "benchmarks", "stdlib", "benchmark.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(fixed), "len counts the items: 3.") || !strings.Contains(string(fixed), "# stdlib questions") {
+		t.Errorf("fixed copy:\n%s", fixed)
+	}
+	if strings.Contains(string(fixed), "correct_answer: B") {
+		t.Errorf("fixed copy still has the wrong answer:\n%s", fixed)
+	}
+	// The pull request carries the fix and the proof; main is untouched.
+	pulls := gh.Pulls()
+	if len(pulls) != 1 || !strings.Contains(pulls[0].Body, "stdlib:drifted_answer") || !strings.Contains(pulls[0].Body, "test_option_A.py") || strings.Join(pulls[0].Labels, ",") != "qa-audit,automated" {
+		t.Fatalf("pulls: %+v", pulls)
+	}
+	if got, _ := gh.File(pulls[0].Head, "benchmarks/stdlib/benchmark.yaml"); got != string(fixed) {
+		t.Errorf("branch content differs from the fixed copy")
+	}
+	if got, _ := gh.File("main", "benchmarks/stdlib/benchmark.yaml"); got != qaQuestions {
+		t.Errorf("default branch changed")
+	}
+	// Ground truth never reached the analyst or the engineer.
+	chat.mu.Lock()
+	for _, agent := range []string{"claim_analyst", "proof_engineer"} {
+		for _, b := range chat.bodies[agent] {
+			if strings.Contains(b, "SECRET-EXPLANATION") || strings.Contains(b, "correct_answer") {
+				t.Errorf("%s saw the ground truth: %s", agent, b)
+			}
+		}
+	}
+	if chat.auth[0] != "Bearer sk-local-123456" {
+		t.Errorf("auth header %q", chat.auth[0])
+	}
+	chat.mu.Unlock()
+
+	// A second run updates the same pull request instead of opening another.
+	r2 := runQA(t, dir, env, args...)
+	if r2.code != ExitFailed {
+		t.Fatalf("second run exit %d: %s", r2.code, r2.stderr)
+	}
+	if n := len(gh.Pulls()); n != 1 || !strings.Contains(r2.stdout, "updated pull request #1") {
+		t.Errorf("second run: %d pulls, stdout:\n%s", n, r2.stdout)
+	}
+}
+
+func TestQAAuditExitCodes(t *testing.T) {
+	py := testenv.Python(t)
+	chat := newChatFake(t, qaTests, qaProposals)
+	valid := strings.SplitN(qaQuestions, "- id: stdlib:drifted_answer", 2)[0]
+	tests := []struct {
+		name  string
+		yaml  string
+		env   map[string]string
+		extra []string
+		want  int
+		msg   string
+	}{
+		{"all valid", valid, nil, nil, ExitOK, ""},
+		{"broken yaml", "benchmarks: [\n", nil, nil, ExitUsage, "benchmark.yaml"},
+		{"no benchmarks list", "cases: []\n", nil, nil, ExitUsage, "benchmarks"},
+		{"bad grouping", valid, nil, []string{"--open-prs", "--dry-run", "--repo", "o/r", "--pr-grouping", "repo"}, ExitUsage, "--pr-grouping"},
+		{"prs without token", valid, nil, []string{"--open-prs", "--repo", "o/r"}, ExitUsage, "GITHUB_TOKEN"},
+		{"bad repo", valid, nil, []string{"--open-prs", "--dry-run", "--repo", "nope"}, ExitUsage, "owner/name"},
+		{"unknown backend", valid, nil, []string{"--model-backend", "x"}, ExitUsage, "model backend"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "benchmark.yaml"), []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"--model-backend", "openai", "--model", "m", "--model-url", chat.URL + "/v1", "--python", py, "--output-dir", "out"}, tt.extra...)
+			args = append(args, "benchmark.yaml")
+			r := runQA(t, dir, tt.env, args...)
+			if r.code != tt.want || !strings.Contains(r.stderr, tt.msg) {
+				t.Fatalf("exit %d, stderr %q; want %d containing %q\nstdout: %s", r.code, r.stderr, tt.want, tt.msg, r.stdout)
+			}
+			if tt.want == ExitUsage {
+				if _, err := os.Stat(filepath.Join(r.out, "quality_report.json")); err == nil {
+					t.Error("bad input still wrote a report")
+				}
+			}
+		})
+	}
+}
+
+func TestQAAuditDryRunWritesPlan(t *testing.T) {
+	py := testenv.Python(t)
+	chat := newChatFake(t, qaTests, qaProposals)
+	dir := qaRepo(t)
+	r := runQA(t, dir, nil, "--model-backend", "openai", "--model", "m", "--model-url", chat.URL+"/v1", "--python", py,
+		"--output-dir", "out", "--open-prs", "--dry-run", "--repo", "octo/bench", "--pr-grouping", "run", "--run-id", "weekly",
+		"--case", "stdlib:drifted_answer", "benchmarks/stdlib/benchmark.yaml")
+	if r.code != ExitFailed {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	plan, err := os.ReadFile(filepath.Join(r.out, "pull_requests.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(plan), "benchgate/qa-audit/weekly") || !strings.Contains(string(plan), "stdlib:drifted_answer") {
+		t.Errorf("plan:\n%s", plan)
+	}
+	rep, err := qreport.Read(filepath.Join(r.out, "quality_report.json"))
+	if err != nil || len(rep.Cases) != 1 {
+		t.Fatalf("--case should audit one case: %v %+v", err, rep)
+	}
+}
