@@ -344,7 +344,7 @@ func TestSetRowsExpectedCountsUniqueIDs(t *testing.T) {
 	if tr.RowsExpected["agent_direct"] != 6 || tr.RowsExpected["ghx"] != 6 || tr.RowsActual["ghx"] != 6 {
 		t.Errorf("rows_expected %v rows_actual %v, want 6 each", tr.RowsExpected, tr.RowsActual)
 	}
-	if tr.Checks["success"].Pass != 12 || tr.Checks["success"].Fail != 0 {
+	if tr.Checks.Success.Pass != 12 || tr.Checks.Success.Fail != 0 || tr.Checks.ErrorNull.Pass != 12 {
 		t.Errorf("checks %v", tr.Checks)
 	}
 }
@@ -543,4 +543,53 @@ func TestSetParallelSetsDoNotCollide(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTrackingHasSeedFields checks that tracking.json carries every field
+// of the seed's example, with the same JSON types, in a real run.
+func TestTrackingHasSeedFields(t *testing.T) {
+	f := newFixture(t, "none.json", nil)
+	if code, _, stderr := f.run(f.setArgs("ci-log-analysis")...); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var want, got any
+	for path, v := range map[string]*any{
+		filepath.Join(repoRoot(), "testdata", "bench", "tracking-example.json"): &want,
+		filepath.Join(f.dir, "out", "ci-log-analysis", "tracking.json"):         &got,
+	} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	var walk func(path string, w, g any)
+	walk = func(path string, w, g any) {
+		switch wv := w.(type) {
+		case map[string]any:
+			gv, ok := g.(map[string]any)
+			if !ok {
+				t.Errorf("%s: got %T, want an object", path, g)
+				return
+			}
+			for k, sub := range wv {
+				if _, ok := gv[k]; !ok {
+					t.Errorf("%s.%s: missing", path, k)
+					continue
+				}
+				walk(path+"."+k, sub, gv[k])
+			}
+		case []any:
+			if _, ok := g.([]any); !ok {
+				t.Errorf("%s: got %T, want an array", path, g)
+			}
+		default:
+			if fmt.Sprintf("%T", w) != fmt.Sprintf("%T", g) {
+				t.Errorf("%s: got %T, want %T", path, g, w)
+			}
+		}
+	}
+	walk("tracking", want, got)
 }

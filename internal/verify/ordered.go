@@ -40,20 +40,20 @@ type OrderedOptions struct {
 
 // Consolidated is consolidated-summary.json: one entry per ordered set.
 type Consolidated struct {
-	Provider     string            `json:"provider"`
-	Model        string            `json:"model"`
-	Repetitions  int               `json:"repetitions"`
-	BaseDir      string            `json:"base_dir"`
-	Preflight    string            `json:"preflight"`
-	Status       string            `json:"status"`
-	StoppedAt    string            `json:"stopped_at,omitempty"`
-	Error        string            `json:"error,omitempty"`
-	Sets         []SetSummary      `json:"sets"`
-	Cleanup      *CommandRecord    `json:"cleanup,omitempty"`
-	Confirmation []Confirmation    `json:"confirmation"`
-	Commands     []CommandRecord   `json:"commands"`
-	Totals       map[string]int    `json:"totals"`
-	Checks       map[string]Counts `json:"checks"`
+	Provider     string          `json:"provider"`
+	Model        string          `json:"model"`
+	Repetitions  int             `json:"repetitions"`
+	BaseDir      string          `json:"base_dir"`
+	Preflight    string          `json:"preflight"`
+	Status       string          `json:"status"`
+	StoppedAt    string          `json:"stopped_at,omitempty"`
+	Error        string          `json:"error,omitempty"`
+	Sets         []SetSummary    `json:"sets"`
+	Cleanup      *CommandRecord  `json:"cleanup,omitempty"`
+	Confirmation []Confirmation  `json:"confirmation"`
+	Commands     []CommandRecord `json:"commands"`
+	Totals       map[string]int  `json:"totals"`
+	Checks       Checks          `json:"checks"`
 }
 
 // SetSummary is one set's line of the consolidated summary, read back from
@@ -233,7 +233,7 @@ func envPrefix(env []string) string {
 func collect(c *Consolidated, base string) {
 	c.Sets = nil
 	c.Totals = map[string]int{}
-	c.Checks = map[string]Counts{}
+	c.Checks = Checks{}
 	for _, name := range bench.OrderedSets {
 		ss := SetSummary{Set: name, SeedPolicy: string(bench.PolicyFor(name)), Status: "not_run"}
 		path := filepath.Join(base, name, "tracking.json")
@@ -252,12 +252,7 @@ func collect(c *Consolidated, base string) {
 			for m, n := range t.RowsActual {
 				c.Totals["rows_"+m] += n
 			}
-			for k, v := range t.Checks {
-				cc := c.Checks[k]
-				cc.Pass += v.Pass
-				cc.Fail += v.Fail
-				c.Checks[k] = cc
-			}
+			c.Checks.add(t.Checks)
 		} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 			ss.Status = "unreadable"
 		}
@@ -304,8 +299,8 @@ func consolidatedMarkdown(c *Consolidated) string {
 			rows("agent_direct"), rows("ghx"), s.Reruns, gate, strings.ReplaceAll(failing, "|", "\\|"))
 	}
 	fmt.Fprintf(&b, "\nRow checks over all sets: success %d pass / %d fail, output_valid %d / %d, error_null %d / %d.\n",
-		c.Checks["success"].Pass, c.Checks["success"].Fail, c.Checks["output_valid"].Pass, c.Checks["output_valid"].Fail,
-		c.Checks["error_null"].Pass, c.Checks["error_null"].Fail)
+		c.Checks.Success.Pass, c.Checks.Success.Fail, c.Checks.OutputValid.Pass, c.Checks.OutputValid.Fail,
+		c.Checks.ErrorNull.Pass, c.Checks.ErrorNull.Fail)
 	if c.Cleanup != nil {
 		fmt.Fprintf(&b, "\nFixture cleanup: exit %d.\n", c.Cleanup.ExitCode)
 	}

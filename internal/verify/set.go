@@ -127,7 +127,6 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		ResolvedScenarios: []string{},
 		RowsExpected:      map[string]int{},
 		RowsActual:        map[string]int{},
-		Checks:            map[string]Counts{"success": {}, "output_valid": {}, "error_null": {}},
 		FailingScenarios:  []string{},
 		Failures:          []Problem{},
 		Reruns:            []Rerun{},
@@ -404,24 +403,15 @@ func (s *set) evaluate() []string {
 	}
 	failing := map[string]bool{}
 	var problems []Problem
-	checks := map[string]Counts{}
-	tally := func(name string, ok bool) {
-		c := checks[name]
-		if ok {
-			c.Pass++
-		} else {
-			c.Fail++
-		}
-		checks[name] = c
-	}
+	var checks Checks
 	for _, mode := range bench.Modes {
 		store := s.rows[mode]
 		s.t.RowsActual[mode] = len(store.byKey)
 		for _, key := range store.order {
 			r := store.byKey[key]
-			tally("success", r.SuccessOK)
-			tally("output_valid", r.OutputValidOK)
-			tally("error_null", r.ErrorNullOK)
+			checks.Success.tally(r.SuccessOK)
+			checks.OutputValid.tally(r.OutputValidOK)
+			checks.ErrorNull.tally(r.ErrorNullOK)
 			problems = append(problems, r.Problems...)
 			if r.ScenarioID != "" && !in[r.ScenarioID] {
 				problems = append(problems, Problem{Mode: mode, File: r.File, Line: r.Line, ScenarioID: r.ScenarioID,
@@ -445,9 +435,6 @@ func (s *set) evaluate() []string {
 				}
 			}
 		}
-	}
-	for _, name := range []string{"success", "output_valid", "error_null"} {
-		checks[name] = checks[name]
 	}
 	s.t.Checks = checks
 	s.t.Failures = problems

@@ -19,30 +19,57 @@ const (
 // Tracking is tracking.json: the seed's example fields plus the run
 // identity, the gate verdict and the located failures.
 type Tracking struct {
-	Set               string            `json:"set"`
-	Provider          string            `json:"provider"`
-	Model             string            `json:"model"`
-	Repetitions       int               `json:"repetitions"`
-	RunID             string            `json:"run_id"`
-	SeedPolicy        string            `json:"seed_policy"`
-	SeedID            string            `json:"seed_id,omitempty"`
-	FixtureManifest   string            `json:"fixture_manifest,omitempty"`
-	ResolvedScenarios []string          `json:"resolved_scenarios"`
-	RowsExpected      map[string]int    `json:"rows_expected"`
-	RowsActual        map[string]int    `json:"rows_actual"`
-	Checks            map[string]Counts `json:"checks"`
-	FailingScenarios  []string          `json:"failing_scenarios"`
-	Failures          []Problem         `json:"failures"`
-	Reruns            []Rerun           `json:"reruns"`
-	Commands          []CommandRecord   `json:"commands"`
-	Gate              *GateRecord       `json:"gate"`
-	FinalStatus       string            `json:"final_status"`
+	Set               string          `json:"set"`
+	Provider          string          `json:"provider"`
+	Model             string          `json:"model"`
+	Repetitions       int             `json:"repetitions"`
+	RunID             string          `json:"run_id"`
+	SeedPolicy        string          `json:"seed_policy"`
+	SeedID            string          `json:"seed_id,omitempty"`
+	FixtureManifest   string          `json:"fixture_manifest,omitempty"`
+	ResolvedScenarios []string        `json:"resolved_scenarios"`
+	RowsExpected      map[string]int  `json:"rows_expected"`
+	RowsActual        map[string]int  `json:"rows_actual"`
+	Checks            Checks          `json:"checks"`
+	FailingScenarios  []string        `json:"failing_scenarios"`
+	Failures          []Problem       `json:"failures"`
+	Reruns            []Rerun         `json:"reruns"`
+	Commands          []CommandRecord `json:"commands"`
+	Gate              *GateRecord     `json:"gate"`
+	FinalStatus       string          `json:"final_status"`
 	// State is "running" while the set runs and "done" once it ended; a
 	// reader that finds "running" knows the process died without a word.
 	State      string `json:"state"`
 	Error      string `json:"error,omitempty"`
 	StartedAt  string `json:"started_at"`
 	FinishedAt string `json:"finished_at,omitempty"`
+}
+
+// Checks tallies the three row rules over both modes, in the seed's
+// order.
+type Checks struct {
+	Success     Counts `json:"success"`
+	OutputValid Counts `json:"output_valid"`
+	ErrorNull   Counts `json:"error_null"`
+}
+
+func (c *Checks) add(o Checks) {
+	c.Success.add(o.Success)
+	c.OutputValid.add(o.OutputValid)
+	c.ErrorNull.add(o.ErrorNull)
+}
+
+func (c *Counts) add(o Counts) {
+	c.Pass += o.Pass
+	c.Fail += o.Fail
+}
+
+func (c *Counts) tally(ok bool) {
+	if ok {
+		c.Pass++
+	} else {
+		c.Fail++
+	}
 }
 
 // Counts is one row rule's pass/fail tally over both modes.
