@@ -24,6 +24,9 @@ type containerAgent struct {
 	timeout     time.Duration
 	logs        string
 	lastLog     string
+	// ledger turns the per-thread running totals a resumed session reports
+	// into each phase's own tokens.
+	ledger codex.Ledger
 }
 
 func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result, error) {
@@ -57,7 +60,7 @@ func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result
 	if _, err := evf.Seek(0, 0); err == nil {
 		ev, perr := codex.ParseEvents(evf)
 		out.ThreadID, out.Failed, out.Errors = ev.ThreadID, ev.Failed, ev.Errors
-		out.Usage = ralph.Usage(ev.Usage)
+		out.Usage = ralph.Usage(a.ledger.Share(ev))
 		if perr != nil {
 			out.Errors = append(out.Errors, fmt.Sprintf("%s: %v", evPath, perr))
 		}

@@ -84,7 +84,7 @@ func ImportImage(t testing.TB, dc *container.Client, ref string, withCodex bool)
 	}
 	rootfs := appendApplets(t, tarBuf.Bytes())
 	ctx := context.Background()
-	if err := dc.ImageImport(ctx, bytes.NewReader(rootfs), ref, "ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed"); err != nil {
+	if err := dc.ImageImport(ctx, bytes.NewReader(rootfs), ref, "ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed", `CMD ["/bin/sh"]`); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
