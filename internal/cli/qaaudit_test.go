@@ -183,7 +183,7 @@ func TestQAAuditEndToEnd(t *testing.T) {
 	dir := qaRepo(t)
 	env := map[string]string{"OPENAI_API_KEY": "sk-local-123456", "GITHUB_TOKEN": "ghs_tok", "GITHUB_REPOSITORY": "octo/bench"}
 	args := []string{"--model-backend", "openai", "--model", "local", "--model-url", chat.URL + "/v1",
-		"--python", py, "--test-timeout", "30s", "--output-dir", "out", "--open-prs", "--github-api-url", gh.BaseURL(),
+		"--python", py, "--test-timeout", "30s", "--out-dir", "out", "--open-prs", "--github-api-url", gh.BaseURL(),
 		"--pr-labels", "qa-audit,automated", "benchmarks"}
 
 	r := runQA(t, dir, env, args...)
@@ -261,6 +261,10 @@ func TestQAAuditEndToEnd(t *testing.T) {
 	if r2.code != ExitFailed {
 		t.Fatalf("second run exit %d: %s", r2.code, r2.stderr)
 	}
+	var prs []map[string]any
+	if b, err := os.ReadFile(filepath.Join(r2.out, "pull-requests", "pull_requests.json")); err != nil || json.Unmarshal(b, &prs) != nil || len(prs) != 1 {
+		t.Errorf("pull_requests.json: %v %v", err, prs)
+	}
 	if n := len(gh.Pulls()); n != 1 || !strings.Contains(r2.stdout, "updated pull request #1") {
 		t.Errorf("second run: %d pulls, stdout:\n%s", n, r2.stdout)
 	}
@@ -312,12 +316,12 @@ func TestQAAuditDryRunWritesPlan(t *testing.T) {
 	chat := newChatFake(t, qaTests, qaProposals)
 	dir := qaRepo(t)
 	r := runQA(t, dir, nil, "--model-backend", "openai", "--model", "m", "--model-url", chat.URL+"/v1", "--python", py,
-		"--output-dir", "out", "--open-prs", "--dry-run", "--repo", "octo/bench", "--pr-grouping", "run", "--run-id", "weekly",
+		"--output-dir", "out", "--backend", "openai", "--open-prs", "--dry-run", "--repo", "octo/bench", "--pr-grouping", "run", "--run-id", "weekly",
 		"--case", "stdlib:drifted_answer", "benchmarks/stdlib/benchmark.yaml")
 	if r.code != ExitFailed {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	plan, err := os.ReadFile(filepath.Join(r.out, "pull_requests.md"))
+	plan, err := os.ReadFile(filepath.Join(r.out, "pull-requests", "plan.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

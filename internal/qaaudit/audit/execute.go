@@ -201,7 +201,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		AuthorName: "benchgate qa-audit", AuthorEmail: "qa-audit@users.noreply.github.com"}
 	changes := Changes(res.Fixed)
 	if cfg.DryRun {
-		sum.PlanPath = filepath.Join(outDir, "pull_requests.md")
+		sum.PlanPath = filepath.Join(outDir, "pull-requests", "plan.md")
 		if err := fsutil.WriteFileAtomic(sum.PlanPath, []byte(Plan(pcfg, changes)), 0o644); err != nil {
 			return sum, err
 		}
@@ -214,6 +214,11 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	prs, err := ghpr.Publish(ctx, gh, pcfg, changes)
 	sum.PullRequests = prs
+	if len(prs) > 0 {
+		if werr := fsutil.WriteJSONAtomic(filepath.Join(outDir, "pull-requests", "pull_requests.json"), prs); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	for _, pr := range prs {
 		verb := "updated"
 		if pr.Created {
