@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -19,6 +20,7 @@ type benchFlags struct {
 	config, benchDir, manifest, provider, model, gateProfile string
 	repetitions                                              int
 	outDir                                                   string
+	benchmarkTimeout                                         time.Duration
 }
 
 func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
@@ -30,6 +32,7 @@ func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
 	fs.IntVar(&b.repetitions, "repetitions", 1, "iterations per scenario")
 	fs.StringVar(&b.outDir, "out-dir", "", outHelp)
 	fs.StringVar(&b.gateProfile, "gate-profile", verify.DefaultGateProfile, "report gate profile recorded with the summaries")
+	fs.DurationVar(&b.benchmarkTimeout, "benchmark-timeout", 0, "timeout of one benchmark run (overrides the config's benchmark_timeout)")
 }
 
 // load resolves the contract: defaults, then the config file, then flags.
@@ -43,6 +46,12 @@ func (b *benchFlags) load(env *Env) (bench.Config, error) {
 	}
 	if b.benchDir != "" {
 		cfg.BenchDir = abs(env, b.benchDir)
+	}
+	if b.benchmarkTimeout < 0 {
+		return cfg, fmt.Errorf("--benchmark-timeout: expected a positive duration, got %v", b.benchmarkTimeout)
+	}
+	if b.benchmarkTimeout > 0 {
+		cfg.BenchmarkTimeout = bench.Duration(b.benchmarkTimeout)
 	}
 	if b.provider == "" {
 		return cfg, fmt.Errorf("--provider is required (for example --provider openai)")

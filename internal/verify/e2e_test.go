@@ -387,9 +387,9 @@ func TestSetRerunRegeneratesSummaries(t *testing.T) {
 // a 1 s timeout: the child is killed as a group and the set ends with
 // tracking.json.
 func TestSetTimeoutKillsHungBenchmark(t *testing.T) {
-	f := newFixture(t, "hang.json", map[string]any{"benchmark_timeout": "1s", "grace": "500ms"})
+	f := newFixture(t, "hang.json", map[string]any{"grace": "500ms"})
 	start := time.Now()
-	code, _, stderr := f.run(f.setArgs("pr-exec")...)
+	code, _, stderr := f.run(f.setArgs("pr-exec", "--benchmark-timeout", "1s")...)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, stderr)
 	}
