@@ -37,7 +37,10 @@ func Load(path string, opts Options) (*File, error) {
 	return Parse(path, data, opts)
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var (
+	yamlLine  = regexp.MustCompile(`line (\d+)`)
+	idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$`)
+)
 
 // Parse parses question-file bytes; path names the file in errors and
 // anchors code_snippet_ref resolution.
@@ -177,14 +180,19 @@ func parseCase(path string, item *yaml.Node) *Case {
 		c.FieldLines[k.Value] = k.Line
 	}
 	c.ID = c.str("id")
-	if c.ID == "" {
+	switch {
+	case c.ID == "":
 		c.problem(c.fieldLine("id"), "id", "missing or empty; every case needs a unique id")
+	case !idPattern.MatchString(c.ID):
+		c.problem(c.fieldLine("id"), "id", fmt.Sprintf("%q: expected letters, digits and _ . : - only (at most 200), since ids name folders and branches", c.ID))
 	}
 	kind := c.str("benchmark_type")
 	switch Kind(kind) {
 	case "":
 		// Upstream's verifier treats an untyped case as multiple choice.
 		c.Kind = MultipleChoice
+		c.Warnings = append(c.Warnings, Problem{CaseID: c.ID, File: c.File, Line: c.Line, Field: "benchmark_type",
+			Message: "missing; read as multiple_choice"})
 	case MultipleChoice, APIUnderstanding, FixError:
 		c.Kind = Kind(kind)
 	default:

@@ -87,6 +87,9 @@ type Case struct {
 	// Problems lists what is wrong with this case; a case with problems is
 	// not auditable but never stops the other cases from loading.
 	Problems []Problem
+	// Warnings are oddities that do not stop the audit (a missing
+	// benchmark_type read as multiple_choice).
+	Warnings []Problem
 	// Node is the case's YAML mapping, with every key including unknown ones.
 	Node *yaml.Node
 }

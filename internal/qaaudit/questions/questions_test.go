@@ -132,6 +132,7 @@ func TestPerCaseProblemsDoNotStopOthers(t *testing.T) {
 		{"options missing", "- id: s:bad\n  question: Q?\n  correct_answer: A\n", "options", 10, "missing"},
 		{"options a list", "- id: s:bad\n  question: Q?\n  options: [a, b]\n  correct_answer: A\n", "options", 12, "found a list"},
 		{"empty option text", "- id: s:bad\n  question: Q?\n  options:\n    A: ''\n    B: y\n  correct_answer: B\n", "options.A", 13, "empty option text"},
+		{"id with a slash", "- id: s/../bad\n  question: Q?\n  options: {A: x}\n  correct_answer: A\n", "id", 10, "expected letters, digits"},
 		{"missing id", "- question: Q?\n  options: {A: x}\n  correct_answer: A\n", "id", 10, "missing"},
 		{"unknown type", "- id: s:bad\n  benchmark_type: essay\n", "benchmark_type", 11, "unknown type"},
 		{"not a mapping", "- just text\n", "benchmarks[]", 10, "expected a case mapping"},
@@ -235,5 +236,16 @@ func TestUnknownKeysAreKept(t *testing.T) {
 	}
 	if _, v := mapGet(f.Root().Content[0], "target_repo_version"); v == nil || v.Value != "v1.20.0" {
 		t.Error("file-level key lost")
+	}
+}
+
+func TestMissingTypeIsAWarning(t *testing.T) {
+	f, err := Load(adk(t, "verification_test_mc.benchmark.yaml"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Cases()[0]
+	if c.Kind != MultipleChoice || !c.OK() || len(c.Warnings) != 1 || c.Warnings[0].Field != "benchmark_type" || c.Warnings[0].Line != 2 {
+		t.Fatalf("case = %+v warnings %v", c, c.Warnings)
 	}
 }

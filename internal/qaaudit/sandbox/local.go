@@ -18,7 +18,7 @@ func runLocal(ctx context.Context, r *Runner, dir string, _ map[string][]byte, t
 	var out limitedBuffer
 	out.limit = 4 * r.outputLimit()
 	res, err := proc.Run(ctx, proc.Cmd{
-		Argv:    append([]string{r.python()}, pytestArgs(reportPath, testName)...),
+		Argv:    append(append(append([]string(nil), r.Wrapper...), r.python()), pytestArgs(reportPath, testName)...),
 		Dir:     dir,
 		Env:     r.environment(filepath.Join(dir, homeName)),
 		Stdout:  &out,

@@ -43,6 +43,10 @@ type Runner struct {
 	// Python is the interpreter: a path on this machine, or the command
 	// inside Image. Empty means "python3".
 	Python string
+	// Wrapper is an argv prefix for the local interpreter, e.g.
+	// ["unshare", "--net", "--"] (as root) or ["bwrap", ...], to take the
+	// network away from tests that run on this machine. Ignored with Image.
+	Wrapper []string
 	// Image, when set, runs each test in a fresh container of this image
 	// with --network none through the Docker Engine API.
 	Image string

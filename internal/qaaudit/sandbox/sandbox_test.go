@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -235,5 +236,39 @@ func TestCancelledContextIsAnError(t *testing.T) {
 	out, err := r.RunTest(ctx, TestSpec{CaseID: "s:c", Option: "A", Source: []byte(hangs)})
 	if err == nil || out.Evidence {
 		t.Fatalf("err = %v, outcome %+v", err, out)
+	}
+}
+
+func TestWrapperTakesTheNetworkAway(t *testing.T) {
+	python := testenv.Python(t)
+	if err := exec.Command("unshare", "--net", "--", "true").Run(); err != nil {
+		t.Skipf("unshare --net is not permitted here: %v", err)
+	}
+	src := "def test_option():\n    lines = open('/proc/net/dev').read().splitlines()[2:]\n    names = sorted(l.split(':')[0].strip() for l in lines)\n    assert names == ['lo'], names\n"
+	// Without the wrapper the test sees this machine's interfaces, which
+	// include more than loopback on every runner but an isolated one.
+	hostStatus := StatusFailed
+	if dev, err := os.ReadFile("/proc/net/dev"); err == nil && len(strings.Split(strings.TrimSpace(string(dev)), "\n")) == 3 {
+		hostStatus = StatusPassed
+	}
+	tests := []struct {
+		name    string
+		wrapper []string
+		status  Status
+	}{
+		{"unwrapped sees the host network", nil, hostStatus},
+		{"unshare --net leaves loopback only", []string{"unshare", "--net", "--"}, StatusPassed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runner{Python: python, Wrapper: tt.wrapper, WorkDir: t.TempDir()}
+			out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Status != tt.status {
+				t.Fatalf("status %s: %s\n%s", out.Status, out.Message, out.Output)
+			}
+		})
 	}
 }
