@@ -80,6 +80,12 @@ func LoadExpectations(path string) (*Expectations, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseExpectations(data, path)
+}
+
+// ParseExpectations is LoadExpectations over data read from path (path
+// only names the file in errors).
+func ParseExpectations(data []byte, path string) (*Expectations, error) {
 	var raw struct {
 		DefaultModel *string                                          `json:"default_model"`
 		Expectations map[string]map[string]map[string]json.RawMessage `json:"expectations"`
