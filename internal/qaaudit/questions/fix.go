@@ -310,3 +310,60 @@ func marshalScalar(s string, style yaml.Style) string {
 	}
 	return strings.TrimSuffix(string(out), "\n")
 }
+
+// RemoveCase deletes a case (a question the maintainers drop rather than
+// fix). Its lines go; comments and blank lines before the next case stay
+// with that case.
+func (f *File) RemoveCase(id string) error {
+	idx := -1
+	for i, c := range f.cases {
+		if c.ID != id {
+			continue
+		}
+		if idx >= 0 {
+			return fmt.Errorf("%s: case %s is defined twice (lines %d and %d); remove by hand", f.Path, id, f.cases[idx].Line, c.Line)
+		}
+		idx = i
+	}
+	if idx < 0 {
+		return fmt.Errorf("%s: no case with id %q", f.Path, id)
+	}
+	c := f.cases[idx]
+	if c.Node.Style&yaml.FlowStyle != 0 {
+		return fmt.Errorf("%s:%d: case %s is written in flow style; remove by hand", f.Path, c.Line, id)
+	}
+	lines := splitLines(f.src)
+	from := c.Line - 1
+	if !strings.HasPrefix(strings.TrimSpace(lines[from]), "- ") {
+		return fmt.Errorf("%s:%d: case %s does not start its own list item; remove by hand", f.Path, c.Line, id)
+	}
+	to := len(lines)
+	if idx+1 < len(f.cases) {
+		to = f.cases[idx+1].Line - 1
+	}
+	// Keep comments and blank lines that lead into the next case.
+	to = trimTrailingGap(lines, from+1, to)
+	out := append(append([]string(nil), lines[:from]...), lines[to:]...)
+	nf, err := Parse(f.Path, []byte(strings.Join(out, "")), f.opts)
+	if err != nil {
+		return fmt.Errorf("file no longer parses after removing case %s: %w", id, err)
+	}
+	if len(nf.cases) != len(f.cases)-1 {
+		return fmt.Errorf("%s: removing case %s changed %d cases", f.Path, id, len(f.cases)-len(nf.cases))
+	}
+	*f = *nf
+	return nil
+}
+
+// trimTrailingGap moves end back over blank and comment lines, not below min.
+func trimTrailingGap(lines []string, min, end int) int {
+	for end > min {
+		t := strings.TrimSpace(lines[end-1])
+		if t == "" || strings.HasPrefix(t, "#") {
+			end--
+			continue
+		}
+		break
+	}
+	return end
+}

@@ -78,6 +78,67 @@ func TestHumanFixesReproduceMaintainersFile(t *testing.T) {
 	}
 }
 
+// TestHumanEditsReproduceConfigureFile replays the configure suite's
+// human edits: four fixed cases and one removed case.
+func TestHumanEditsReproduceConfigureFile(t *testing.T) {
+	before, after := loadPair(t, "configure_adk_features_mc")
+	fixed, removed := 0, 0
+	for _, b := range append([]*Case(nil), before.Cases()...) {
+		a, ok := after.Case(b.ID)
+		if !ok {
+			if err := before.RemoveCase(b.ID); err != nil {
+				t.Fatal(err)
+			}
+			removed++
+			continue
+		}
+		if fx := humanFix(b, a); !fx.Empty() {
+			if err := before.ApplyFix(b.ID, fx); err != nil {
+				t.Fatalf("ApplyFix(%s): %v", b.ID, err)
+			}
+			fixed++
+		}
+	}
+	if fixed != 4 || removed != 1 {
+		t.Errorf("fixed %d, removed %d; want 4 and 1", fixed, removed)
+	}
+	if got, want := string(mustBytes(before)), string(mustBytes(after)); got != want {
+		t.Errorf("edited file differs from the maintainers' file:\n%s", firstDiff(got, want))
+	}
+}
+
+func TestRemoveCase(t *testing.T) {
+	src := "benchmarks:\n- id: s:a\n  question: A?\n  options: {A: x}\n  correct_answer: A\n# about b\n- id: s:b\n  question: B?\n  options: {A: x}\n  correct_answer: A\n- id: s:c\n  question: C?\n  options: {A: x}\n  correct_answer: A\n"
+	tests := []struct {
+		id, want, err string
+	}{
+		{"s:a", "benchmarks:\n# about b\n- id: s:b\n  question: B?\n  options: {A: x}\n  correct_answer: A\n- id: s:c\n  question: C?\n  options: {A: x}\n  correct_answer: A\n", ""},
+		{"s:c", "benchmarks:\n- id: s:a\n  question: A?\n  options: {A: x}\n  correct_answer: A\n# about b\n- id: s:b\n  question: B?\n  options: {A: x}\n  correct_answer: A\n", ""},
+		{"s:zz", "", "no case"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			f, err := Parse("s.yaml", []byte(src), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = f.RemoveCase(tt.id)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || string(mustBytes(f)) != src {
+					t.Fatalf("err = %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(mustBytes(f)); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestOneFixChangesOnlyItsOwnLines fixes one case at a time and checks
 // that the case region matches the maintainers' version while every other
 // line of the file is byte-identical to the original.
