@@ -73,7 +73,7 @@ func (r *runFlags) register(fs *pflag.FlagSet, env *Env) {
 func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	o := swebench.Options{MaxLoops: r.maxLoops, PhaseTimeout: r.phaseTimeout, ImageTemplate: r.imageTmpl,
 		CodexBinary: sbPath(env, r.codexBinary), CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
-		CodeDir: r.codeDir, Network: r.network, Env: r.extraEnv, Now: env.Now, Log: env.Stderr}
+		CodeDir: r.codeDir, Network: r.network, Env: r.extraEnv, Now: env.Now, Log: env.Stderr, Getenv: env.Getenv}
 	for _, kv := range r.extraEnv {
 		if !strings.Contains(kv, "=") || strings.HasPrefix(kv, "=") {
 			return o, fmt.Errorf("--env %q: expected K=V", kv)
@@ -227,17 +227,17 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	}
 	if o.Provider != nil && !*skipPreflight {
 		p := *o.Provider
-		b.Preflight = func(ctx context.Context) error { return codex.Preflight(ctx, p.BaseURL, p.Model, nil) }
+		b.Preflight = func(ctx context.Context) error { return codex.PreflightProvider(ctx, p, env.Getenv) }
 	}
 	res, err := swebench.Batch(ctx, b)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(env.Stderr, "benchgate swebench batch: interrupted: %v\n", err)
-			return ExitFailed
-		}
-		if len(res.Order) == 0 || res.Counts.Total == 0 {
-			return sbUsage(env, "batch", err)
-		}
+	var ue *swebench.UsageError
+	switch {
+	case errors.As(err, &ue):
+		return sbUsage(env, "batch", err)
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintf(env.Stderr, "benchgate swebench batch: interrupted: %v\n", err)
+		return ExitFailed
+	case err != nil:
 		fmt.Fprintf(env.Stderr, "benchgate swebench batch: %v\n", err)
 		return ExitFailed
 	}

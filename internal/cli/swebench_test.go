@@ -182,3 +182,52 @@ func TestSwebenchSIGTERM(t *testing.T) {
 		t.Errorf("manifest %+v", m)
 	}
 }
+
+// TestSwebenchBatchPreflight checks that a dead endpoint stops the batch
+// before any instance runs or any run root is created.
+func TestSwebenchBatchPreflight(t *testing.T) {
+	dir := t.TempDir()
+	dataset := swebenchtest.DatasetFile(t, dir, "acme__widget-1")
+	env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": "unix:///nonexistent.sock"})
+	code := runSwebench(context.Background(), env, []string{"batch", "--instance-file", dataset, "--base-url", "http://127.0.0.1:1/v1", "--results-dir", "results"})
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFailed, stderr)
+	}
+	if !strings.Contains(stderr.String(), "endpoint preflight") {
+		t.Errorf("stderr %q does not name the preflight", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results")); err == nil || stdout.Len() > 0 {
+		t.Errorf("the batch started: %v %q", err, stdout)
+	}
+}
+
+// TestSwebenchBatchCLI runs the Action's mode name end to end: the run
+// root is dated from env.Now, one instance lacks its image, the batch goes
+// on and exits 1 with the counts on stdout.
+func TestSwebenchBatchCLI(t *testing.T) {
+	dc := swebenchtest.Docker(t)
+	host := testenv.DockerHost(t)
+	dir := t.TempDir()
+	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64.acme__clibatch-1:latest", true)
+	dataset := swebenchtest.DatasetFile(t, dir, "acme__clibatch-2", "acme__clibatch-1")
+	env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host})
+	env.Now = func() time.Time { return time.Date(2026, 11, 22, 3, 4, 5, 0, time.UTC) }
+	code := Main(context.Background(), env, []string{"swebench-batch", "--instance-file", dataset, "--max-loops", "1",
+		"--network", "none", "--env", "FAKE_CODEX_SCENARIO=success"})
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFailed, stderr)
+	}
+	root := filepath.Join(dir, "results", "phase5", "ralph-codex-local", "20261122T030405Z")
+	want := "run_root=" + root + " total=2 success=1 failed=1 incomplete=0"
+	if !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout %q lacks %q", stdout, want)
+	}
+	first := strings.Index(stdout.String(), "acme__clibatch-1 status=success")
+	second := strings.Index(stdout.String(), "acme__clibatch-2 status=failed reason=missing_image")
+	if first < 0 || second < first {
+		t.Errorf("instances not run in sorted order:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(root, "predictions.jsonl")); err != nil {
+		t.Error(err)
+	}
+}

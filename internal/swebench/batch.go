@@ -41,6 +41,13 @@ type BatchResult struct {
 	Counts  Counts
 }
 
+// UsageError marks a batch error caused by its input (exit 2), as opposed
+// to one met while running.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
 // RunRootFor is results/phase5/ralph-codex-local/<UTC timestamp> under base.
 func RunRootFor(base string, now time.Time) string {
 	return filepath.Join(base, now.UTC().Format("20060102T150405Z"))
@@ -56,13 +63,13 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	ids := b.Shard.Select(SortUnique(b.IDs))
 	res := BatchResult{RunRoot: b.RunRoot, Order: ids}
 	if len(ids) == 0 {
-		return res, errors.New("the batch has no instances (empty instance file or shard)")
+		return res, &UsageError{errors.New("the batch has no instances (empty instance file or shard)")}
 	}
 	// Usage checks on the template, with a valid placeholder ID.
 	probe := o
 	probe.InstanceID, probe.OutputDir = ids[0], filepath.Join(b.RunRoot, ids[0])
 	if err := probe.Validate(); err != nil {
-		return res, err
+		return res, &UsageError{err}
 	}
 	if b.Preflight != nil {
 		if err := b.Preflight(ctx); err != nil {

@@ -45,6 +45,9 @@ type Options struct {
 	Now     func() time.Time
 	// Log receives one line per step; may be nil.
 	Log io.Writer
+	// Getenv reads the host environment (the API key variable); nil means
+	// os.Getenv.
+	Getenv func(string) string
 	// Args are the invocation arguments recorded in the manifest.
 	Args map[string]any
 }
@@ -242,7 +245,11 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 		}
 		env = append(env, "CODEX_HOME="+home)
 		if k := o.Provider.APIKeyEnv; k != "" {
-			env = append(env, k+"="+os.Getenv(k))
+			getenv := o.Getenv
+			if getenv == nil {
+				getenv = os.Getenv
+			}
+			env = append(env, k+"="+getenv(k))
 		}
 	}
 	agent := &containerAgent{dc: o.Docker, containerID: cid, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, logs: p.Logs}
