@@ -208,7 +208,7 @@ func TestSetEndToEnd(t *testing.T) {
 			wantReruns: []verify.Rerun{{Attempt: 1, ScenarioIDs: []string{"pr-checks-rerun-all-001", "pr-reviewers-request-001",
 				"pr-assignees-update-001", "pr-branch-update-001", "pr-merge-execute-001"}, Result: "fail"}},
 			wantRows:   map[string]int{"agent_direct": 10, "ghx": 9},
-			wantStderr: []string{"benchmark agent_direct exited 3", "agent_direct-suite.jsonl:10: agent_direct row: scenario (no scenario_id): row: expected a JSON object"},
+			wantStderr: []string{"benchmark agent_direct exited 3", "benchsim: simulated crash", "agent_direct-suite.jsonl:10: agent_direct row: scenario (no scenario_id): row: expected a JSON object"},
 			wantSeeded: true, wantSummary: true,
 		},
 		{

@@ -38,6 +38,7 @@ func TestOrderedEndToEnd(t *testing.T) {
 		wantCleanup   bool
 		wantConfirmed bool
 		wantStdout    []string
+		wantStderr    []string
 	}{
 		{
 			name: "all sets pass, cleanup, confirmation printed", failures: "flaky.json",
@@ -65,7 +66,7 @@ func TestOrderedEndToEnd(t *testing.T) {
 		},
 		{
 			name: "preflight failure runs no set", failures: "none.json", noManifest: true,
-			wantCode: 1, wantStatus: "fail",
+			wantCode: 1, wantStatus: "fail", wantStderr: []string{"fixtures status exited 1", "benchsim: Fixture manifest not found"},
 			wantStatuses: []string{"not_run", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run"},
 		},
 	}
@@ -81,6 +82,11 @@ func TestOrderedEndToEnd(t *testing.T) {
 			code, stdout, stderr := f.run(args...)
 			if code != tc.wantCode {
 				t.Fatalf("exit %d, want %d\n%s", code, tc.wantCode, stderr)
+			}
+			for _, s := range tc.wantStderr {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
 			}
 			for _, s := range tc.wantStdout {
 				if !strings.Contains(stdout, s) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,4 +74,27 @@ func (c *commands) snapshot() []CommandRecord {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]CommandRecord(nil), c.records...)
+}
+
+// logTail returns the last n non-empty lines of a child's log, indented,
+// so that a failing command's own message reaches the user without a
+// trip to the log file.
+func logTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "$ ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "\n    " + strings.Join(lines, "\n    ")
 }

@@ -287,7 +287,7 @@ func Preflight(ctx context.Context, cfg bench.Config, manifest, logPath string, 
 		return fmt.Errorf("fixture preflight: %w", err)
 	}
 	if rec.ExitCode != 0 {
-		return fmt.Errorf("fixture preflight: fixtures status exited %d%s (log: %s)", rec.ExitCode, killed(rec), logPath)
+		return fmt.Errorf("fixture preflight: fixtures status exited %d%s (log: %s)%s", rec.ExitCode, killed(rec), logPath, logTail(logPath, 3))
 	}
 	if err := bench.CheckManifest(manifest); err != nil {
 		return fmt.Errorf("fixture preflight: %w", err)
@@ -313,7 +313,7 @@ func (s *set) seed(ctx context.Context, manifest string) error {
 		return fmt.Errorf("set %s: fixture seed: %w", s.opts.Set, err)
 	}
 	if rec.ExitCode != 0 {
-		return fmt.Errorf("set %s: fixture seed exited %d%s (log: %s)", s.opts.Set, rec.ExitCode, killed(rec), logPath)
+		return fmt.Errorf("set %s: fixture seed exited %d%s (log: %s)%s", s.opts.Set, rec.ExitCode, killed(rec), logPath, logTail(logPath, 3))
 	}
 	if err := bench.CheckManifest(manifest); err != nil {
 		return fmt.Errorf("set %s: fixture seed: %w", s.opts.Set, err)
@@ -349,8 +349,8 @@ func (s *set) paired(ctx context.Context, step string, ids []string, manifest st
 				return
 			}
 			if rec.ExitCode != 0 || rec.TimedOut {
-				fmt.Fprintf(s.log, "set %s: benchmark %s exited %d%s; judging its rows (log: %s)\n",
-					s.opts.Set, mode, rec.ExitCode, killed(rec), logPath)
+				fmt.Fprintf(s.log, "set %s: benchmark %s exited %d%s; judging its rows (log: %s)%s\n",
+					s.opts.Set, mode, rec.ExitCode, killed(rec), logPath, logTail(logPath, 3))
 			}
 		}()
 	}
