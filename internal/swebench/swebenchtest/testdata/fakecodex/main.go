@@ -79,7 +79,13 @@ func main() {
 		}
 	}
 	emit(map[string]any{"type": "item.completed", "item": map[string]any{"id": "item_0", "type": "agent_message", "text": "done " + phase}})
-	emit(map[string]any{"type": "turn.completed", "usage": map[string]any{"input_tokens": 100, "cached_input_tokens": 10, "output_tokens": 20, "reasoning_output_tokens": 5}})
+	// Like Codex, a resumed thread reports the thread's running total: the
+	// execute turn before it plus this one.
+	turns := int64(1)
+	if resume != "" {
+		turns = 2
+	}
+	emit(map[string]any{"type": "turn.completed", "usage": map[string]any{"input_tokens": 100 * turns, "cached_input_tokens": 10 * turns, "output_tokens": 20 * turns, "reasoning_output_tokens": 5 * turns}})
 }
 
 func move(plans, to string) {
