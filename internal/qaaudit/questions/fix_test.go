@@ -139,6 +139,35 @@ func TestRemoveCase(t *testing.T) {
 	}
 }
 
+// TestFixesKeepWindowsLineEndings replays the diagnose fixes on a CRLF
+// copy of the file and expects the CRLF copy of the maintainers' file.
+func TestFixesKeepWindowsLineEndings(t *testing.T) {
+	crlf := func(name string) *File {
+		data, err := os.ReadFile(adk(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(name, []byte(strings.ReplaceAll(string(data), "\n", "\r\n")), Options{SkipSnippets: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	before := crlf("diagnose_setup_errors_mc.benchmark.before-fixes-d7e1048.yaml")
+	after := crlf("diagnose_setup_errors_mc.benchmark.yaml")
+	for _, a := range after.Cases() {
+		b, _ := before.Case(a.ID)
+		if fx := humanFix(b, a); !fx.Empty() {
+			if err := before.ApplyFix(a.ID, fx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got, want := string(mustBytes(before)), string(mustBytes(after)); got != want {
+		t.Errorf("CRLF file differs:\n%q", firstDiff(got, want))
+	}
+}
+
 // TestOneFixChangesOnlyItsOwnLines fixes one case at a time and checks
 // that the case region matches the maintainers' version while every other
 // line of the file is byte-identical to the original.

@@ -278,7 +278,7 @@ func classify(raw rawResult) Outcome {
 		case !reportOK:
 			o.Status, o.Message = StatusError, "pytest exited 0 but wrote no readable JUnit report"
 		case j.Tests == 0:
-			o.Status = StatusNoTests
+			o.Status, o.Message = StatusNoTests, "the JUnit report lists no tests"
 		case j.Failures > 0 || j.Errors > 0:
 			o.Status, o.Message = StatusError, "pytest exited 0 but its report lists failures: "+j.Message
 		case j.Skipped == j.Tests:

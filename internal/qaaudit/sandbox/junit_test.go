@@ -1,0 +1,105 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseJUnit(t *testing.T) {
+	tests := []struct {
+		name string
+		xml  string
+		want JUnit
+		err  string
+	}{
+		{"xunit2 pass", `<testsuites><testsuite tests="1"><testcase name="t"/></testsuite></testsuites>`, JUnit{Tests: 1}, ""},
+		{"bare testsuite", `<testsuite><testcase name="t"><failure message="boom"/></testcase></testsuite>`, JUnit{Tests: 1, Failures: 1, Message: "t: boom"}, ""},
+		{"collection error", `<testsuites><testsuite><testcase classname="" name="test_option_A"><error message="collection failure">SyntaxError</error></testcase></testsuite></testsuites>`,
+			JUnit{Tests: 1, Errors: 1, Message: "test_option_A: collection failure"}, ""},
+		{"failure and teardown error count as error", `<testsuite><testcase name="t"><failure message="f"/><error message="teardown"/></testcase></testsuite>`, JUnit{Tests: 1, Errors: 1, Message: "t: teardown"}, ""},
+		{"skips", `<testsuite><testcase name="a"><skipped/></testcase><testcase name="b"/></testsuite>`, JUnit{Tests: 2, Skipped: 1}, ""},
+		{"message from text", `<testsuite><testcase name="t"><failure>assert 1 == 2</failure></testcase></testsuite>`, JUnit{Tests: 1, Failures: 1, Message: "t: assert 1 == 2"}, ""},
+		{"wrong root", `<html/>`, JUnit{}, "expected <testsuites>"},
+		{"not xml", `{`, JUnit{}, "parse JUnit XML"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseJUnit([]byte(tt.xml))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	pass := []byte(`<testsuite><testcase name="t"/></testsuite>`)
+	fail := []byte(`<testsuite><testcase name="t"><failure message="no"/></testcase></testsuite>`)
+	setup := []byte(`<testsuite><testcase name="t"><error message="failed on setup"/></testcase></testsuite>`)
+	empty := []byte(`<testsuite/>`)
+	tests := []struct {
+		name string
+		raw  rawResult
+		want Status
+	}{
+		{"pass", rawResult{exitCode: 0, junit: pass}, StatusPassed},
+		{"exit 0 without report", rawResult{exitCode: 0}, StatusError},
+		{"exit 0 with failure in report", rawResult{exitCode: 0, junit: fail}, StatusError},
+		{"exit 0 empty report", rawResult{exitCode: 0, junit: empty}, StatusNoTests},
+		{"fail", rawResult{exitCode: 1, junit: fail}, StatusFailed},
+		{"exit 1 setup error", rawResult{exitCode: 1, junit: setup}, StatusError},
+		{"exit 1 without report", rawResult{exitCode: 1}, StatusError},
+		{"exit 1 report without failures", rawResult{exitCode: 1, junit: pass}, StatusError},
+		{"exit 1 broken report", rawResult{exitCode: 1, junit: []byte("<")}, StatusError},
+		{"exit 2", rawResult{exitCode: 2, junit: setup}, StatusCollectionError},
+		{"exit 3", rawResult{exitCode: 3}, StatusError},
+		{"exit 4", rawResult{exitCode: 4}, StatusError},
+		{"exit 5", rawResult{exitCode: 5, junit: empty}, StatusNoTests},
+		{"killed by a signal", rawResult{exitCode: -1}, StatusError},
+		{"timeout even with a passing report", rawResult{exitCode: 0, timedOut: true, junit: pass}, StatusTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := classify(tt.raw)
+			if o.Status != tt.want {
+				t.Fatalf("status = %s (%s), want %s", o.Status, o.Message, tt.want)
+			}
+			if o.Evidence != (tt.want == StatusPassed || tt.want == StatusFailed) {
+				t.Errorf("evidence = %v for %s", o.Evidence, o.Status)
+			}
+			if o.Status != StatusPassed && o.Status != StatusFailed && o.Message == "" && o.Status != StatusError {
+				t.Errorf("no message for %s", o.Status)
+			}
+		})
+	}
+}
+
+// FuzzParseJUnit checks that no report crashes the parser and that only
+// a consistent report with exit 0 or 1 can ever become evidence.
+func FuzzParseJUnit(f *testing.F) {
+	f.Add([]byte(`<testsuites><testsuite tests="1"><testcase name="t"/></testsuite></testsuites>`), 0)
+	f.Add([]byte(`<testsuite><testcase name="t"><failure message="boom">x</failure></testcase></testsuite>`), 1)
+	f.Add([]byte(`<testsuites><testsuite><testcase name="c"><error message="collection failure"/></testcase></testsuite></testsuites>`), 2)
+	f.Add([]byte(`<testsuite><testcase name="a"><skipped/></testcase></testsuite>`), 0)
+	f.Fuzz(func(t *testing.T, data []byte, exit int) {
+		j, err := ParseJUnit(data)
+		if err == nil && j.Failures+j.Errors+j.Skipped > j.Tests {
+			t.Fatalf("counts exceed tests: %+v", j)
+		}
+		o := classify(rawResult{exitCode: exit, junit: data})
+		if o.Evidence {
+			if err != nil || (exit != 0 && exit != 1) || j.Errors > 0 || j.Tests == 0 {
+				t.Fatalf("evidence from exit %d, report %+v (err %v)", exit, j, err)
+			}
+			if exit == 0 && (o.Status != StatusPassed || j.Failures > 0) || exit == 1 && (o.Status != StatusFailed || j.Failures == 0) {
+				t.Fatalf("inconsistent evidence: exit %d status %s report %+v", exit, o.Status, j)
+			}
+		}
+	})
+}
