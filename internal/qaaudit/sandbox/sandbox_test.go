@@ -272,3 +272,19 @@ func TestWrapperTakesTheNetworkAway(t *testing.T) {
 		})
 	}
 }
+
+func TestLongOutputIsTruncated(t *testing.T) {
+	python := testenv.Python(t)
+	src := "def test_option():\n    print('x' * 300000)\n    assert False, 'THE END'\n"
+	r := &Runner{Python: python, WorkDir: t.TempDir(), OutputLimit: 4096}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusFailed {
+		t.Fatalf("status %s", out.Status)
+	}
+	if len(out.Output) > 4096+100 || !strings.Contains(out.Output, "omitted") || !strings.Contains(out.Output, "THE END") {
+		t.Errorf("output of %d bytes, tail kept=%v", len(out.Output), strings.Contains(out.Output, "THE END"))
+	}
+}

@@ -137,3 +137,78 @@ func TestIsNoneOfTheAbove(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideInvariants checks every combination of outcomes for a
+// five-option question with a none-of-the-above option, for every key.
+func TestDecideInvariants(t *testing.T) {
+	concrete := []string{"A", "B", "C", "D"}
+	states := []Truth{True, False, Unknown}
+	n := 0
+	for mask := 0; mask < 81; mask++ {
+		results := map[string]Truth{}
+		m := mask
+		for _, o := range concrete {
+			results[o] = states[m%3]
+			m /= 3
+		}
+		for _, key := range abcde {
+			n++
+			d, err := Decide(Input{Options: abcde, NoneOfTheAbove: "E", CorrectAnswer: key, Results: results})
+			if err != nil {
+				t.Fatal(err)
+			}
+			keyTruth := d.Truths[key]
+			var trueCount, unknown int
+			for _, o := range abcde {
+				switch d.Truths[o] {
+				case True:
+					trueCount++
+				case Unknown:
+					unknown++
+				}
+			}
+			ctx := func() string {
+				return "key " + key + " results " + fmtResults(results) + " -> " + string(d.Verdict) + ": " + d.Reason
+			}
+			switch d.Verdict {
+			case Valid:
+				if keyTruth != True || trueCount != 1 || unknown != 0 {
+					t.Fatalf("Valid without full evidence: %s", ctx())
+				}
+			case Incorrect:
+				if keyTruth != False {
+					t.Fatalf("Incorrect while the key is not proven false: %s", ctx())
+				}
+			case Ambiguous:
+				if keyTruth == False || trueCount < 2 {
+					t.Fatalf("Ambiguous without two true options: %s", ctx())
+				}
+			case Inconclusive:
+				if unknown == 0 {
+					t.Fatalf("Inconclusive with complete evidence: %s", ctx())
+				}
+			}
+			// NOTA is true exactly when every concrete option is false.
+			allFalse := true
+			anyTrue := false
+			for _, o := range concrete {
+				allFalse = allFalse && results[o] == False
+				anyTrue = anyTrue || results[o] == True
+			}
+			if (d.Truths["E"] == True) != allFalse || (d.Truths["E"] == False) != anyTrue {
+				t.Fatalf("NOTA derived as %s: %s", d.Truths["E"], ctx())
+			}
+		}
+	}
+	if n != 405 {
+		t.Fatalf("checked %d combinations", n)
+	}
+}
+
+func fmtResults(m map[string]Truth) string {
+	var b strings.Builder
+	for _, k := range []string{"A", "B", "C", "D"} {
+		b.WriteString(k + "=" + string(m[k]) + " ")
+	}
+	return b.String()
+}
