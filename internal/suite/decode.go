@@ -80,14 +80,15 @@ var requiredRowKeys = []struct {
 // id, set, model names) are interned so a million rows do not hold a
 // million copies of them.
 type decoder struct {
-	buf     []byte
-	pos     int
-	intern  map[string]string
-	scratch []byte
+	buf       []byte
+	pos       int
+	intern    map[string]string
+	internPtr map[string]*string
+	scratch   []byte
 }
 
 func newDecoder() *decoder {
-	return &decoder{intern: make(map[string]string)}
+	return &decoder{intern: make(map[string]string), internPtr: make(map[string]*string)}
 }
 
 var errSyntax = errors.New("syntax")
@@ -357,13 +358,7 @@ func (d *decoder) timing(t *TimingBreakdown) error {
 	}
 	var seen uint16
 	err := d.objectValue("timing_breakdown", func(key []byte) error {
-		i := -1
-		for j, k := range timingKeys {
-			if k == string(key) {
-				i = j
-				break
-			}
-		}
+		i := timingIndex(key)
 		if i < 0 {
 			return d.skipValue("timing_breakdown." + string(key))
 		}
@@ -390,6 +385,31 @@ var timingKeys = [...]string{
 	"assistant_total_ms", "assistant_pre_reasoning_ms", "assistant_reasoning_ms",
 	"assistant_between_reasoning_and_tool_ms", "assistant_post_tool_ms", "tool_total_ms",
 	"tool_bash_ms", "tool_structured_output_ms", "observed_assistant_turns",
+}
+
+// timingIndex is the position of key in timingKeys, or -1.
+func timingIndex(key []byte) int {
+	switch string(key) {
+	case "assistant_total_ms":
+		return 0
+	case "assistant_pre_reasoning_ms":
+		return 1
+	case "assistant_reasoning_ms":
+		return 2
+	case "assistant_between_reasoning_and_tool_ms":
+		return 3
+	case "assistant_post_tool_ms":
+		return 4
+	case "tool_total_ms":
+		return 5
+	case "tool_bash_ms":
+		return 6
+	case "tool_structured_output_ms":
+		return 7
+	case "observed_assistant_turns":
+		return 8
+	}
+	return -1
 }
 
 var timingFields = func() (out [len(timingKeys)]string) {
@@ -552,6 +572,17 @@ func (d *decoder) nullStr(field string, intern bool) (*string, error) {
 	s, err := d.str(field, intern)
 	if err != nil {
 		return nil, err
+	}
+	if intern {
+		// Rows share the pointer too: the value is never written through.
+		if p, ok := d.internPtr[s]; ok {
+			return p, nil
+		}
+		p := &s
+		if len(d.internPtr) < 1<<16 {
+			d.internPtr[s] = p
+		}
+		return p, nil
 	}
 	return &s, nil
 }

@@ -34,7 +34,9 @@ const (
 // Nullable fields of the schema are pointers; TimingBreakdown and
 // LatencyMsAgent are optional (absent on runner-failure rows and in older
 // suites). The JSON tags reproduce the upstream key names and order, so a
-// Row marshalled with encoding/json is a valid suite line again.
+// Row marshalled with encoding/json is a valid suite line again. Rows read
+// from one file may share the targets of their *string fields: replace a
+// pointer, never write through it.
 type Row struct {
 	Timestamp          string           `json:"timestamp"`
 	RunID              string           `json:"run_id"`
