@@ -1,0 +1,52 @@
+package verify
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestConsolidatedMarkdownGolden(t *testing.T) {
+	base := t.TempDir()
+	write := func(set string, tr Tracking) {
+		if err := tr.write(filepath.Join(base, set, "tracking.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pass := true
+	write("pr-exec", Tracking{Set: "pr-exec", FinalStatus: StatusPass,
+		RowsExpected: map[string]int{"agent_direct": 9, "ghx": 9}, RowsActual: map[string]int{"agent_direct": 9, "ghx": 9},
+		Checks: Checks{Success: Counts{Pass: 18}, OutputValid: Counts{Pass: 18}, ErrorNull: Counts{Pass: 18}},
+		Reruns: []Rerun{{Attempt: 1, ScenarioIDs: []string{"pr-branch-update-001"}, Result: "pass"}},
+		Gate:   &GateRecord{Ran: true, Passed: pass}})
+	write("pr-thread-mutations", Tracking{Set: "pr-thread-mutations", FinalStatus: StatusTerminalFail,
+		RowsExpected: map[string]int{"agent_direct": 4, "ghx": 4}, RowsActual: map[string]int{"agent_direct": 4, "ghx": 3},
+		Checks:           Checks{Success: Counts{Pass: 6, Fail: 1}, OutputValid: Counts{Pass: 7}, ErrorNull: Counts{Pass: 6, Fail: 1}},
+		FailingScenarios: []string{"pr-comment-reply-001", "row-count-mismatch: expected=4 agent_direct=4 ghx=3"},
+		Reruns:           []Rerun{{Attempt: 1}, {Attempt: 2}},
+		Gate:             &GateRecord{Ran: true}})
+	c := &Consolidated{Provider: "openai", Model: "gpt-5.1-codex-mini", Repetitions: 1, Preflight: "pass",
+		Status: StatusTerminalFail, StoppedAt: "pr-thread-mutations",
+		Confirmation: []Confirmation{{Name: "verify_pr", Command: "BENCH_MODEL_ID=gpt-5.3-codex pnpm run benchmark:verify:pr"}}}
+	collect(c, base)
+	got := consolidatedMarkdown(c)
+	golden := filepath.Join("testdata", "consolidated.golden.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("consolidated markdown differs from %s:\n%s", golden, got)
+	}
+	if c.Totals["sets_not_run"] != 7 || c.Checks.Success.Fail != 1 || c.Checks.Success.Pass != 24 {
+		t.Errorf("totals %v checks %+v", c.Totals, c.Checks)
+	}
+}
