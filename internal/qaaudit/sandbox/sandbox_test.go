@@ -288,3 +288,18 @@ func TestLongOutputIsTruncated(t *testing.T) {
 		t.Errorf("output of %d bytes, tail kept=%v", len(out.Output), strings.Contains(out.Output, "THE END"))
 	}
 }
+
+func TestRealParentTokenIsNotVisible(t *testing.T) {
+	python := testenv.Python(t)
+	t.Setenv("GITHUB_TOKEN", "ghs_from_the_parent")
+	t.Setenv("OPENAI_API_KEY", "sk-from-the-parent")
+	src := "import os\n\ndef test_option():\n    leaked = [k for k, v in os.environ.items() if 'from-the-parent' in v or 'from_the_parent' in v]\n    assert not leaked, leaked\n"
+	r := &Runner{Python: python, WorkDir: t.TempDir()}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusPassed {
+		t.Fatalf("status %s: %s\n%s", out.Status, out.Message, out.Output)
+	}
+}
