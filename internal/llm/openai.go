@@ -208,9 +208,14 @@ func (m *ChatModel) generate(ctx context.Context, req *model.LLMRequest) (*model
 	if err != nil {
 		return nil, fmt.Errorf("reading response: %w", err)
 	}
+	return m.parseResponse(hresp.StatusCode, raw)
+}
+
+// parseResponse turns a chat-completions HTTP reply into an ADK response.
+func (m *ChatModel) parseResponse(status int, raw []byte) (*model.LLMResponse, error) {
 	var cr chatResponse
 	jsonErr := json.Unmarshal(raw, &cr)
-	if hresp.StatusCode != http.StatusOK {
+	if status != http.StatusOK {
 		msg := strings.TrimSpace(string(raw))
 		if jsonErr == nil && cr.Error != nil {
 			msg = cr.Error.Message
@@ -218,7 +223,7 @@ func (m *ChatModel) generate(ctx context.Context, req *model.LLMRequest) (*model
 		if len(msg) > 500 {
 			msg = msg[:500] + "…"
 		}
-		return nil, fmt.Errorf("HTTP %d: %s", hresp.StatusCode, msg)
+		return nil, fmt.Errorf("HTTP %d: %s", status, msg)
 	}
 	if jsonErr != nil {
 		return nil, fmt.Errorf("response is not chat-completions JSON: %w", jsonErr)
