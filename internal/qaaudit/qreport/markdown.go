@@ -85,6 +85,14 @@ func (r *Report) Markdown() []byte {
 	return b.Bytes()
 }
 
+// Markdown renders one case with its evidence table and proposed fix, for
+// pull-request bodies that show the proof of each changed case.
+func (c Case) Markdown() []byte {
+	var b bytes.Buffer
+	writeCase(&b, c)
+	return bytes.TrimLeft(b.Bytes(), "\n")
+}
+
 func writeCase(b *bytes.Buffer, c Case) {
 	fmt.Fprintf(b, "\n### `%s`\n\n", c.ID)
 	fmt.Fprintf(b, "%s:%d", c.File, c.Line)

@@ -226,3 +226,23 @@ func TestMarkdownGolden(t *testing.T) {
 		t.Error("cases that need attention must come before the valid ones")
 	}
 }
+
+func TestCaseMarkdown(t *testing.T) {
+	r := sampleReport()
+	r.Finalize()
+	var fixed Case
+	for _, c := range r.Cases {
+		if c.ID == "b:fixed" {
+			fixed = c
+		}
+	}
+	md := string(fixed.Markdown())
+	for _, want := range []string{"### `b:fixed`\n", "was Incorrect", "| A | It raises ValueError. | passed | true |", "- correct_answer: A\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("case Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.HasPrefix(md, "### ") {
+		t.Errorf("case Markdown starts with %q", md[:10])
+	}
+}
