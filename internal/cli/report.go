@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -69,15 +70,18 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	return ExitOK
 }
 
-// emptyValue reports a value flag given as "" (upstream's "Missing value").
+// emptyValue reports a value flag given as "" or followed by another flag
+// instead of its value (`--summary-json --gate`), as the benchmark's
+// report does ("Missing value for --flag").
 func emptyValue(f *pflag.Flag) bool {
+	missing := func(v string) bool { return v == "" || strings.HasPrefix(v, "--") }
 	if sv, ok := f.Value.(pflag.SliceValue); ok {
 		for _, v := range sv.GetSlice() {
-			if v == "" {
+			if missing(v) {
 				return true
 			}
 		}
 		return false
 	}
-	return f.Value.String() == ""
+	return missing(f.Value.String())
 }

@@ -58,6 +58,8 @@ func TestReportCommand(t *testing.T) {
 			nil, []string{`unknown gate profile "nightly_full"`}, false},
 		{"missing value", []string{"--suite-jsonl", ad, "--summary-json="}, ExitUsage,
 			nil, []string{"Missing value for --summary-json"}, false},
+		{"flag followed by a flag", []string{"--suite-jsonl", ad, "--summary-md", "--gate"}, ExitUsage,
+			nil, []string{"Missing value for --summary-md"}, false},
 		{"flag without value", []string{"--suite-jsonl"}, ExitUsage, nil, []string{"flag needs an argument"}, false},
 		{"unknown flag", []string{"--gates"}, ExitUsage, nil, []string{"unknown flag: --gates"}, false},
 		{"stray argument", []string{"verify_pr"}, ExitUsage, nil, []string{`unexpected argument "verify_pr"`}, false},
