@@ -60,7 +60,7 @@ var stdlibFixes = map[string][]string{
 	},
 }
 
-func loadCases(t *testing.T) []*questions.Case {
+func loadCases(t testing.TB) []*questions.Case {
 	t.Helper()
 	f, err := questions.Load("testdata/stdlib.benchmark.yaml", questions.Options{SkipSnippets: true})
 	if err != nil {
