@@ -151,7 +151,8 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 		return sbUsage(env, "run", err)
 	}
 	o.InstanceID, o.OutputDir, o.ManifestDir = *id, sbPath(env, *out), sbPath(env, *man)
-	o.Args = map[string]any{"instance_id": *id, "output_dir": o.OutputDir, "manifest_dir": o.ManifestDir, "max_loops": rf.maxLoops}
+	o.Args = map[string]any{"instance_id": *id, "output_dir": o.OutputDir, "manifest_dir": o.ManifestDir, "max_loops": rf.maxLoops,
+		"dataset_file": o.DatasetFile, "image_template": rf.imageTmpl, "phase_timeout": rf.phaseTimeout.String()}
 	if o.ManifestDir == "" {
 		o.Args["manifest_dir"] = o.OutputDir
 	}

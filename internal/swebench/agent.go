@@ -23,7 +23,8 @@ type containerAgent struct {
 	env         []string
 	timeout     time.Duration
 	logs        string
-	lastLog     string
+	// lastLog is the --json event log of the latest phase.
+	lastLog string
 	// ledger turns the per-thread running totals a resumed session reports
 	// into each phase's own tokens.
 	ledger codex.Ledger
@@ -36,7 +37,7 @@ func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result
 	}
 	evPath := filepath.Join(a.logs, "codex_"+name+".jsonl")
 	errPath := filepath.Join(a.logs, "codex_"+name+".stderr.log")
-	a.lastLog = errPath
+	a.lastLog = evPath
 	evf, err := os.Create(evPath)
 	if err != nil {
 		return ralph.Result{}, err

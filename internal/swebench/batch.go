@@ -106,7 +106,8 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		}
 		one := o
 		one.InstanceID, one.OutputDir, one.ManifestDir = id, dir, b.RunRoot
-		one.Args = map[string]any{"instance_id": id, "output_dir": dir, "manifest_dir": b.RunRoot, "max_loops": o.MaxLoops}
+		one.Args = map[string]any{"instance_id": id, "output_dir": dir, "manifest_dir": b.RunRoot, "max_loops": o.MaxLoops,
+			"dataset_file": o.DatasetFile, "image_template": o.ImageTemplate, "phase_timeout": o.PhaseTimeout.String()}
 		st, err := Run(ctx, one)
 		if err != nil {
 			// Artifacts could not be written; record it and go on.

@@ -118,9 +118,14 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	id := o.InstanceID
 	p := PathsFor(o.OutputDir, id)
 	st := Status{InstanceID: id, MaxLoops: o.MaxLoops, StartTime: o.Now().UTC(), Image: ImageName(o.ImageTemplate, id)}
+	var runnerLog *os.File
 	logf := func(format string, a ...any) {
+		line := fmt.Sprintf("%s [%s] "+format+"\n", append([]any{o.Now().UTC().Format(time.RFC3339), id}, a...)...)
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, "[%s] "+format+"\n", append([]any{id}, a...)...)
+			io.WriteString(o.Log, line)
+		}
+		if runnerLog != nil {
+			runnerLog.WriteString(line)
 		}
 	}
 
@@ -145,7 +150,16 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		return st, err
 	}
 
+	runnerLogPath := filepath.Join(p.Logs, "runner.log")
+	if runnerLog, err = os.Create(runnerLogPath); err != nil {
+		return st, fmt.Errorf("runner log: %w", err)
+	}
+	defer runnerLog.Close()
 	outcome := o.process(ctx, p, &st, logf)
+	if outcome.Status == ralph.StatusFailed {
+		// The runner log names the failing step and its phase logs.
+		st.ErrorLog = runnerLogPath
+	}
 	st.Status, st.FailureReasonDetail, st.ExecutePasses, st.Interrupted, st.Phases = outcome.Status, outcome.Detail, outcome.Passes, outcome.Interrupted, outcome.Phases
 	if outcome.Code != "" {
 		code := outcome.Code
@@ -257,14 +271,10 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops,
 		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": id},
 		OnPhase: func(r ralph.Record) {
-			logf("%s pass=%d exit=%d state=%s", r.Phase, r.Pass, r.ExitCode, r.StateAfter)
+			logf("%s pass=%d exit=%d timed_out=%v failed=%v state=%s log=%s errors=%q", r.Phase, r.Pass, r.ExitCode, r.TimedOut, r.Failed, r.StateAfter, agent.lastLog, r.Errors)
 		},
 	}
-	out = loop.Run(ctx)
-	if out.Status == ralph.StatusFailed && out.Code == ralph.CodeRuntimeError {
-		st.ErrorLog = agent.lastLog
-	}
-	return out
+	return loop.Run(ctx)
 }
 
 // ensureCodex checks for codex in the container and copies the given

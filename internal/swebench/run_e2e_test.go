@@ -98,6 +98,11 @@ func TestRunEndToEnd(t *testing.T) {
 			if tc.wantCode == "" && disk["failure_reason_code"] != nil {
 				t.Errorf("failure_reason_code on success is %v, want null", disk["failure_reason_code"])
 			}
+			if st.Status == ralph.StatusFailed {
+				if b, err := os.ReadFile(st.ErrorLog); err != nil || len(b) == 0 {
+					t.Errorf("error_log %q of a failed run: %v (%d bytes)", st.ErrorLog, err, len(b))
+				}
+			}
 			var pred Pred
 			readJSON(t, p.Pred, &pred)
 			if pred.ModelNameOrPath != ModelName || pred.InstanceID != id {
