@@ -7,9 +7,11 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,8 +37,9 @@ const (
 )
 
 // RunFunc runs one mode in dir with extra environment variables and the
-// given argv (mode name first) and returns its exit code.
-type RunFunc func(ctx context.Context, dir string, env map[string]string, args []string) int
+// given argv (mode name first), writing its standard output to stdout,
+// and returns its exit code.
+type RunFunc func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer) int
 
 // UploadFunc uploads the folder dir as an artifact called name.
 type UploadFunc func(ctx context.Context, name, dir string) (id int64, size int64, err error)
@@ -45,6 +48,8 @@ type UploadFunc func(ctx context.Context, name, dir string) (id int64, size int6
 type Config struct {
 	// GHA issues workflow commands; tests build it with WithWriter and WithGetenv.
 	GHA *githubactions.Action
+	// Stdout is the step log, the same writer GHA writes to.
+	Stdout io.Writer
 	// Getenv reads the step's environment (the same lookup GHA uses).
 	Getenv func(string) string
 	// Dir is used when GITHUB_WORKSPACE is not set.
@@ -106,10 +111,18 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 
 	a.Group("benchgate " + strings.Join(plan.Args, " "))
-	code := cfg.Run(ctx, plan.WorkDir, plan.Env, plan.Args)
+	tap := &urlTap{w: cfg.Stdout}
+	if tap.w == nil {
+		tap.w = io.Discard
+	}
+	code := cfg.Run(ctx, plan.WorkDir, plan.Env, plan.Args, tap)
+	tap.flush()
 	a.EndGroup()
 
 	res := collect(plan, start)
+	if res.Audit != nil {
+		res.Audit.PRURLs = mergeURLs(res.Audit.PRURLs, tap.urls)
+	}
 	arts := rep.upload(ctx, plan, res)
 	rep.outputs(plan, res, code, arts)
 	annotated, total := rep.annotate(res)
@@ -387,7 +400,7 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact
 	if res.Batch != nil {
 		r.batchSection(&doc, res.Batch)
 	} else if p.Mode == "swebench-batch" {
-		head.Para("No run_manifest.json was written under %s.", r.rel(filepath.Join(p.WorkDir, "results")))
+		head.Para("No run_manifest.json was written under %s.", r.rel(p.OutDir))
 	}
 	if res.Audit != nil {
 		r.auditSection(&doc, res.Audit)
@@ -628,4 +641,56 @@ func (r *reporter) auditSection(doc *jobsummary.Doc, a *auditResult) {
 		sec.List(a.PRURLs)
 	}
 	includeMarkdown(sec, a.SummaryMD, r)
+}
+
+// urlTap passes the mode's output through to the log and keeps the pull
+// request URLs it prints (qa-audit reports the pull requests it opened
+// or updated on standard output only).
+type urlTap struct {
+	w    io.Writer
+	line []byte
+	urls []string
+}
+
+func (t *urlTap) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	t.line = append(t.line, p...)
+	for {
+		i := bytes.IndexByte(t.line, '\n')
+		if i < 0 {
+			break
+		}
+		t.scan(t.line[:i])
+		t.line = t.line[i+1:]
+	}
+	if len(t.line) > 64*1024 { // a line this long holds no URL worth keeping
+		t.line = t.line[:0]
+	}
+	return n, err
+}
+
+func (t *urlTap) scan(l []byte) {
+	if bytes.Contains(l, []byte("pull request")) {
+		t.urls = mergeURLs(t.urls, prURL.FindAllString(string(l), -1))
+	}
+}
+
+func (t *urlTap) flush() {
+	t.scan(t.line)
+	t.line = nil
+}
+
+// mergeURLs appends the URLs of b not yet in a, keeping first-seen order.
+func mergeURLs(a, b []string) []string {
+	seen := map[string]bool{}
+	for _, u := range a {
+		seen[u] = true
+	}
+	for _, u := range b {
+		if !seen[u] {
+			seen[u] = true
+			a = append(a, u)
+		}
+	}
+	return a
 }

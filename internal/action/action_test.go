@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -53,9 +54,19 @@ func TestBuildPlan(t *testing.T) {
 			wantArgs: []string{"swebench-batch", "--instance-file", "ids.txt", "--max-loops", "3"},
 		},
 		{
+			name:     "swebench-batch out-dir is the results dir",
+			inputs:   map[string]string{"mode": "swebench-batch", "out-dir": "runs", "shard": "1/4", "base-url": "http://llm:8000/v1", "api-key-env": "OPENAI_API_KEY"},
+			wantArgs: []string{"swebench-batch", "--shard", "1/4", "--base-url", "http://llm:8000/v1", "--api-key-env", "OPENAI_API_KEY", "--results-dir", "/ws/runs"},
+		},
+		{
+			name:     "set and ordered contract flags",
+			inputs:   map[string]string{"mode": "ordered", "provider": "openai", "bench-config": "bench.json", "bench-dir": "pkg", "gate-profile": "verify_release", "cleanup-on-failure": "true", "confirm": "false"},
+			wantArgs: []string{"ordered", "--gate-profile", "verify_release", "--provider", "openai", "--config", "bench.json", "--bench-dir", "pkg", "--cleanup-on-failure", "--out-dir", "/ws/benchgate-results/ordered-77-2"},
+		},
+		{
 			name:     "qa-audit secrets go to the environment only",
 			inputs:   map[string]string{"mode": "qa-audit", "definitions": "a.yaml\nb.yaml", "open-prs": "true", "github-token": "ghs_secret", "gemini-api-key": "g-key"},
-			wantArgs: []string{"qa-audit", "--definitions", "a.yaml", "--definitions", "b.yaml", "--open-prs", "--out-dir", "/ws/benchgate-results/qa-audit-77-2"},
+			wantArgs: []string{"qa-audit", "--definitions", "a.yaml", "--definitions", "b.yaml", "--open-prs", "--output-dir", "/ws/benchgate-results/qa-audit-77-2"},
 			wantEnv:  map[string]string{"GITHUB_TOKEN": "ghs_secret", "GOOGLE_API_KEY": "g-key"},
 		},
 		{
@@ -120,6 +131,7 @@ type harness struct {
 	gotArgs   []string
 	gotDir    string
 	gotEnv    map[string]string
+	modeOut   io.Writer
 }
 
 func newHarness(t *testing.T, inputs map[string]string) *harness {
@@ -145,8 +157,10 @@ func (h *harness) run(mode func(dir string, args []string) int) int {
 		Getenv: getenv,
 		Dir:    "/nonexistent",
 		Now:    time.Now,
-		Run: func(ctx context.Context, dir string, env map[string]string, args []string) int {
+		Stdout: &h.stdout,
+		Run: func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer) int {
 			h.gotArgs, h.gotDir, h.gotEnv = args, dir, env
+			h.modeOut = stdout
 			return mode(dir, args)
 		},
 		Upload: func(ctx context.Context, name, dir string) (int64, int64, error) {
@@ -434,6 +448,7 @@ func TestRunQAAudit(t *testing.T) {
 			"pull_requests": []string{"https://github.com/o/r/pull/7", "https://github.com/o/r/pull/8"},
 		})
 		os.WriteFile(filepath.Join(out, "quality_report.md"), []byte("# Quality\n"), 0o644)
+		fmt.Fprintf(h.modeOut, "qa-audit: opened pull request #9 https://github.com/o/r/pull/9 (branch qa-audit/x)\nqa-audit: updated pull request #7 https://github.com/o/r/pull/7 (branch y)\nsee https://github.com/o/r/pull/10 for context")
 		return 1
 	})
 	if code != 1 {
@@ -446,7 +461,7 @@ func TestRunQAAudit(t *testing.T) {
 		}
 	}
 	out := h.outputs()
-	if out["pr-urls"] != "https://github.com/o/r/pull/7\nhttps://github.com/o/r/pull/8" {
+	if out["pr-urls"] != "https://github.com/o/r/pull/7\nhttps://github.com/o/r/pull/8\nhttps://github.com/o/r/pull/9" {
 		t.Errorf("pr-urls = %q", out["pr-urls"])
 	}
 	if out["quality-report"] != "benchgate-results/qa-audit-4242-1/quality_report.json" {
@@ -509,7 +524,7 @@ func TestRunUploadUnavailableWarns(t *testing.T) {
 		GHA:               githubactions.New(githubactions.WithWriter(&h.stdout), githubactions.WithGetenv(getenv)),
 		Getenv:            getenv,
 		UploadUnavailable: fmt.Errorf("ACTIONS_RESULTS_URL is not set"),
-		Run: func(ctx context.Context, dir string, env map[string]string, args []string) int {
+		Run: func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer) int {
 			os.MkdirAll(filepath.Join(dir, "benchgate-results", "report-4242-1"), 0o755)
 			return 0
 		},

@@ -60,7 +60,7 @@ func (in Input) takes(mode string) bool {
 
 var (
 	verifyModes = []string{"set", "ordered"}
-	benchModes  = []string{"set", "ordered", "qa-audit"}
+	modelModes  = []string{"set", "ordered", "swebench-batch", "qa-audit"}
 )
 
 // Inputs lists every input the adapter reads. action.yml must declare
@@ -69,13 +69,13 @@ func Inputs() []Input {
 	return []Input{
 		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch or qa-audit."},
 		{Name: "working-directory", Kind: Adapter, Description: "Folder, relative to the workspace, the mode runs in (the benchmark package for set/ordered). Default: the workspace."},
-		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>. For set it is the set folder, for ordered the run folder holding one folder per set; not used by swebench-batch, whose run root is results/phase5/ralph-codex-local/<timestamp>/."},
+		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --output-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
 		{Name: "extra-args", Kind: Lines, Description: "More command-line arguments for the mode, one per line, passed unchanged (for flags this Action does not list)."},
 
 		// report
 		{Name: "suite-jsonl", Kind: Lines, Flag: "--suite-jsonl", Modes: []string{"report"}, Description: "report: suite JSONL files, one path per line."},
 		{Name: "gate", Kind: Bool, Flag: "--gate", Modes: []string{"report"}, Description: "report: evaluate the gate and fail the step when it does not pass (true/false)."},
-		{Name: "gate-profile", Kind: Text, Flag: "--gate-profile", Modes: []string{"report"}, Description: "report: gate profile, verify_pr or verify_release (pr_fast is an alias of verify_pr)."},
+		{Name: "gate-profile", Kind: Text, Flag: "--gate-profile", Modes: []string{"report", "set", "ordered"}, Description: "report, set, ordered: gate profile, verify_pr or verify_release (pr_fast is an alias of verify_pr)."},
 		{Name: "expectations-config", Kind: Text, Flag: "--expectations-config", Modes: []string{"report"}, Description: "report: expectations.json with model-aware thresholds."},
 		{Name: "expectations-model", Kind: Text, Flag: "--expectations-model", Modes: []string{"report"}, Description: "report: model whose expectations apply."},
 		{Name: "summary-json", Kind: Text, Flag: "--summary-json", Modes: []string{"report"}, Description: "report: path of the summary JSON. Default: <out-dir>/latest-summary.json."},
@@ -84,18 +84,34 @@ func Inputs() []Input {
 		// set / ordered
 		{Name: "set", Kind: Text, Flag: "--set", Modes: []string{"set"}, Required: true, Description: "set: the scenario set to verify (for example pr-exec)."},
 		{Name: "provider", Kind: Text, Flag: "--provider", Modes: verifyModes, Required: true, Description: "set, ordered: model provider of the benchmark runs (for example openai)."},
-		{Name: "model", Kind: Text, Flag: "--model", Modes: benchModes, Description: "set, ordered: model of the benchmark runs; qa-audit: model of the verifier."},
+		{Name: "model", Kind: Text, Flag: "--model", Modes: modelModes, Description: "set, ordered: model of the benchmark runs; swebench-batch: model slug of the endpoint; qa-audit: model of the verifier."},
 		{Name: "repetitions", Kind: Int, Flag: "--repetitions", Modes: verifyModes, Description: "set, ordered: repetitions per scenario."},
 		{Name: "scenario-ids", Kind: Lines, Flag: "--scenario-id", Modes: []string{"set"}, Description: "set: rerun only these scenario IDs, one per line."},
+		{Name: "bench-config", Kind: Text, Flag: "--config", Modes: verifyModes, Description: "set, ordered: benchmark contract file (JSON, see docs/verify.md); default: the pnpm scripts of @ghx-dev/benchmark."},
+		{Name: "bench-dir", Kind: Text, Flag: "--bench-dir", Modes: verifyModes, Description: "set, ordered: benchmark package folder (default: the working directory)."},
+		{Name: "cleanup-on-failure", Kind: Bool, Flag: "--cleanup-on-failure", Modes: []string{"ordered"}, Description: "ordered: also run the fixture cleanup after a terminal stop (true/false)."},
+		{Name: "confirm", Kind: Bool, Flag: "--confirm", Modes: []string{"ordered"}, Description: "ordered: run the canonical confirmation commands after all sets passed (true/false)."},
 
 		// swebench-batch
 		{Name: "instance-file", Kind: Text, Flag: "--instance-file", Modes: []string{"swebench-batch"}, Description: "swebench-batch: file with the instance IDs to run (default: the SWE-bench Multilingual test split)."},
 		{Name: "max-loops", Kind: Int, Flag: "--max-loops", Modes: []string{"swebench-batch"}, Description: "swebench-batch: execute passes per instance (default 50)."},
+		{Name: "resume", Kind: Text, Flag: "--resume", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run root of an earlier batch; instances with a terminal status are skipped."},
+		{Name: "shard", Kind: Text, Flag: "--shard", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run only shard i/n of the sorted instances (for a matrix of runners)."},
+		{Name: "base-url", Kind: Text, Flag: "--base-url", Modes: []string{"swebench-batch"}, Description: "swebench-batch: Responses API endpoint Codex talks to."},
+		{Name: "api-key-env", Kind: Text, Flag: "--api-key-env", Modes: []string{"swebench-batch", "qa-audit"}, Description: "swebench-batch, qa-audit: name of the environment variable holding the model API key (for example OPENAI_API_KEY, set by openai-api-key)."},
 
 		// qa-audit
 		{Name: "definitions", Kind: Lines, Flag: "--definitions", Modes: []string{"qa-audit"}, Required: true, Description: "qa-audit: benchmark question files or folders, one per line."},
-		{Name: "model-backend", Kind: Text, Flag: "--backend", Modes: []string{"qa-audit"}, Description: "qa-audit: model backend, gemini or openai (an OpenAI-compatible endpoint)."},
-		{Name: "open-prs", Kind: Bool, Flag: "--open-prs", Modes: []string{"qa-audit"}, Description: "qa-audit: open pull requests with the fixed question files (true/false)."},
+		{Name: "model-backend", Kind: Text, Flag: "--model-backend", Modes: []string{"qa-audit"}, Description: "qa-audit: model backend, gemini or openai (an OpenAI-compatible endpoint)."},
+		{Name: "model-url", Kind: Text, Flag: "--model-url", Modes: []string{"qa-audit"}, Description: "qa-audit: base URL of the OpenAI-compatible endpoint."},
+		{Name: "python", Kind: Text, Flag: "--python", Modes: []string{"qa-audit"}, Description: "qa-audit: Python interpreter with pytest and the benchmark's library, for the sandbox."},
+		{Name: "sandbox-image", Kind: Text, Flag: "--image", Modes: []string{"qa-audit"}, Description: "qa-audit: container image the option tests run in (with --network none), instead of python."},
+		{Name: "open-prs", Kind: Bool, Flag: "--open-prs", Modes: []string{"qa-audit"}, Description: "qa-audit: open or update pull requests with the verified fixes (true/false)."},
+		{Name: "dry-run", Kind: Bool, Flag: "--dry-run", Modes: []string{"qa-audit"}, Description: "qa-audit: with open-prs, write pull_requests.md instead of calling GitHub (true/false)."},
+		{Name: "repo", Kind: Text, Flag: "--repo", Modes: []string{"qa-audit"}, Description: "qa-audit: owner/name of the repository pull requests go to (default: this repository)."},
+		{Name: "base-branch", Kind: Text, Flag: "--base-branch", Modes: []string{"qa-audit"}, Description: "qa-audit: base branch of the pull requests."},
+		{Name: "pr-grouping", Kind: Text, Flag: "--pr-grouping", Modes: []string{"qa-audit"}, Description: "qa-audit: one pull request per fixed file or per run."},
+		{Name: "pr-labels", Kind: Lines, Flag: "--pr-labels", Modes: []string{"qa-audit"}, Description: "qa-audit: labels of the pull requests, one per line."},
 
 		// secrets and artifacts
 		{Name: "github-token", Kind: Secret, Env: "GITHUB_TOKEN", Default: "${{ github.token }}", Description: "Token for the GitHub API (pull requests of qa-audit, benchmark fixtures)."},
@@ -146,7 +162,8 @@ type Plan struct {
 	Args []string
 	// WorkDir is the absolute folder the mode runs in.
 	WorkDir string
-	// OutDir is the absolute folder results go to ("" for swebench-batch).
+	// OutDir is the absolute folder results go to; for swebench-batch the
+	// folder the run root is created in (or the resumed run root).
 	OutDir string
 	// SummaryJSON and SummaryMD are the report mode's absolute paths.
 	SummaryJSON, SummaryMD string
@@ -169,12 +186,15 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 	}
 	p := &Plan{Mode: mode, Args: []string{mode}, Env: map[string]string{}}
 	p.WorkDir = resolve(workspace, get("working-directory"))
-	if mode != "swebench-batch" {
-		out := get("out-dir")
-		if out == "" {
-			out = "benchgate-results/" + mode + "-" + runTag
-		}
+	out := get("out-dir")
+	switch {
+	case out != "":
 		p.OutDir = resolve(p.WorkDir, out)
+	case mode == "swebench-batch":
+		// The batch's own default: the run root goes under it.
+		p.OutDir = filepath.Join(p.WorkDir, "results", "phase5", "ralph-codex-local")
+	default:
+		p.OutDir = filepath.Join(p.WorkDir, "benchgate-results", mode+"-"+runTag)
 	}
 	var err error
 	if p.Upload, err = parseBool("upload-artifacts", orDefault(get("upload-artifacts"), "true")); err != nil {
@@ -239,8 +259,18 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		p.SummaryMD = resolve(p.WorkDir, orDefault(get("summary-md"), filepath.Join(p.OutDir, "latest-summary.md")))
 		p.Args = setFlag(p.Args, "--summary-json", p.SummaryJSON)
 		p.Args = setFlag(p.Args, "--summary-md", p.SummaryMD)
-	case "set", "ordered", "qa-audit":
+	case "set", "ordered":
 		p.Args = append(p.Args, "--out-dir", p.OutDir)
+	case "qa-audit":
+		p.Args = append(p.Args, "--output-dir", p.OutDir)
+	case "swebench-batch":
+		if out != "" {
+			p.Args = append(p.Args, "--results-dir", p.OutDir)
+		}
+		if r := get("resume"); r != "" {
+			// A resumed batch writes into the run root it names.
+			p.OutDir = resolve(p.WorkDir, r)
+		}
 	}
 	p.Args = append(p.Args, extra...)
 	return p, nil

@@ -103,7 +103,7 @@ func collect(p *Plan, since time.Time) *results {
 			r.SummaryMD = r.Sets[0].SummaryMD
 		}
 	case "swebench-batch":
-		r.Batch = collectBatch(p.WorkDir, since)
+		r.Batch = collectBatch(p.OutDir, since)
 	case "qa-audit":
 		r.Audit = collectAudit(p.OutDir)
 	}
@@ -212,10 +212,9 @@ func topLevelSummary(root string) (jsonPath, mdPath string) {
 
 // collectBatch finds the run root the batch wrote: the newest folder with
 // a run_manifest.json changed since the step started.
-func collectBatch(workDir string, since time.Time) *batchResult {
+func collectBatch(root string, since time.Time) *batchResult {
 	var best string
 	var bestMod time.Time
-	root := filepath.Join(workDir, "results")
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil

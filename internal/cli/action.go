@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/benchgate/benchgate/internal/action"
@@ -26,10 +27,11 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 	gha := githubactions.New(githubactions.WithWriter(env.Stdout), githubactions.WithGetenv(env.Getenv))
 	cfg := action.Config{
 		GHA:    gha,
+		Stdout: env.Stdout,
 		Getenv: env.Getenv,
 		Dir:    env.Dir,
 		Now:    env.Now,
-		Run: func(ctx context.Context, dir string, extra map[string]string, argv []string) int {
+		Run: func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer) int {
 			// Secrets reach the mode and the commands it starts through the
 			// environment, never through argv.
 			for k, v := range extra {
@@ -37,6 +39,7 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 			}
 			child := *env
 			child.Dir = dir
+			child.Stdout = stdout
 			child.Getenv = func(k string) string {
 				if v, ok := extra[k]; ok {
 					return v
