@@ -45,6 +45,10 @@ type Options struct {
 	Now     func() time.Time
 	// Log receives one line per step; may be nil.
 	Log io.Writer
+	// Owner ("uid:gid"), when set, is given the output folder's files the
+	// container created before it is removed. Run sets it to the invoking
+	// user when that is not root.
+	Owner string
 	// Getenv reads the host environment (the API key variable); nil means
 	// os.Getenv.
 	Getenv func(string) string
@@ -104,6 +108,9 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Owner == "" && os.Getuid() != 0 {
+		o.Owner = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
 	}
 	if err := o.Validate(); err != nil {
 		return Status{}, err
@@ -228,7 +235,11 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 	}
 	// Removed on every path, with a fresh context: on SIGTERM ctx is
 	// already cancelled when this runs.
+	started := false
 	defer func() {
+		if started && o.Owner != "" {
+			o.chownOutput(cid, logf)
+		}
 		if err := o.Docker.RemoveDetached(cid, 30*time.Second); err != nil {
 			logf("warning: %v", err)
 		}
@@ -236,6 +247,7 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 	if err := o.Docker.Start(ctx, cid); err != nil {
 		return fail(ralph.CodeRuntimeError, err.Error())
 	}
+	started = true
 
 	if out, ok := o.ensureCodex(ctx, cid, st.Image, logf); !ok {
 		return out
@@ -275,6 +287,19 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 		},
 	}
 	return loop.Run(ctx)
+}
+
+// chownOutput gives the files the agent created as root in the bind-mounted
+// output folder back to the invoking user, so that a rerun or a resume can
+// reset them. It runs with its own context: on SIGTERM ctx is cancelled.
+func (o *Options) chownOutput(cid string, logf func(string, ...any)) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var buf strings.Builder
+	res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"chown", "-R", o.Owner, o.OutputDir}, Stdout: &buf, Stderr: &buf})
+	if err != nil || res.ExitCode != 0 {
+		logf("warning: chown -R %s %s in the container: exit %d %v %s", o.Owner, o.OutputDir, res.ExitCode, err, buf.String())
+	}
 }
 
 // ensureCodex checks for codex in the container and copies the given

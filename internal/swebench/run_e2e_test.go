@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ func TestRunEndToEnd(t *testing.T) {
 		scenario   string
 		image      string // "codex", "bare" or "" (missing)
 		bootstrap  string // "", "fake" or "broken"
+		owner      string
 		maxLoops   int
 		timeout    time.Duration
 		wantStatus string
@@ -28,7 +30,7 @@ func TestRunEndToEnd(t *testing.T) {
 		wantPatch  bool
 		wantPhases int
 	}{
-		{name: "success", scenario: "success", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 2},
+		{name: "success", scenario: "success", image: "codex", owner: "4321:4321", wantStatus: "success", wantPatch: true, wantPhases: 2},
 		{name: "success on pass 2", scenario: "success", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 4},
 		{name: "blocked", scenario: "blocked", image: "codex", wantStatus: "failed", wantCode: "blocked", wantDetail: "toolchain is missing", wantPhases: 2},
 		{name: "incomplete at the loop budget", scenario: "noop", image: "codex", maxLoops: 2, wantStatus: "incomplete", wantCode: "incomplete", wantDetail: "after 2 execute passes", wantPhases: 5},
@@ -54,6 +56,7 @@ func TestRunEndToEnd(t *testing.T) {
 			if tc.maxLoops > 0 {
 				o.MaxLoops = tc.maxLoops
 			}
+			o.Owner = tc.owner
 			if tc.timeout > 0 {
 				o.PhaseTimeout = tc.timeout
 			}
@@ -124,6 +127,16 @@ func TestRunEndToEnd(t *testing.T) {
 			}
 			if st.Status == ralph.StatusSuccess {
 				assertCalls(t, o.OutputDir)
+			}
+			if tc.owner != "" {
+				// Files the agent created as root belong to the owner.
+				fi, err := os.Stat(filepath.Join(o.OutputDir, "plans", "archive", "EXECUTION_PLAN.md"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sys, ok := fi.Sys().(*syscall.Stat_t); !ok || sys.Uid != 4321 || sys.Gid != 4321 {
+					t.Errorf("archived plan owned by %v, want 4321:4321", fi.Sys())
+				}
 			}
 		})
 	}

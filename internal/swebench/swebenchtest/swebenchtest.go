@@ -95,7 +95,7 @@ func ImportImage(t testing.TB, dc *container.Client, ref string, withCodex bool)
 func appendApplets(t testing.TB, base []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteTarWithLinks(&buf, base, []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "kill", "chmod", "test"}); err != nil {
+	if err := WriteTarWithLinks(&buf, base, []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "kill", "chmod", "chown", "test"}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
