@@ -118,11 +118,11 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 			name = fmt.Sprintf("%s pass %d", ph, pass)
 		}
 		switch {
-		case err != nil:
-			out.fail(CodeRuntimeError, fmt.Sprintf("%s: %v", name, err))
 		case res.Cancelled || ctx.Err() != nil:
 			out.fail(CodeRuntimeError, name+": interrupted")
 			out.Interrupted = true
+		case err != nil:
+			out.fail(CodeRuntimeError, fmt.Sprintf("%s: %v", name, err))
 		case res.TimedOut:
 			out.fail(CodeRuntimeError, name+": phase timed out")
 		case res.ExitCode != 0:

@@ -134,6 +134,22 @@ func TestLoop(t *testing.T) {
 	}
 }
 
+func TestLoopInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	plans := filepath.Join(dir, "plans")
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &scripted{t: t, plans: plans, act: planThen(func(s *scripted, r Request) (Result, error) {
+		cancel() // SIGTERM arrives while execute runs
+		return Result{}, errors.New("exec: context canceled")
+	})}
+	s.write(SpecFile, "x")
+	l := &Loop{Agent: s, Prompts: mustPrompts(t), PlansDir: plans, PatchPath: filepath.Join(dir, "p"), MaxLoops: 5}
+	out := l.Run(ctx)
+	if out.Status != StatusFailed || out.Code != CodeRuntimeError || !out.Interrupted || out.Detail != "execute pass 1: interrupted" {
+		t.Fatalf("%+v", out)
+	}
+}
+
 func TestHandoffResumesTheExecuteThread(t *testing.T) {
 	dir := t.TempDir()
 	plans := filepath.Join(dir, "plans")
