@@ -103,6 +103,7 @@ func TestAuditWithRealPytest(t *testing.T) {
 		"stdlib:hanging_test":         {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "timeout"}},
 		"stdlib:never_fixed":          {verdict.Ambiguous, verdict.Ambiguous, 4, true, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
 	}
+	results := map[string]pipeline.CaseResult{}
 	for _, c := range loadCases(t) {
 		w, ok := wants[c.ID]
 		if !ok {
@@ -110,6 +111,7 @@ func TestAuditWithRealPytest(t *testing.T) {
 		}
 		t.Run(c.ID, func(t *testing.T) {
 			r := a.AuditCase(context.Background(), c)
+			results[c.ID] = r
 			if r.Verdict != w.verdict || r.FinalVerdict != w.final || len(r.Attempts) != w.attempts || r.NeedsHumanReview != w.review {
 				t.Fatalf("got verdict %s final %s attempts %d review %v (error %q), want %+v", r.Verdict, r.FinalVerdict, len(r.Attempts), r.NeedsHumanReview, r.Error, w)
 			}
@@ -133,12 +135,9 @@ func TestAuditWithRealPytest(t *testing.T) {
 			}
 		})
 	}
-	// The accepted fix of the incorrect case is attempt 2's proposal.
-	for _, c := range loadCases(t) {
-		if c.ID != "stdlib:incorrect_json_loads" {
-			continue
-		}
-		r := a.AuditCase(context.Background(), c)
+	// The accepted fix of the incorrect case is attempt 2's proposal; attempt 1 stayed Incorrect.
+	r := results["stdlib:incorrect_json_loads"]
+	if len(r.Attempts) == 3 {
 		if r.Fix == nil || r.Fix.CorrectAnswer == nil || *r.Fix.CorrectAnswer != "A" || r.Attempts[1].Verdict != verdict.Incorrect {
 			t.Errorf("fix = %+v, attempt 1 verdict %s", r.Fix, r.Attempts[1].Verdict)
 		}
@@ -146,23 +145,25 @@ func TestAuditWithRealPytest(t *testing.T) {
 			t.Errorf("rationale = %q", r.Attempts[2].Rationale)
 		}
 	}
-	// The never-fixed case's third proposal was not JSON: recorded as an error.
-	if got := a.ModelCalls(); got == 0 {
-		t.Error("no model calls counted")
+	// The never-fixed case's third proposal was not JSON: recorded as an error, not a crash.
+	if r := results["stdlib:never_fixed"]; len(r.Attempts) == 4 && !strings.Contains(r.Attempts[3].Error, "no valid fix JSON") {
+		t.Errorf("attempt 3 error = %q", r.Attempts[3].Error)
 	}
+	// In the valid case A is proven true, so "None of the above" is derived false.
+	if r := results["stdlib:valid_json_dumps"]; len(r.Attempts) > 0 {
+		for _, o := range r.Attempts[0].Options {
+			if o.Option == "D" && (!o.Derived || o.Truth != verdict.False) {
+				t.Errorf("NOTA option: %+v", o)
+			}
+		}
+	}
+	checkGroundTruthHidden(t, m)
 }
 
-// TestGroundTruthNeverShown checks every request the analyst and the proof
+// checkGroundTruthHidden checks every request the analyst and the proof
 // engineer sent: none may carry the correct answer or the explanation.
-func TestGroundTruthNeverShown(t *testing.T) {
-	m := newScripted(stdlibTests, stdlibFixes)
-	a := newAuditor(t, m, 0)
-	for _, c := range loadCases(t) {
-		if c.ID == "stdlib:hanging_test" {
-			continue
-		}
-		a.AuditCase(context.Background(), c)
-	}
+func checkGroundTruthHidden(t *testing.T, m *scriptedModel) {
+	t.Helper()
 	for _, agent := range []string{pipeline.AnalystName, pipeline.EngineerName} {
 		reqs := m.Requests(agent)
 		if len(reqs) == 0 {
