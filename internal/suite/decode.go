@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -101,6 +102,14 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 		return &fieldError{Field: "row", Expected: "a JSON object", Got: d.describe()}
 	}
 	var seen uint32
+	// The targets of the row's pointer fields share one allocation.
+	var ex *rowExtras
+	extras := func() *rowExtras {
+		if ex == nil {
+			ex = new(rowExtras)
+		}
+		return ex
+	}
 	err := d.object("", func(key []byte) error {
 		switch string(key) {
 		case "timestamp":
@@ -147,9 +156,20 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			return nil
 		case "session_id":
 			seen |= hasSessionID
-			p, err := d.nullStr("session_id", false)
-			r.SessionID = p
-			return err
+			if d.isNull() {
+				return nil
+			}
+			if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
+				return &fieldError{Field: "session_id", Expected: "string or null", Got: d.describe()}
+			}
+			s, err := d.str("session_id", false)
+			if err != nil {
+				return err
+			}
+			e := extras()
+			e.session = s
+			r.SessionID = &e.session
+			return nil
 		case "success":
 			seen |= hasSuccess
 			b, err := d.boolean("success")
@@ -166,13 +186,19 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			r.LatencyMsWall = f
 			return err
 		case "latency_ms_agent":
-			p, err := d.nullNum("latency_ms_agent")
-			r.LatencyMsAgent = p
+			e := extras()
+			null, err := d.nullNum("latency_ms_agent", &e.agent)
+			if !null && err == nil {
+				r.LatencyMsAgent = &e.agent
+			}
 			return err
 		case "sdk_latency_ms":
 			seen |= hasSDKLatency
-			p, err := d.nullNum("sdk_latency_ms")
-			r.SDKLatencyMs = p
+			e := extras()
+			null, err := d.nullNum("sdk_latency_ms", &e.sdk)
+			if !null && err == nil {
+				r.SDKLatencyMs = &e.sdk
+			}
 			return err
 		case "tokens":
 			seen |= hasTokens
@@ -213,13 +239,13 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			if d.isNull() {
 				return nil
 			}
-			r.Error = &RowError{}
+			r.Error = &extras().err
 			return d.rowError(r.Error)
 		case "timing_breakdown":
 			if d.isNull() {
 				return nil
 			}
-			r.TimingBreakdown = &TimingBreakdown{}
+			r.TimingBreakdown = &extras().tb
 			return d.timing(r.TimingBreakdown)
 		default:
 			return d.skipValue(string(key))
@@ -600,18 +626,25 @@ func (d *decoder) boolean(field string) (bool, error) {
 	return false, &fieldError{Field: field, Expected: "boolean", Got: d.describe()}
 }
 
-func (d *decoder) nullNum(field string) (*float64, error) {
+// nullNum reads a number into dst or reports null.
+func (d *decoder) nullNum(field string, dst *float64) (null bool, err error) {
 	if d.isNull() {
-		return nil, nil
+		return true, nil
 	}
 	if d.pos >= len(d.buf) || !(d.buf[d.pos] == '-' || (d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9')) {
-		return nil, &fieldError{Field: field, Expected: "number or null", Got: d.describe()}
+		return false, &fieldError{Field: field, Expected: "number or null", Got: d.describe()}
 	}
-	f, err := d.num(field)
-	if err != nil {
-		return nil, err
-	}
-	return &f, nil
+	*dst, err = d.num(field)
+	return false, err
+}
+
+// rowExtras holds what a row's pointer fields point to, so that a row
+// costs one allocation for all of them.
+type rowExtras struct {
+	sdk, agent float64
+	session    string
+	err        RowError
+	tb         TimingBreakdown
 }
 
 // num reads a JSON number. Small non-negative integers, which are nearly
@@ -690,14 +723,7 @@ func (d *decoder) rawString() ([]byte, error) {
 	// span if it is plain printable ASCII, which nearly every string is.
 	if q := bytes.IndexByte(d.buf[start:], '"'); q >= 0 {
 		seg := d.buf[start : start+q]
-		plain := true
-		for _, c := range seg {
-			if c < 0x20 || c == '\\' || c >= 0x80 {
-				plain = false
-				break
-			}
-		}
-		if plain {
+		if plainASCII(seg) {
 			d.pos = start + q + 1
 			return seg, nil
 		}
@@ -721,6 +747,34 @@ func (d *decoder) rawString() ([]byte, error) {
 		d.pos++
 	}
 	return nil, errors.New("end of line inside a string (truncated row)")
+}
+
+// plainASCII reports whether b holds only printable ASCII without
+// backslashes, eight bytes at a time.
+func plainASCII(b []byte) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		if w&highs != 0 { // a byte >= 0x80
+			return false
+		}
+		if (w-0x20*ones)&^w&highs != 0 { // a byte < 0x20
+			return false
+		}
+		if x := w ^ ('\\' * ones); (x-ones)&^x&highs != 0 { // a backslash
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *decoder) escapedString(start int) ([]byte, error) {

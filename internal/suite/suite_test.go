@@ -288,3 +288,29 @@ func BenchmarkEncodingJSONRow(b *testing.B) {
 		}
 	}
 }
+
+func TestPlainASCII(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"", true}, {"abc", true}, {"issue-triage-comment-wf-001", true}, {"0123456789abcdef~ !", true},
+		{"01234567\\", false}, {"\\01234567", false}, {"0123456\x1f89", false}, {"0123456789abc\x7f", true},
+		{"01234567é", false}, {"é", false}, {"0123\t567", false}, {"abcdefgh\x00", false}, {"abcdefg\x80", false},
+	} {
+		if got := plainASCII([]byte(tc.in)); got != tc.want {
+			t.Errorf("plainASCII(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	// Every single special byte at every position of a 16-byte string.
+	for pos := 0; pos < 16; pos++ {
+		for c := 0; c < 256; c++ {
+			b := []byte("abcdefghijklmnop")
+			b[pos] = byte(c)
+			want := !(c < 0x20 || c == '\\' || c >= 0x80)
+			if got := plainASCII(b); got != want {
+				t.Fatalf("byte %#x at %d: got %v", c, pos, got)
+			}
+		}
+	}
+}
