@@ -231,3 +231,84 @@ func TestSwebenchBatchCLI(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSwebenchBatchSIGTERMThenResume stops a batch with SIGTERM while its
+// first instance hangs, then resumes the run root: the interrupted
+// instance runs again, the finished one is not touched twice.
+func TestSwebenchBatchSIGTERMThenResume(t *testing.T) {
+	dc := swebenchtest.Docker(t)
+	host := testenv.DockerHost(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "benchgate")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/benchgate")
+	build.Dir = testenv.RepoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	ids := []string{"acme__resume-1", "acme__resume-2"}
+	for _, id := range ids {
+		swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+id+":latest", true)
+	}
+	dataset := swebenchtest.DatasetFile(t, dir, ids...)
+	results := filepath.Join(dir, "results")
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "swebench", "batch", "--instance-file", dataset, "--results-dir", results, "--network", "none",
+		"--max-loops", "1", "--env", "FAKE_CODEX_SCENARIO=hang")
+	cmd.Env = append(os.Environ(), "DOCKER_HOST="+host)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var root string
+	deadline := time.Now().Add(60 * time.Second)
+	for root == "" {
+		m, _ := filepath.Glob(filepath.Join(results, "*", ids[0], "logs", "codex_execute_1.jsonl"))
+		if len(m) == 1 {
+			root = filepath.Dir(filepath.Dir(filepath.Dir(m[0])))
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("execute never started; stderr: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("an interrupted batch exited 0")
+	}
+	swebenchtest.NoLeaks(t, dc, swebench.LabelManifestDir+"="+root)
+	var st swebench.Status
+	swebenchtest.ReadJSON(t, filepath.Join(root, ids[0], ids[0]+".status.json"), &st)
+	if !st.Interrupted {
+		t.Fatalf("first instance status %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(root, ids[1])); err == nil {
+		t.Fatal("the batch went on after SIGTERM")
+	}
+	if _, err := os.Stat(filepath.Join(root, "predictions.jsonl")); err != nil {
+		t.Errorf("no predictions.jsonl after SIGTERM: %v", err)
+	}
+
+	// Resume: both run now (the first was interrupted, so not terminal).
+	env, stdout, errb := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host})
+	code := runSwebench(context.Background(), env, []string{"batch", "--instance-file", dataset, "--resume", root, "--network", "none",
+		"--max-loops", "1", "--env", "FAKE_CODEX_SCENARIO=success"})
+	if code != ExitOK {
+		t.Fatalf("resume exit %d; stderr %s", code, errb)
+	}
+	if strings.Contains(stdout.String(), "skip ") || !strings.Contains(stdout.String(), "total=2 success=2") {
+		t.Errorf("resume output:\n%s", stdout)
+	}
+	// A second resume skips both.
+	env, stdout, _ = swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host})
+	if code := runSwebench(context.Background(), env, []string{"batch", "--instance-file", dataset, "--resume", root, "--network", "none"}); code != ExitOK {
+		t.Fatalf("second resume exit %d", code)
+	}
+	if strings.Count(stdout.String(), "skip ") != 2 {
+		t.Errorf("second resume output:\n%s", stdout)
+	}
+}
