@@ -1,6 +1,7 @@
 package swebench
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/container"
 )
 
 // TestUpdateManifestConcurrent checks that runs sharing a manifest dir
@@ -68,6 +71,38 @@ func TestCountsExitCode(t *testing.T) {
 	for _, tc := range tests {
 		if got := tc.c.ExitCode(); got != tc.want {
 			t.Errorf("%+v: exit %d, want %d", tc.c, got, tc.want)
+		}
+	}
+}
+
+// TestRunWithCorruptManifestKeepsEarlierOutput: when the manifest cannot
+// be updated, the run stops before touching the instance's earlier files.
+func TestRunWithCorruptManifestKeepsEarlierOutput(t *testing.T) {
+	dir := t.TempDir()
+	id := "acme__w-1"
+	out := filepath.Join(dir, id)
+	p := PathsFor(out, id)
+	if err := os.MkdirAll(p.Plans, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{p.Status: `{"status":"success"}`, p.Pred: `{}`, filepath.Join(p.Plans, "SPECIFICATION.md"): "spec", filepath.Join(dir, ManifestFile): "{broken"}
+	for f, c := range files {
+		if err := os.WriteFile(f, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dc, err := container.New("unix:///nonexistent.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := baseOptions(t, dc, datasetFile(t, dir, id), DefaultImageTemplate, "success")
+	o.InstanceID, o.OutputDir, o.ManifestDir = id, out, dir
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "not a valid run manifest") {
+		t.Fatalf("err %v", err)
+	}
+	for f, c := range files {
+		if b, err := os.ReadFile(f); err != nil || string(b) != c {
+			t.Errorf("%s changed: %q %v", f, b, err)
 		}
 	}
 }

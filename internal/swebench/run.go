@@ -136,6 +136,15 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		}
 	}
 
+	// The manifest is updated first: when it cannot be (a corrupt file),
+	// the earlier output of this instance is still intact.
+	if err := UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
+		m.Instances[id] = InstanceEntry{InstanceID: id, Status: "running", OutputDir: o.OutputDir, StartTime: st.StartTime}
+		m.LastInvocation = &Invocation{InstanceID: id, Args: o.Args, StartTime: st.StartTime}
+	}); err != nil {
+		return st, err
+	}
+
 	// A rerun starts from a fresh plans folder and no patch.
 	for _, d := range []string{p.Plans, filepath.Join(o.OutputDir, "codex-home")} {
 		if err := os.RemoveAll(d); err != nil {
@@ -150,13 +159,6 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	if err := os.MkdirAll(p.Logs, 0o755); err != nil {
 		return st, fmt.Errorf("output dir: %w", err)
 	}
-	if err := UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
-		m.Instances[id] = InstanceEntry{InstanceID: id, Status: "running", OutputDir: o.OutputDir, StartTime: st.StartTime}
-		m.LastInvocation = &Invocation{InstanceID: id, Args: o.Args, StartTime: st.StartTime}
-	}); err != nil {
-		return st, err
-	}
-
 	runnerLogPath := filepath.Join(p.Logs, "runner.log")
 	if runnerLog, err = os.Create(runnerLogPath); err != nil {
 		return st, fmt.Errorf("runner log: %w", err)
