@@ -1,0 +1,437 @@
+package action_test
+
+// End-to-end tests: the real benchgate binary runs as the Actions runner
+// starts a Docker action's entry point ("benchgate action"), with the
+// INPUT_* environment, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, a
+// workspace folder and an event JSON file; set and ordered drive the
+// benchmark simulator (cmd/benchsim), and artifacts go to nektos/act's
+// artifact server.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	actartifacts "github.com/nektos/act/pkg/artifacts"
+	actcommon "github.com/nektos/act/pkg/common"
+
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "benchgate-action-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// build compiles the binaries once per test process, on first use.
+func build(t *testing.T) string {
+	t.Helper()
+	bg := filepath.Join(binDir, "benchgate")
+	if _, err := os.Stat(bg); err == nil {
+		return binDir
+	}
+	root := testenv.RepoRoot(t)
+	for _, pkg := range []string{"benchgate", "benchsim"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, pkg), "./cmd/"+pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build ./cmd/%s: %v\n%s", pkg, err, out)
+		}
+	}
+	return binDir
+}
+
+type step struct {
+	ws, files string
+	env       map[string]string
+	stdout    string
+	code      int
+}
+
+// newStep prepares a workspace and the runner's variables for one step.
+func newStep(t *testing.T, inputs map[string]string) *step {
+	t.Helper()
+	s := &step{ws: t.TempDir(), files: t.TempDir(), env: map[string]string{}}
+	event := filepath.Join(s.files, "event.json")
+	os.WriteFile(event, []byte(`{"pull_request":{"number":12,"head":{"ref":"bench"}},"repository":{"full_name":"o/r"}}`), 0o644)
+	for k, v := range map[string]string{
+		"GITHUB_ACTIONS": "true", "CI": "true",
+		"GITHUB_WORKSPACE":    s.ws,
+		"GITHUB_OUTPUT":       filepath.Join(s.files, "set_output_1"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(s.files, "step_summary_1"),
+		"GITHUB_EVENT_PATH":   event,
+		"GITHUB_EVENT_NAME":   "pull_request",
+		"GITHUB_REPOSITORY":   "o/r",
+		"GITHUB_RUN_ID":       "9001",
+		"GITHUB_RUN_ATTEMPT":  "1",
+		"GITHUB_JOB":          "bench",
+		"HOME":                s.files,
+	} {
+		s.env[k] = v
+	}
+	for k, v := range inputs {
+		// The runner upper-cases the name and keeps dashes.
+		s.env["INPUT_"+strings.ToUpper(k)] = v
+	}
+	return s
+}
+
+func (s *step) run(t *testing.T) {
+	t.Helper()
+	bin := build(t)
+	cmd := exec.Command(filepath.Join(bin, "benchgate"), "action")
+	cmd.Dir = s.ws
+	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH")}
+	for k, v := range s.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	s.stdout = out.String()
+	s.code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		s.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (s *step) outputs(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(s.env["GITHUB_OUTPUT"])
+	if err != nil {
+		t.Fatalf("outputs: %v\nstdout:\n%s", err, s.stdout)
+	}
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		name, delim, ok := strings.Cut(sc.Text(), "<<")
+		if !ok {
+			t.Fatalf("bad output line %q", sc.Text())
+		}
+		var val []string
+		for sc.Scan() && sc.Text() != delim {
+			val = append(val, sc.Text())
+		}
+		out[name] = strings.Join(val, "\n")
+	}
+	return out
+}
+
+func (s *step) summary(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(s.env["GITHUB_STEP_SUMMARY"])
+	if err != nil {
+		t.Fatalf("summary: %v", err)
+	}
+	if len(b) > 1024*1024 {
+		t.Errorf("summary is %d bytes, over the 1 MiB limit", len(b))
+	}
+	return string(b)
+}
+
+func errorLines(stdout string) []string {
+	var out []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "::error") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(dst), 0o755)
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// actServer starts nektos/act's artifact server and returns the
+// variables a runner gives a Docker action for uploads.
+func actServer(t *testing.T) (env map[string]string, storage string) {
+	t.Helper()
+	storage = t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	stop := actartifacts.Serve(context.Background(), storage, "127.0.0.1", port)
+	t.Cleanup(stop)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("artifact server did not start: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	token, err := actcommon.CreateAuthorizationToken(1, 9001, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"ACTIONS_RESULTS_URL": "http://127.0.0.1:" + port + "/", "ACTIONS_RUNTIME_TOKEN": token}, storage
+}
+
+// storedNames lists the names under which act stored artifacts.
+func storedNames(t *testing.T, storage string) string {
+	var names []string
+	filepath.WalkDir(storage, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			names = append(names, strings.TrimPrefix(p, storage))
+		}
+		return nil
+	})
+	return strings.Join(names, "\n")
+}
+
+// TestReportMode runs the report over the real suites: the Action passes
+// the same flags the command line takes, so its exit code and summary
+// files equal those of "benchgate report" run by hand; the run folder is
+// uploaded to a real artifact server.
+func TestReportMode(t *testing.T) {
+	s := newStep(t, map[string]string{
+		"mode":         "report",
+		"suite-jsonl":  "suites/agent_direct-suite.jsonl\nsuites/ghx-suite.jsonl\n",
+		"gate":         "true",
+		"gate-profile": "verify_pr",
+		"github-token": "ghs_e2e_secret_value",
+	})
+	for _, f := range []string{"agent_direct-suite.jsonl", "ghx-suite.jsonl"} {
+		copyFile(t, filepath.Join("testdata", "suites", f), filepath.Join(s.ws, "suites", f))
+	}
+	art, storage := actServer(t)
+	for k, v := range art {
+		s.env[k] = v
+	}
+	s.run(t)
+
+	// The same command by hand.
+	hand := t.TempDir()
+	cmd := exec.Command(filepath.Join(build(t), "benchgate"), "report", "--suite-jsonl", filepath.Join(s.ws, "suites/agent_direct-suite.jsonl"),
+		"--suite-jsonl", filepath.Join(s.ws, "suites/ghx-suite.jsonl"), "--gate", "--gate-profile", "verify_pr",
+		"--summary-json", filepath.Join(hand, "s.json"), "--summary-md", filepath.Join(hand, "s.md"))
+	handErr := cmd.Run()
+	handCode := 0
+	if ee, ok := handErr.(*exec.ExitError); ok {
+		handCode = ee.ExitCode()
+	}
+	if s.code != handCode {
+		t.Fatalf("action exit %d, by hand %d\n%s", s.code, handCode, s.stdout)
+	}
+	if !strings.HasPrefix(s.stdout, "::add-mask::ghs_e2e_secret_value\n") || strings.Count(s.stdout, "ghs_e2e_secret_value") != 1 {
+		t.Errorf("token not masked first or printed again:\n%s", s.stdout)
+	}
+	out := s.outputs(t)
+	wantStatus := map[int]string{0: "pass", 1: "fail"}[handCode]
+	if out["status"] != wantStatus || out["summary-json"] != "benchgate-results/report-9001-1/latest-summary.json" || out["failing-rows"] != "0" {
+		t.Errorf("outputs = %v", out)
+	}
+	got, err := os.ReadFile(filepath.Join(s.ws, out["summary-md"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(hand, "s.md"))
+	if g, w := withoutGenerated(got), withoutGenerated(want); g != w {
+		t.Errorf("the Action's summary Markdown differs from the command line's:\n%s\n---\n%s", g, w)
+	}
+	if errs := errorLines(s.stdout); len(errs) != 0 {
+		t.Errorf("error annotations on passing rows: %q", errs)
+	}
+	sum := s.summary(t)
+	for _, w := range []string{"## benchgate report: " + wantStatus, "## Report", "xychart-beta", "From `benchgate-results/report-9001-1/latest-summary.md`"} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("summary lacks %q:\n%s", w, sum)
+		}
+	}
+	if out["artifacts"] != "benchgate-bench-run" || !strings.Contains(storedNames(t, storage), "benchgate-bench-run") {
+		t.Errorf("artifacts output %q; stored:\n%s\nstdout:\n%s", out["artifacts"], storedNames(t, storage), s.stdout)
+	}
+}
+
+// withoutGenerated drops the time stamp line both summaries carry.
+func withoutGenerated(b []byte) string {
+	var keep []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "Generated: ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// benchWorkspace copies the simulator's benchmark package into the
+// workspace and seeds its shared fixture manifest.
+func benchWorkspace(t *testing.T, s *step) {
+	t.Helper()
+	root := testenv.RepoRoot(t)
+	src := filepath.Join(root, "examples")
+	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		copyFile(t, p, filepath.Join(s.ws, "bench", rel))
+		return nil
+	})
+	os.Remove(filepath.Join(s.ws, "bench", "failures.json"))
+	cmd := exec.Command(filepath.Join(build(t), "benchsim"), "fixtures", "seed", "--seed-id", "e2e-shared", "--out", filepath.Join(s.ws, "bench", "fixtures", "latest.json"))
+	cmd.Dir = filepath.Join(s.ws, "bench")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("seed: %v\n%s", err, out)
+	}
+}
+
+// TestSetModeAnnotatesFailingRows verifies a set whose every scenario
+// fails: 18 failing rows, the first 10 annotated on their suite file and
+// line, the rest counted in the summary.
+func TestSetModeAnnotatesFailingRows(t *testing.T) {
+	s := newStep(t, map[string]string{
+		"mode": "set", "set": "pr-exec", "provider": "openai", "model": "gpt-5.1-codex-mini",
+		"working-directory": "bench", "bench-config": "bench.json", "out-dir": "out/pr-exec",
+		"upload-artifacts": "false",
+	})
+	benchWorkspace(t, s)
+	failures := filepath.Join(s.files, "failures.json")
+	os.WriteFile(failures, []byte(`{"rules":[{"behavior":"always_fail"}]}`), 0o644)
+	s.env["BENCHSIM_FAILURES"] = failures
+	s.run(t)
+	if s.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", s.code, s.stdout)
+	}
+	out := s.outputs(t)
+	if out["status"] != "fail" || out["tracking"] != "bench/out/pr-exec/tracking.json" || out["failing-rows"] != "18" {
+		t.Errorf("outputs = %v", out)
+	}
+	errs := errorLines(s.stdout)
+	if len(errs) != 10 {
+		t.Fatalf("%d error annotations, want 10:\n%s", len(errs), strings.Join(errs, "\n"))
+	}
+	if !strings.HasPrefix(errs[0], "::error file=bench/out/pr-exec/agent_direct-suite.jsonl,line=1,title=pr-exec%3A ") ||
+		!strings.Contains(errs[0], "::success: expected true, got false") {
+		t.Errorf("first annotation = %q", errs[0])
+	}
+	var tr struct {
+		FinalStatus string `json:"final_status"`
+	}
+	b, _ := os.ReadFile(filepath.Join(s.ws, out["tracking"]))
+	json.Unmarshal(b, &tr)
+	sum := s.summary(t)
+	for _, w := range []string{"## Set pr-exec: " + tr.FinalStatus, "18 failing rows; the first 10 are annotated", "**8 more failing rows are not annotated**", "| agent_direct | 9 | 9 | 9 |"} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("summary lacks %q:\n%s", w, sum)
+		}
+	}
+}
+
+// TestOrderedMode runs the nine sets on the healthy simulator and checks
+// one tracking path per set, the consolidated summary outputs and one
+// artifact per set plus one for the run.
+func TestOrderedMode(t *testing.T) {
+	s := newStep(t, map[string]string{
+		"mode": "ordered", "provider": "openai", "working-directory": "bench", "bench-config": "bench.json",
+	})
+	benchWorkspace(t, s)
+	art, storage := actServer(t)
+	for k, v := range art {
+		s.env[k] = v
+	}
+	s.run(t)
+	if s.code != 0 {
+		t.Fatalf("exit %d\n%s", s.code, s.stdout)
+	}
+	out := s.outputs(t)
+	tracks := strings.Split(out["tracking"], "\n")
+	if len(tracks) != 9 || !strings.HasSuffix(tracks[0], "/pr-exec/tracking.json") || !strings.HasSuffix(tracks[8], "/ci-log-analysis/tracking.json") {
+		t.Errorf("tracking = %q", out["tracking"])
+	}
+	if !strings.HasSuffix(out["summary-json"], ".json") || !strings.HasSuffix(out["summary-md"], ".md") {
+		t.Errorf("consolidated summary outputs %q %q", out["summary-json"], out["summary-md"])
+	}
+	names := strings.Split(out["artifacts"], "\n")
+	if len(names) != 10 || names[0] != "benchgate-bench-pr-exec" || names[9] != "benchgate-bench-run" {
+		t.Errorf("artifacts = %q\n%s", names, s.stdout)
+	}
+	stored := storedNames(t, storage)
+	for _, n := range names {
+		if !strings.Contains(stored, n) {
+			t.Errorf("artifact %s not stored by the server", n)
+		}
+	}
+	sum := s.summary(t)
+	for _, w := range []string{"## benchgate ordered: pass", "| ci-log-analysis | pass |", "## Set workflows: pass", "## Consolidated summary"} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("summary lacks %q", w)
+		}
+	}
+}
+
+// TestBadInputs checks that bad inputs stop the step before anything
+// runs, with an error annotation naming the input and exit code 2.
+func TestBadInputs(t *testing.T) {
+	tests := []struct {
+		name   string
+		inputs map[string]string
+		want   string
+	}{
+		{"unknown mode", map[string]string{"mode": "verify"}, `::error title=benchgate%3A input mode::input "mode": expected one of report, set, ordered, swebench-batch, qa-audit, got "verify"`},
+		{"bad number", map[string]string{"mode": "swebench-batch", "max-loops": "many"}, `::error title=benchgate%3A input max-loops::input "max-loops": expected a non-negative whole number, got "many"`},
+		{"missing set", map[string]string{"mode": "set", "provider": "openai"}, `::error title=benchgate%3A input set::input "set": expected a value (required by mode set)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStep(t, tt.inputs)
+			s.run(t)
+			if s.code != 2 || !strings.Contains(s.stdout, tt.want) {
+				t.Errorf("exit %d, stdout:\n%s\nwant %q", s.code, s.stdout, tt.want)
+			}
+			if out := s.outputs(t); out["status"] != "error" {
+				t.Errorf("outputs = %v", out)
+			}
+		})
+	}
+}
+
+// TestModeBadFlagValue shows a value the mode itself rejects: the
+// mode's exit code 2 and its message pass through unchanged.
+func TestModeBadFlagValue(t *testing.T) {
+	s := newStep(t, map[string]string{"mode": "report", "gate-profile": "nightly", "suite-jsonl": "missing-suite.jsonl"})
+	s.run(t)
+	if s.code != 2 {
+		t.Fatalf("exit %d, want the mode's 2\n%s", s.code, s.stdout)
+	}
+	if out := s.outputs(t); out["status"] != "error" || out["exit-code"] != "2" {
+		t.Errorf("outputs = %v", out)
+	}
+}
