@@ -25,6 +25,7 @@ import (
 	actartifacts "github.com/nektos/act/pkg/artifacts"
 	actcommon "github.com/nektos/act/pkg/common"
 
+	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
@@ -433,5 +434,56 @@ func TestModeBadFlagValue(t *testing.T) {
 	}
 	if out := s.outputs(t); out["status"] != "error" || out["exit-code"] != "2" {
 		t.Errorf("outputs = %v", out)
+	}
+}
+
+// TestSwebenchBatchMode runs a two-instance batch on the real engine (one
+// image holds the fake codex and succeeds, the other image is missing):
+// outputs point at the run root, predictions and manifest; each instance
+// folder and the run become artifacts; the summary charts the statuses.
+func TestSwebenchBatchMode(t *testing.T) {
+	host := testenv.DockerHost(t)
+	dc := swebenchtest.Docker(t)
+	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64.acme__actione2e-1:latest", true)
+	s := newStep(t, map[string]string{
+		"mode":       "swebench-batch",
+		"max-loops":  "1",
+		"out-dir":    "runs",
+		"extra-args": "--network\nnone\n--env\nFAKE_CODEX_SCENARIO=success",
+	})
+	dataset := swebenchtest.DatasetFile(t, s.ws, "acme__actione2e-2", "acme__actione2e-1")
+	s.env["INPUT_INSTANCE-FILE"] = filepath.Base(dataset)
+	s.env["DOCKER_HOST"] = host
+	art, storage := actServer(t)
+	for k, v := range art {
+		s.env[k] = v
+	}
+	s.run(t)
+	if s.code != 1 {
+		t.Fatalf("exit %d, want 1 (one instance failed)\n%s", s.code, s.stdout)
+	}
+	out := s.outputs(t)
+	root := out["out-dir"]
+	if !strings.HasPrefix(root, "runs/") || out["predictions"] != root+"/predictions.jsonl" || out["run-manifest"] != root+"/run_manifest.json" {
+		t.Fatalf("outputs = %v\n%s", out, s.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(s.ws, out["predictions"])); err != nil {
+		t.Error(err)
+	}
+	want := []string{"benchgate-bench-acme__actione2e-1", "benchgate-bench-acme__actione2e-2", "benchgate-bench-run"}
+	if out["artifacts"] != strings.Join(want, "\n") {
+		t.Errorf("artifacts = %q", out["artifacts"])
+	}
+	stored := storedNames(t, storage)
+	for _, n := range want {
+		if !strings.Contains(stored, n) {
+			t.Errorf("artifact %s not stored", n)
+		}
+	}
+	sum := s.summary(t)
+	for _, w := range []string{"## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("summary lacks %q:\n%s", w, sum)
+		}
 	}
 }
