@@ -48,7 +48,7 @@ func TestReportCommand(t *testing.T) {
 			[]string{"Wrote "}, nil, true},
 		{"failing gate with --gate exits 1", []string{"--suite-jsonl", ad, "--suite-jsonl", ghx, "--gate"}, ExitFailed,
 			[]string{"Benchmark verify result: FAIL", " - [FAIL] efficiency_tool_call_reduction: value=16.67 >= threshold=20.00"},
-			[]string{"benchmark gate failed for profile verify_pr"}, true},
+			[]string{"Benchmark gate failed for profile verify_pr"}, true},
 		{"equals form and mini expectations pass", []string{"--suite-jsonl=" + ad, "--suite-jsonl=" + ghx, "--gate", "--gate-profile=pr_fast",
 			"--expectations-config=" + exp, "--expectations-model=openai/gpt-5.1-codex-mini"}, ExitOK,
 			[]string{"Benchmark verify profile: verify_pr", "Benchmark expectations model: openai/gpt-5.1-codex-mini", "Benchmark verify result: PASS"}, nil, true},

@@ -75,7 +75,7 @@ type Result struct {
 
 // ErrGateFailed is returned (wrapped, with the Result) when Options.Gate
 // is set and the gate does not pass.
-var ErrGateFailed = errors.New("benchmark gate failed")
+var ErrGateFailed = errors.New("Benchmark gate failed")
 
 // maxBadRowsKept bounds Result.BadRows; SkippedRows still counts all.
 const maxBadRowsKept = 100
@@ -153,7 +153,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, nil
 	}
 	fmt.Fprintf(out, "Benchmark verify profile: %s\n", profile)
-	fmt.Fprintf(out, "Benchmark model(s): agent_direct=%s; ghx=%s\n", signatureOf(s, suite.ModeAgentDirect), signatureOf(s, suite.ModeGhx))
+	var models []string
+	for _, mode := range []string{suite.ModeAgentDirect, suite.ModeGhx} {
+		if m := s.Modes.Get(mode); m != nil {
+			models = append(models, mode+"="+m.ModelSignature)
+		}
+	}
+	if len(models) > 0 {
+		fmt.Fprintf(out, "Benchmark model(s): %s\n", strings.Join(models, "; "))
+	}
 	if model != "" {
 		fmt.Fprintf(out, "Benchmark expectations model: %s\n", model)
 	}
@@ -165,13 +173,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, fmt.Errorf("%w for profile %s", ErrGateFailed, profile)
 	}
 	return res, nil
-}
-
-func signatureOf(s *Summary, mode string) string {
-	if m := s.Modes.Get(mode); m != nil {
-		return m.ModelSignature
-	}
-	return "<none>"
 }
 
 func orDefault(v, def string) string {
@@ -347,9 +348,9 @@ func checkCohort(ad, ghx *modeAcc) error {
 		}
 	}
 	cmp("scenario_set", ad.scenarioSets, ghx.scenarioSets, false)
-	cmp("scenario_id", keySet(ad.scenarioOrder), keySet(ghx.scenarioOrder), false)
+	cmp("scenario_ids", keySet(ad.scenarioOrder), keySet(ghx.scenarioOrder), false)
 	cmp("model", ad.signatures, ghx.signatures, false)
-	cmp("git.commit", ad.commits, ghx.commits, true)
+	cmp("git_commit", ad.commits, ghx.commits, true)
 	if len(problems) > 0 {
 		return fmt.Errorf("Latest benchmark files are not comparable across modes: %s", strings.Join(problems, "; "))
 	}

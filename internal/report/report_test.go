@@ -411,11 +411,11 @@ func TestBadInput(t *testing.T) {
 		{"truncated last line", Options{SuitePaths: []string{write("trunc-suite.jsonl", firstLine+"\n"+firstLine[:300])}}, []string{"trunc-suite.jsonl:2: ", "truncated row"}},
 		{"wrong type", Options{SuitePaths: []string{write("type-suite.jsonl", strings.Replace(firstLine, `"tool_calls":2`, `"tool_calls":"2"`, 1))}}, []string{"type-suite.jsonl:1: tool_calls: expected number, got a string"}},
 		{"unknown profile", Options{SuitePaths: realSuites(), GateProfile: "nightly_full"}, []string{`unknown gate profile "nightly_full"`, "verify_pr or verify_release"}},
-		{"scenario in one mode only", Options{SuitePaths: caseSuites(t, "scenario-one-mode")}, []string{"Latest benchmark files are not comparable across modes: scenario_id: agent_direct=issue-view-001,pr-view-001,repo-view-001,workflow-list-001 ghx=issue-view-001,pr-view-001,repo-view-001"}},
+		{"scenario in one mode only", Options{SuitePaths: caseSuites(t, "scenario-one-mode")}, []string{"Latest benchmark files are not comparable across modes: scenario_ids: agent_direct=issue-view-001,pr-view-001,repo-view-001,workflow-list-001 ghx=issue-view-001,pr-view-001,repo-view-001"}},
 		{"mismatched cohorts", Options{SuitePaths: caseSuites(t, "mismatched-cohorts")}, []string{
 			"Latest benchmark files are not comparable across modes: scenario_set: agent_direct=ci-verify-pr ghx=ci-verify-release; ",
 			"model: agent_direct=openai/gpt-5.3-codex/<null> ghx=openai/gpt-5.1-codex-mini/<null>; ",
-			"git.commit: agent_direct=7d27c7ba124843d113d1d29fde1c84ad8393a51f ghx=ed5a848000000000000000000000000000000000"}},
+			"git_commit: agent_direct=7d27c7ba124843d113d1d29fde1c84ad8393a51f ghx=ed5a848000000000000000000000000000000000"}},
 		{"explicit unknown model", Options{SuitePaths: realSuites(), ExpectationsConfig: expectations, ExpectationsModel: "openai/gpt-9"}, []string{"No expectations configured for model 'openai/gpt-9'. Known models: openai/gpt-5.1-codex-mini, openai/gpt-5.3-codex"}},
 		{"inferred unknown model", Options{SuitePaths: caseSuites(t, "unknown-model"), ExpectationsConfig: expectations}, []string{"No expectations configured for model 'anthropic/claude-sonnet'"}},
 		{"expectations not found", Options{SuitePaths: realSuites(), ExpectationsModel: "openai/gpt-5.3-codex"}, []string{"Expectations config not found at ", "config/expectations.json"}},
