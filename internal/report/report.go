@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -238,17 +239,20 @@ type fileAcc struct {
 	bad     []*suite.ParseError
 }
 
-// readSuites reads the files concurrently (one goroutine per file; a
+// readSuites reads the files concurrently (one file per CPU at a time; a
 // suite pair keeps both cores busy) and merges the per-mode accumulators
 // in file order, so modes keep the order in which they first appear.
 func readSuites(ctx context.Context, paths []string, skipBad bool, res *Result) ([]*modeAcc, error) {
 	accs := make([]*fileAcc, len(paths))
 	errs := make([]error, len(paths))
 	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, p := range paths {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			accs[i], errs[i] = readSuite(ctx, p, skipBad)
 		}()
 	}
@@ -282,6 +286,9 @@ func readSuites(ctx context.Context, paths []string, skipBad bool, res *Result) 
 }
 
 func readSuite(ctx context.Context, path string, skipBad bool) (*fileAcc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if st, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("suite file %s: %w", path, errors.Unwrap(err))
 	} else if st.IsDir() {

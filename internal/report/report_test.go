@@ -660,3 +660,38 @@ func TestParseProfile(t *testing.T) {
 		t.Error("release_strict accepted")
 	}
 }
+
+// TestCancelled stops a report whose context is cancelled without writing
+// anything.
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	_, err := Run(ctx, Options{SuitePaths: realSuites(), Dir: dir})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("wrote %v", entries)
+	}
+}
+
+// TestManySuiteFiles reads more files than there are CPUs and merges the
+// rows of each mode across them.
+func TestManySuiteFiles(t *testing.T) {
+	real := realSuites()
+	var paths []string
+	for i := 0; i < 6; i++ {
+		paths = append(paths, real[i%2])
+	}
+	res, err := run(t, Options{SuitePaths: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ad := res.Summary.Modes.Get("agent_direct"); ad.Runs != 60 || ad.MedianLatencyMs != 34072.5 {
+		t.Fatalf("agent_direct = %+v", ad)
+	}
+	if e := res.Summary.GateV2.Efficiency; e.TokensActiveReductionPct != 27.545968882602544 {
+		t.Fatalf("efficiency = %+v", e)
+	}
+}
