@@ -271,17 +271,15 @@ func collectAudit(root string) *auditResult {
 		sort.Strings(mds)
 		a.SummaryMD = mds[0]
 	}
+	// qa-audit keeps the pull requests it published next to the report.
+	if b, err := os.ReadFile(filepath.Join(dir, "pull-requests", "pull_requests.json")); err == nil {
+		a.PRURLs = mergeURLs(a.PRURLs, prURL.FindAllString(string(b), -1))
+	}
 	data, err := os.ReadFile(a.Report)
 	if err != nil {
 		return a
 	}
-	seen := map[string]bool{}
-	for _, u := range prURL.FindAllString(string(data), -1) {
-		if !seen[u] {
-			seen[u] = true
-			a.PRURLs = append(a.PRURLs, u)
-		}
-	}
+	a.PRURLs = mergeURLs(a.PRURLs, prURL.FindAllString(string(data), -1))
 	var doc map[string]any
 	if json.Unmarshal(data, &doc) != nil {
 		return a
