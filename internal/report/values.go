@@ -12,7 +12,8 @@ type values struct {
 }
 
 func (v *values) add(f float64) {
-	if v.floats == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 && !(f == 0 && math.Signbit(f)) {
+	// -0 becomes 0 here, which is also how JSON.stringify prints it.
+	if v.floats == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 {
 		v.ints = append(v.ints, int32(f))
 		return
 	}
