@@ -235,6 +235,31 @@ func TestFakeEnforcesGitHubRules(t *testing.T) {
 	if _, _, err := gh.Git.GetRef(ctx, "octo", "bench", "refs/heads/none"); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("missing ref: err = %v, want 404", err)
 	}
+	if _, _, err := gh.PullRequests.List(ctx, "octo", "bench", &github.PullRequestListOptions{Head: "no-owner-prefix"}); err == nil || !strings.Contains(err.Error(), "422") {
+		t.Errorf("head filter without owner: err = %v, want 422", err)
+	}
+	// Payloads with fields GitHub does not define are rejected, not ignored.
+	req, _ := gh.NewRequest("POST", "repos/octo/bench/git/refs", map[string]string{"ref": "refs/heads/y", "sha": main.GetObject().GetSHA(), "branch": "y"})
+	if _, err := gh.Do(ctx, req, nil); err == nil || !strings.Contains(err.Error(), "422") {
+		t.Errorf("unknown payload field: err = %v, want 422", err)
+	}
+	// A tree entry must be a file blob with content or an existing blob sha.
+	if _, _, err := gh.Git.CreateTree(ctx, "octo", "bench", c.Tree.GetSHA(), []*github.TreeEntry{{Path: github.String("x"), Mode: github.String("040000"), Type: github.String("tree"), Content: github.String("x")}}); err == nil || !strings.Contains(err.Error(), "422") {
+		t.Errorf("tree entry of type tree: err = %v, want 422", err)
+	}
+	if _, _, err := gh.Git.CreateTree(ctx, "octo", "bench", "not-a-tree", []*github.TreeEntry{{Path: github.String("x"), Mode: github.String("100644"), Type: github.String("blob"), Content: github.String("x")}}); err == nil || !strings.Contains(err.Error(), "422") {
+		t.Errorf("unknown base tree: err = %v, want 422", err)
+	}
+	// Deleting a path: an entry with neither sha nor content.
+	tree, _, err := gh.Git.CreateTree(ctx, "octo", "bench", c.Tree.GetSHA(), []*github.TreeEntry{{Path: github.String("README.md"), Mode: github.String("100644"), Type: github.String("blob")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range tree.Entries {
+		if e.GetPath() == "README.md" {
+			t.Errorf("deleted path still in the tree")
+		}
+	}
 }
 
 func TestParseGrouping(t *testing.T) {
