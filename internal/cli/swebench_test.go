@@ -183,21 +183,31 @@ func TestSwebenchSIGTERM(t *testing.T) {
 	}
 }
 
-// TestSwebenchBatchPreflight checks that a dead endpoint stops the batch
-// before any instance runs or any run root is created.
+// TestSwebenchBatchPreflight checks that a dead engine or a dead endpoint
+// stops the batch before any instance runs or any run root is created.
 func TestSwebenchBatchPreflight(t *testing.T) {
-	dir := t.TempDir()
-	dataset := swebenchtest.DatasetFile(t, dir, "acme__widget-1")
-	env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": "unix:///nonexistent.sock"})
-	code := runSwebench(context.Background(), env, []string{"batch", "--instance-file", dataset, "--base-url", "http://127.0.0.1:1/v1", "--results-dir", "results"})
-	if code != ExitFailed {
-		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFailed, stderr)
+	tests := []struct {
+		name, dockerHost, want string
+	}{
+		{"dead engine", "unix:///nonexistent.sock", "docker engine"},
+		{"dead endpoint", testenv.DockerHost(t), "endpoint preflight"},
 	}
-	if !strings.Contains(stderr.String(), "endpoint preflight") {
-		t.Errorf("stderr %q does not name the preflight", stderr)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "results")); err == nil || stdout.Len() > 0 {
-		t.Errorf("the batch started: %v %q", err, stdout)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			dataset := swebenchtest.DatasetFile(t, dir, "acme__widget-1")
+			env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": tc.dockerHost})
+			code := runSwebench(context.Background(), env, []string{"batch", "--instance-file", dataset, "--base-url", "http://127.0.0.1:1/v1", "--results-dir", "results"})
+			if code != ExitFailed {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFailed, stderr)
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "results")); err == nil || stdout.Len() > 0 {
+				t.Errorf("the batch started: %v %q", err, stdout)
+			}
+		})
 	}
 }
 

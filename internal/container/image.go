@@ -3,6 +3,7 @@ package container
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +34,9 @@ type Image struct {
 func (c *Client) ImageInspect(ctx context.Context, ref string) (Image, error) {
 	var img Image
 	err := c.doJSON(ctx, http.MethodGet, "/images/"+ref+"/json", nil, nil, &img)
+	if errors.Is(err, ErrNotFound) {
+		return Image{}, fmt.Errorf("image %s: %w", ref, ErrNotFound)
+	}
 	if err != nil {
 		return Image{}, fmt.Errorf("image %s: %w", ref, err)
 	}

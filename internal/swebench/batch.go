@@ -71,6 +71,10 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	if err := probe.Validate(); err != nil {
 		return res, &UsageError{err}
 	}
+	// A dead engine would fail every instance; say so once instead.
+	if err := o.Docker.Ping(ctx); err != nil {
+		return res, fmt.Errorf("docker engine: %w", err)
+	}
 	if b.Preflight != nil {
 		if err := b.Preflight(ctx); err != nil {
 			return res, fmt.Errorf("endpoint preflight: %w", err)
