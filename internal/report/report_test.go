@@ -695,3 +695,28 @@ func TestManySuiteFiles(t *testing.T) {
 		t.Fatalf("efficiency = %+v", e)
 	}
 }
+
+// TestLaterExpectationsFile loads the later upstream expectations.json,
+// which adds a cost threshold and raises the sample minimums: extra keys
+// are ignored, the ten known ones are used.
+func TestLaterExpectationsFile(t *testing.T) {
+	exp, err := LoadExpectations(filepath.Join(suitesDir(), "expectations-ac70361.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := exp.For("openai/gpt-5.3-codex", ProfileVerifyRelease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.MinSamplesPerScenarioPerMode != 5 || th.MinToolCallReductionPct != 30 {
+		t.Fatalf("thresholds = %+v", th)
+	}
+	res, err := run(t, Options{SuitePaths: realSuites(), ExpectationsConfig: filepath.Join(suitesDir(), "expectations-ac70361.json"), GateProfile: "verify_release"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Five iterations per scenario meet the minimum of 5.
+	if e := res.Summary.GateV2.Efficiency; e.MinSamplesPerScenarioPerMode != 5 || e.EligibleScenarioCount != 4 {
+		t.Fatalf("efficiency = %+v", e)
+	}
+}
