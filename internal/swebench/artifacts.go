@@ -18,8 +18,8 @@ const ModelName = "qwen3-coder-next-FP8,codex,ralph"
 
 // Failure codes beyond the loop's own (blocked, incomplete, runtime_error).
 const (
-	CodeMissingImage   = "missing_image"
-	CodeBootstrapFaild = "codex_bootstrap_failed"
+	CodeMissingImage    = "missing_image"
+	CodeBootstrapFailed = "codex_bootstrap_failed"
 )
 
 // Status is <id>.status.json. The first five fields are the contract;

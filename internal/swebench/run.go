@@ -228,8 +228,9 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 		Image:      st.Image,
 		Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
 		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir, LabelManifestDir: o.ManifestDir},
-		Binds:      []string{o.OutputDir + ":" + o.OutputDir},
-		// The code folder of SWE-bench images; codex gets it as -C.
+		// The output folder at the same path inside, so the plans and the
+		// patch the agent writes are the host's files.
+		Binds:       []string{o.OutputDir + ":" + o.OutputDir},
 		NetworkMode: o.Network,
 	})
 	if err != nil {
@@ -309,7 +310,7 @@ func (o *Options) chownOutput(cid string, logf func(string, ...any)) {
 // changed (prepare-images does that on purpose).
 func (o *Options) ensureCodex(ctx context.Context, cid, image string, logf func(string, ...any)) (ralph.Outcome, bool) {
 	fail := func(detail string) (ralph.Outcome, bool) {
-		return ralph.Outcome{Status: ralph.StatusFailed, Code: CodeBootstrapFaild, Detail: detail, Interrupted: ctx.Err() != nil}, false
+		return ralph.Outcome{Status: ralph.StatusFailed, Code: CodeBootstrapFailed, Detail: detail, Interrupted: ctx.Err() != nil}, false
 	}
 	check := func(cmd string) (string, bool, error) {
 		var buf strings.Builder
