@@ -251,17 +251,29 @@ func sectionOf(md, heading string) string {
 	return strings.TrimSpace(rest)
 }
 
-// TestGolden keeps our own summaries of the real rows byte for byte.
+// TestGolden keeps our own summaries of the real rows and of the
+// hand-built failure cases byte for byte.
 func TestGolden(t *testing.T) {
-	for _, profile := range []string{"verify_pr", "verify_release"} {
-		t.Run(profile, func(t *testing.T) {
-			res, err := run(t, Options{SuitePaths: realSuites(), GateProfile: profile})
+	type golden struct {
+		name, profile string
+		suites        []string
+	}
+	cases := []golden{
+		{"real-verify_pr", "verify_pr", realSuites()},
+		{"real-verify_release", "verify_release", realSuites()},
+	}
+	for _, c := range []string{"assertion-failures", "runner-errors", "runner-timeouts", "external-retries", "missing-mode", "scenario-unstable", "min-samples", "three-modes"} {
+		cases = append(cases, golden{"case-" + c, "verify_pr", caseSuites(t, c)})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := run(t, Options{SuitePaths: tc.suites, GateProfile: tc.profile})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range []struct{ got, golden string }{
-				{res.SummaryJSON, "real-" + profile + ".json"},
-				{res.SummaryMD, "real-" + profile + ".md"},
+				{res.SummaryJSON, tc.name + ".json"},
+				{res.SummaryMD, tc.name + ".md"},
 			} {
 				got, err := os.ReadFile(f.got)
 				if err != nil {
