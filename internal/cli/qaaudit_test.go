@@ -236,6 +236,12 @@ func TestQAAuditEndToEnd(t *testing.T) {
 	if len(pulls) != 1 || !strings.Contains(pulls[0].Body, "stdlib:drifted_answer") || !strings.Contains(pulls[0].Body, "test_option_A.py") || strings.Join(pulls[0].Labels, ",") != "qa-audit,automated" {
 		t.Fatalf("pulls: %+v", pulls)
 	}
+	if rep, _ := os.ReadFile(filepath.Join(r.out, "quality_report.json")); !strings.Contains(string(rep), "https://github.com/octo/bench/pull/1") {
+		t.Errorf("quality_report.json does not list the pull request")
+	}
+	if md, _ := os.ReadFile(filepath.Join(r.out, "quality_report.md")); !strings.Contains(string(md), "## Pull requests") {
+		t.Errorf("summary does not list the pull request")
+	}
 	if got, _ := gh.File(pulls[0].Head, "benchmarks/stdlib/benchmark.yaml"); got != string(fixed) {
 		t.Errorf("branch content differs from the fixed copy")
 	}

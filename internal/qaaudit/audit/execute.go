@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/benchgate/benchgate/internal/ghpr"
 	"github.com/benchgate/benchgate/internal/llm"
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 )
@@ -215,7 +217,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	prs, err := ghpr.Publish(ctx, gh, pcfg, changes)
 	sum.PullRequests = prs
 	if len(prs) > 0 {
-		if werr := fsutil.WriteJSONAtomic(filepath.Join(outDir, "pull-requests", "pull_requests.json"), prs); werr != nil && err == nil {
+		if werr := recordPullRequests(res, outDir, prs); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -294,4 +296,37 @@ func (p progress) AuditCase(ctx context.Context, c *questions.Case) pipeline.Cas
 	}
 	fmt.Fprintln(p.out, line)
 	return r
+}
+
+// recordPullRequests writes pull_requests.json, and adds the pull requests
+// to quality_report.json (key "pull_requests", a superset of the report
+// schema) and to the Markdown summary, so that whoever reads the report —
+// the Action's pr-urls output, a person — finds them there.
+func recordPullRequests(res *Result, outDir string, prs []ghpr.Result) error {
+	if err := fsutil.WriteJSONAtomic(filepath.Join(outDir, "pull-requests", "pull_requests.json"), prs); err != nil {
+		return err
+	}
+	res.Report.Finalize()
+	withPRs := struct {
+		*qreport.Report
+		PullRequests []ghpr.Result `json:"pull_requests"`
+	}{res.Report, prs}
+	data, err := json.MarshalIndent(withPRs, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(res.ReportPath, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write quality report: %w", err)
+	}
+	var md strings.Builder
+	md.Write(res.Report.Markdown())
+	md.WriteString("\n## Pull requests\n\n")
+	for _, pr := range prs {
+		verb := "updated"
+		if pr.Created {
+			verb = "opened"
+		}
+		fmt.Fprintf(&md, "- [#%d](%s) %s, branch `%s`: %s\n", pr.Number, pr.URL, verb, pr.Branch, strings.Join(pr.Files, ", "))
+	}
+	return fsutil.WriteFileAtomic(filepath.Join(outDir, "quality_report.md"), []byte(md.String()), 0o644)
 }
