@@ -199,3 +199,44 @@ func TestExpandPaths(t *testing.T) {
 		}
 	}
 }
+
+// cancelAfter cancels the run once it has audited n cases, like a SIGTERM
+// arriving in the middle of an audit.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+	oracle
+}
+
+func (c *cancelAfter) AuditCase(ctx context.Context, qc *questions.Case) pipeline.CaseResult {
+	c.n--
+	if c.n == 0 {
+		c.cancel()
+	}
+	return c.oracle.AuditCase(ctx, qc)
+}
+
+func TestRunInterruptedLeavesCompleteReport(t *testing.T) {
+	path := filepath.Join(testenv.RepoRoot(t), "testdata", "adk", "configure_adk_features_mc.benchmark.yaml")
+	files, err := audit.LoadAll([]string{path}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := t.TempDir()
+	res, err := audit.Run(ctx, files, audit.Options{OutDir: out, Auditor: &cancelAfter{n: 3, cancel: cancel}})
+	if err == nil {
+		t.Fatal("an interrupted run must return the cancellation")
+	}
+	rep, rerr := qreport.Read(filepath.Join(out, "quality_report.json"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if len(rep.Cases) != len(files[0].Cases()) || rep.Totals.Valid != 3 || rep.Totals.Errors != len(rep.Cases)-3 {
+		t.Errorf("totals %+v for %d cases", rep.Totals, len(rep.Cases))
+	}
+	if !strings.Contains(rep.Cases[5].Error, "not audited") || res.AllValid {
+		t.Errorf("case 5 error %q, all valid %v", rep.Cases[5].Error, res.AllValid)
+	}
+}
