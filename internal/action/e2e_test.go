@@ -52,7 +52,9 @@ func build(t *testing.T) string {
 	}
 	root := testenv.RepoRoot(t)
 	for _, pkg := range []string{"benchgate", "benchsim"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, pkg), "./cmd/"+pkg)
+		// -trimpath as in the Dockerfile, so the packages compiled here are
+		// reused by TestDockerfileBuildsStaticBinaries.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(binDir, pkg), "./cmd/"+pkg)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build ./cmd/%s: %v\n%s", pkg, err, out)

@@ -363,3 +363,67 @@ func TestDockerfileBuildsStaticBinaries(t *testing.T) {
 		t.Logf("linux/%s binary: %d bytes (%.1f MiB)", k, sizes[k], float64(sizes[k])/(1<<20))
 	}
 }
+
+// TestDockerignoreKeepsBuildInputs checks that no .dockerignore pattern
+// drops a file "go build ./cmd/benchgate" reads: Go sources, embedded
+// files, go.mod and go.sum.
+func TestDockerignoreKeepsBuildInputs(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	b, err := os.ReadFile(filepath.Join(root, ".dockerignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			patterns = append(patterns, l)
+		}
+	}
+	cmd := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{range .GoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range .EmbedFiles}}{{$.Dir}}/{{.}}
+{{end}}{{end}}`, "./cmd/benchgate")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	files := []string{"go.mod", "go.sum"}
+	for _, f := range strings.Fields(string(out)) {
+		if rel, err := filepath.Rel(root, f); err == nil && !strings.HasPrefix(rel, "..") {
+			files = append(files, filepath.ToSlash(rel))
+		}
+	}
+	if len(files) < 10 {
+		t.Fatalf("only %d build inputs found", len(files))
+	}
+	for _, f := range files {
+		for _, p := range patterns {
+			if dockerignored(p, f) {
+				t.Errorf(".dockerignore pattern %q drops build input %s", p, f)
+			}
+		}
+	}
+	if !dockerignored("**/*_test.go", "internal/action/action_test.go") || !dockerignored(".git", ".git/HEAD") {
+		t.Error("dockerignored does not match as Docker does")
+	}
+}
+
+// dockerignored reports whether pattern excludes path: the pattern
+// matches the path or one of its parent folders; "**/" matches any depth.
+func dockerignored(pattern, path string) bool {
+	parts := strings.Split(path, "/")
+	for i := 1; i <= len(parts); i++ {
+		prefix := strings.Join(parts[:i], "/")
+		if ok, _ := filepath.Match(pattern, prefix); ok {
+			return true
+		}
+		if rest, found := strings.CutPrefix(pattern, "**/"); found {
+			for j := 0; j < i; j++ {
+				if ok, _ := filepath.Match(rest, strings.Join(parts[j:i], "/")); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
