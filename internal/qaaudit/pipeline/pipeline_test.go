@@ -41,6 +41,8 @@ var stdlibTests = map[string]string{
 	`The string "ab"`:       "def test_option(:\n    assert True\n",
 	`The list [1, 2, 3]`:    assertTest(`sorted([3, 1, 2]) == [1, 2, 3]`),
 	`The list [3, 2, 1]`:    "import time\n\ndef test_option():\n    time.sleep(60)\n",
+	`The string "7"`:        assertTest(`int("7") == "7"`),
+	`The float 7.0`:         assertTest(`isinstance(int("7"), float)`),
 	`bool(1)`:               assertTest(`bool(1) is True`),
 	`bool("x")`:             assertTest(`bool("x") is True`),
 	`bool("y")`:             assertTest(`bool("y") is True`),
@@ -96,12 +98,13 @@ func TestAuditWithRealPytest(t *testing.T) {
 		outcomes       map[string]string // option -> outcome of the first attempt
 	}
 	wants := map[string]want{
-		"stdlib:valid_json_dumps":     {verdict.Valid, verdict.Valid, 1, false, map[string]string{"A": "passed", "B": "failed", "C": "failed", "D": "derived"}},
-		"stdlib:ambiguous_four":       {verdict.Ambiguous, verdict.Valid, 2, false, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
-		"stdlib:incorrect_json_loads": {verdict.Incorrect, verdict.Valid, 3, false, map[string]string{"A": "passed", "B": "failed", "C": "failed"}},
-		"stdlib:syntax_error_test":    {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "collection_error"}},
-		"stdlib:hanging_test":         {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "timeout"}},
-		"stdlib:never_fixed":          {verdict.Ambiguous, verdict.Ambiguous, 4, true, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
+		"stdlib:valid_json_dumps":      {verdict.Valid, verdict.Valid, 1, false, map[string]string{"A": "passed", "B": "failed", "C": "failed", "D": "derived"}},
+		"stdlib:ambiguous_four":        {verdict.Ambiguous, verdict.Valid, 2, false, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
+		"stdlib:incorrect_json_loads":  {verdict.Incorrect, verdict.Valid, 3, false, map[string]string{"A": "passed", "B": "failed", "C": "failed"}},
+		"stdlib:syntax_error_test":     {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "collection_error"}},
+		"stdlib:hanging_test":          {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "timeout"}},
+		"stdlib:never_fixed":           {verdict.Ambiguous, verdict.Ambiguous, 4, true, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
+		"stdlib:none_of_the_above_key": {verdict.Valid, verdict.Valid, 1, false, map[string]string{"A": "failed", "B": "failed", "C": "derived"}},
 	}
 	results := map[string]pipeline.CaseResult{}
 	for _, c := range loadCases(t) {
@@ -113,7 +116,7 @@ func TestAuditWithRealPytest(t *testing.T) {
 			r := a.AuditCase(context.Background(), c)
 			results[c.ID] = r
 			if r.Verdict != w.verdict || r.FinalVerdict != w.final || len(r.Attempts) != w.attempts || r.NeedsHumanReview != w.review {
-				t.Fatalf("got verdict %s final %s attempts %d review %v (error %q), want %+v", r.Verdict, r.FinalVerdict, len(r.Attempts), r.NeedsHumanReview, r.Error, w)
+				t.Fatalf("got verdict %s final %s attempts %d review %v (error %q), want %+v; first attempt: %+v", r.Verdict, r.FinalVerdict, len(r.Attempts), r.NeedsHumanReview, r.Error, w, r.Attempts[0])
 			}
 			for _, o := range r.Attempts[0].Options {
 				if wo, ok := w.outcomes[o.Option]; ok && o.Outcome != wo {
