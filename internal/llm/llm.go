@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"strings"
 	"time"
@@ -75,7 +76,7 @@ func New(ctx context.Context, cfg Config, getenv func(string) string) (model.LLM
 		if err != nil {
 			return nil, fmt.Errorf("gemini backend: %s", Mask(err.Error(), key))
 		}
-		return m, nil
+		return masked{LLM: m, secret: key}, nil
 	case OpenAI:
 		if cfg.Model == "" {
 			return nil, errors.New("openai backend: --model is required (the name the endpoint serves)")
@@ -104,6 +105,28 @@ func lookupKey(getenv func(string) string, explicit string, defaults ...string) 
 		}
 	}
 	return "", strings.Join(defaults, " or ")
+}
+
+// masked wraps a model so that no error it returns can carry the key.
+type masked struct {
+	model.LLM
+	secret string
+}
+
+func (m masked) GenerateContent(ctx context.Context, req *model.LLMRequest, stream bool) iter.Seq2[*model.LLMResponse, error] {
+	return func(yield func(*model.LLMResponse, error) bool) {
+		for resp, err := range m.LLM.GenerateContent(ctx, req, stream) {
+			if err != nil {
+				err = errors.New(Mask(err.Error(), m.secret))
+			}
+			if resp != nil && resp.ErrorMessage != "" {
+				resp.ErrorMessage = Mask(resp.ErrorMessage, m.secret)
+			}
+			if !yield(resp, err) {
+				return
+			}
+		}
+	}
 }
 
 // Mask replaces every secret in s with "****" so that error messages which

@@ -224,3 +224,19 @@ func TestMask(t *testing.T) {
 		t.Errorf("Mask = %q", got)
 	}
 }
+
+func TestGeminiErrorsMaskKey(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":{"code":400,"message":"API key `+secret+` not valid","status":"INVALID_ARGUMENT"}}`)
+	}))
+	defer srv.Close()
+	m, err := llm.New(context.Background(), llm.Config{Backend: llm.Gemini, Model: "gemini-test", BaseURL: srv.URL}, env(map[string]string{"GEMINI_API_KEY": secret}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = generate(t, m)
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "****") {
+		t.Fatalf("err = %v", err)
+	}
+}
