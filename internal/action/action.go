@@ -126,6 +126,12 @@ func Run(ctx context.Context, cfg Config) int {
 	arts := rep.upload(ctx, plan, res)
 	rep.outputs(plan, res, code, arts)
 	annotated, total := rep.annotate(res)
+	others := rep.annotateOthers(res, MaxErrorAnnotations-annotated)
+	if code != exitOK && annotated+others == 0 {
+		// Nothing row-shaped to point at (a crash, zero rows, a refused
+		// flag): one annotation so the failure shows on the run page.
+		a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d); the job summary and %s tell why", Status(code), code, rep.rel(plan.OutDir))
+	}
 	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
 	rep.summary(doc)
 	return code
@@ -338,6 +344,47 @@ func allFailures(res *results) []rowFailure {
 		add("report", res.Suites[m])
 	}
 	return out
+}
+
+// annotateOthers annotates failed SWE-bench instances (on their status
+// file) and audited questions that are not Valid (on the case's line), up
+// to budget annotations, and returns how many it wrote.
+func (r *reporter) annotateOthers(res *results, budget int) int {
+	n := 0
+	emit := func(props map[string]string, msg string) {
+		if n < budget {
+			r.a.WithFieldsMap(props).Errorf("%s", msg)
+			n++
+		}
+	}
+	if b := res.Batch; b != nil {
+		for _, in := range b.Instances {
+			if in.Status == "success" {
+				continue
+			}
+			msg := in.Status
+			if in.FailureReasonCode != "" {
+				msg += ": " + in.FailureReasonCode
+			}
+			if in.FailureReasonDetail != "" {
+				msg += ": " + shorten(in.FailureReasonDetail, 500)
+			}
+			emit(map[string]string{"file": r.rel(filepath.Join(in.Dir, in.InstanceID+".status.json")), "title": "SWE-bench " + in.InstanceID}, msg)
+		}
+	}
+	if a := res.Audit; a != nil {
+		for _, c := range a.Cases {
+			if c.Verdict == "Valid" || (c.Verdict == "" && c.Reason == "") {
+				continue
+			}
+			props := map[string]string{"file": r.rel(c.File), "title": "qa-audit " + c.ID}
+			if c.Line > 0 {
+				props["line"] = strconv.Itoa(c.Line)
+			}
+			emit(props, strings.TrimSpace(orDefault(c.Verdict, "not audited")+": "+shorten(c.Reason, 500)))
+		}
+	}
+	return n
 }
 
 // annotate puts an error annotation on the first failing rows (the runner

@@ -443,7 +443,7 @@ func TestRunQAAudit(t *testing.T) {
 		writeJSON(t, filepath.Join(out, "quality_report.json"), map[string]any{
 			"cases": []map[string]any{
 				{"file": filepath.Join(dir, "questions/a.yaml"), "id": "q1", "verdict": "Valid"},
-				{"file": filepath.Join(dir, "questions/a.yaml"), "id": "q2", "verdict": "Incorrect", "needs_human_review": true, "pull_request": "https://github.com/o/r/pull/7"},
+				{"file": filepath.Join(dir, "questions/a.yaml"), "line": 14, "id": "q2", "verdict": "Incorrect", "reason": "option B is proven true, the key says A", "needs_human_review": true, "pull_request": "https://github.com/o/r/pull/7"},
 			},
 			"pull_requests": []string{"https://github.com/o/r/pull/7", "https://github.com/o/r/pull/8"},
 		})
@@ -459,6 +459,9 @@ func TestRunQAAudit(t *testing.T) {
 		if !strings.Contains(stdout, m) {
 			t.Errorf("missing mask %q in:\n%s", m, stdout)
 		}
+	}
+	if !strings.Contains(stdout, "::error file=questions/a.yaml,line=14,title=qa-audit q2::Incorrect: option B is proven true, the key says A\n") || strings.Count(stdout, "::error") != 1 {
+		t.Errorf("case annotation missing or extra:\n%s", stdout)
 	}
 	out := h.outputs()
 	if out["pr-urls"] != "https://github.com/o/r/pull/7\nhttps://github.com/o/r/pull/8\nhttps://github.com/o/r/pull/9" {

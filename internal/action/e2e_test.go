@@ -269,8 +269,17 @@ func TestReportMode(t *testing.T) {
 	if g, w := withoutGenerated(got), withoutGenerated(want); g != w {
 		t.Errorf("the Action's summary Markdown differs from the command line's:\n%s\n---\n%s", g, w)
 	}
-	if errs := errorLines(s.stdout); len(errs) != 0 {
-		t.Errorf("error annotations on passing rows: %q", errs)
+	// The rows all pass; a failing gate gets one step-level annotation.
+	errs := errorLines(s.stdout)
+	wantErrs := 0
+	if handCode != 0 {
+		wantErrs = 1
+		if len(errs) == 1 && errs[0] != "::error title=benchgate report::fail (exit code 1); the job summary and benchgate-results/report-9001-1 tell why" {
+			t.Errorf("annotation = %q", errs[0])
+		}
+	}
+	if len(errs) != wantErrs {
+		t.Errorf("error annotations: %q, want %d", errs, wantErrs)
 	}
 	sum := s.summary(t)
 	for _, w := range []string{"## benchgate report: " + wantStatus, "## Report", "xychart-beta", "From `benchgate-results/report-9001-1/latest-summary.md`"} {
@@ -481,6 +490,10 @@ func TestSwebenchBatchMode(t *testing.T) {
 		if !strings.Contains(stored, n) {
 			t.Errorf("artifact %s not stored", n)
 		}
+	}
+	errs := errorLines(s.stdout)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "::error file="+root+"/acme__actione2e-2/acme__actione2e-2.status.json,title=SWE-bench acme__actione2e-2::failed: missing_image") {
+		t.Errorf("annotations = %q", errs)
 	}
 	sum := s.summary(t)
 	for _, w := range []string{"## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {

@@ -65,8 +65,9 @@ type batchResult struct {
 }
 
 type auditCase struct {
-	File, ID, Verdict string
-	NeedsHuman        bool
+	File, ID, Verdict, Reason string
+	Line                      int
+	NeedsHuman                bool
 }
 
 type auditResult struct {
@@ -290,7 +291,10 @@ func collectAudit(root string) *auditResult {
 		if !ok {
 			continue
 		}
-		ac := auditCase{File: str(m, "file"), ID: str(m, "id", "case_id"), Verdict: str(m, "verdict")}
+		ac := auditCase{File: str(m, "file"), ID: str(m, "id", "case_id"), Verdict: str(m, "verdict"), Reason: str(m, "reason", "skipped", "error")}
+		if l, ok := m["line"].(float64); ok {
+			ac.Line = int(l)
+		}
 		ac.NeedsHuman, _ = m["needs_human_review"].(bool)
 		a.Cases = append(a.Cases, ac)
 	}
