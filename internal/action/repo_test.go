@@ -118,8 +118,8 @@ func TestWorkflowsLint(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
 	examples, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "examples", "*.yml"))
 	files = append(files, examples...)
-	if len(files) < 5 {
-		t.Fatalf("found %d workflow files, want the CI, release and three examples: %v", len(files), files)
+	if len(files) < 6 {
+		t.Fatalf("found %d workflow files, want the CI, release and four examples: %v", len(files), files)
 	}
 	var out bytes.Buffer
 	// Empty Shellcheck/Pyflakes: the external linters are not run.
@@ -127,8 +127,22 @@ func TestWorkflowsLint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	proj, err := actionlint.NewProject(root)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range files {
-		errs, err := l.LintFile(f, nil)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The examples use the released action; pointed at this checkout,
+		// actionlint also checks their inputs against action.yml.
+		local := bytes.ReplaceAll(b, []byte("uses: benchgate/benchgate@v1"), []byte("uses: ./"))
+		if bytes.Contains(b, []byte("benchgate/benchgate@")) && bytes.Equal(local, b) {
+			t.Errorf("%s uses a benchgate version other than @v1", f)
+		}
+		errs, err := l.Lint(f, local, proj)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
