@@ -92,6 +92,11 @@ func Run(ctx context.Context, cfg Config) int {
 	rep := &reporter{cfg: cfg, a: a, workspace: workspace}
 
 	plan, err := BuildPlan(a.GetInput, workspace, runTag(cfg.Getenv, start))
+	if err == nil {
+		if info, serr := os.Stat(plan.WorkDir); serr != nil || !info.IsDir() {
+			err = &InputError{Input: "working-directory", Value: a.GetInput("working-directory"), Expected: "an existing folder under the workspace"}
+		}
+	}
 	if err != nil {
 		title := "benchgate: bad input"
 		var ie *InputError

@@ -485,6 +485,7 @@ func TestRunBadInput(t *testing.T) {
 	}{
 		{"unknown mode", "::error title=benchgate%3A input mode::input \"mode\": expected one of", map[string]string{"mode": "benchmark"}},
 		{"bad bool", "::error title=benchgate%3A input gate::input \"gate\": expected true or false, got \"1\"", map[string]string{"mode": "report", "gate": "1"}},
+		{"missing working directory", "::error title=benchgate%3A input working-directory::input \"working-directory\": expected an existing folder under the workspace, got \"packages/nope\"", map[string]string{"mode": "report", "working-directory": "packages/nope"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
