@@ -160,12 +160,13 @@ func TestAuditWithRealPytest(t *testing.T) {
 			}
 		}
 	}
-	checkGroundTruthHidden(t, m)
+	_, remediated := results["stdlib:ambiguous_four"]
+	checkGroundTruthHidden(t, m, remediated)
 }
 
 // checkGroundTruthHidden checks every request the analyst and the proof
 // engineer sent: none may carry the correct answer or the explanation.
-func checkGroundTruthHidden(t *testing.T, m *scriptedModel) {
+func checkGroundTruthHidden(t *testing.T, m *scriptedModel, remediated bool) {
 	t.Helper()
 	for _, agent := range []string{pipeline.AnalystName, pipeline.EngineerName} {
 		reqs := m.Requests(agent)
@@ -182,6 +183,9 @@ func checkGroundTruthHidden(t *testing.T, m *scriptedModel) {
 	}
 	// The remediation engineer does see them: that is its job.
 	rem := m.Requests(pipeline.RemediationName)
+	if !remediated {
+		return
+	}
 	if len(rem) == 0 || !strings.Contains(rem[0], "EXPLANATION-MARKER") || !strings.Contains(rem[0], "correct_answer") {
 		t.Fatalf("remediation engineer was not shown the ground truth")
 	}
