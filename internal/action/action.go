@@ -431,7 +431,7 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact
 		for _, s := range res.Sets {
 			rows = append(rows, []string{s.Tracking.Set, s.Tracking.FinalStatus, strconv.Itoa(len(s.Tracking.FailingScenarios)), strconv.Itoa(len(s.Tracking.Reruns)), r.rel(s.TrackingPath)})
 		}
-		head.Table([]string{"set", "final status", "failing scenarios", "attempts", "tracking"}, rows)
+		head.Table([]string{"set", "final status", "failing scenarios", "reruns recorded", "tracking"}, rows)
 	}
 	for _, s := range res.Sets {
 		r.setSection(&doc, s)
