@@ -227,10 +227,13 @@ func (r *reporter) upload(ctx context.Context, p *Plan, res *results) []artifact
 		return nil
 	}
 	var want []artifact
-	runDir := p.OutDir
+	runDir, runPart := p.OutDir, "run"
 	for _, s := range res.Sets {
 		if s.Dir != runDir {
 			want = append(want, artifact{Name: r.artifactName(p.ArtifactPrefix, s.Tracking.Set), Dir: s.Dir})
+		} else {
+			// set mode: the run folder is the set folder; name it so.
+			runPart = s.Tracking.Set
 		}
 	}
 	if res.Batch != nil {
@@ -241,7 +244,7 @@ func (r *reporter) upload(ctx context.Context, p *Plan, res *results) []artifact
 	}
 	if runDir != "" {
 		if info, err := os.Stat(runDir); err == nil && info.IsDir() {
-			want = append(want, artifact{Name: r.artifactName(p.ArtifactPrefix, "run"), Dir: runDir})
+			want = append(want, artifact{Name: r.artifactName(p.ArtifactPrefix, runPart), Dir: runDir})
 		}
 	}
 	if len(want) == 0 {

@@ -321,7 +321,7 @@ func TestRunSetAnnotatesFirstTenFailingRows(t *testing.T) {
 		"tracking":     "benchgate-results/set-4242-1/tracking.json",
 		"summary-md":   "benchgate-results/set-4242-1/latest-summary.md",
 		"failing-rows": "12",
-		"artifacts":    "benchgate-bench-run",
+		"artifacts":    "benchgate-bench-pr-exec",
 	}
 	for k, v := range want {
 		if out[k] != v {
