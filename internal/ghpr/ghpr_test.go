@@ -141,36 +141,39 @@ func TestPublishPerRunGroupsAllFiles(t *testing.T) {
 
 func TestPublishRefusesDefaultAndBaseBranch(t *testing.T) {
 	tests := []struct {
-		name string
-		cfg  ghpr.Config
+		name          string
+		defaultBranch string
+		cfg           ghpr.Config
 	}{
-		{"run named like default", ghpr.Config{Owner: "octo", Repo: "bench", Grouping: ghpr.PerRun, BranchPrefix: "ma", RunID: "in"}},
-		{"branch equals base", ghpr.Config{Owner: "octo", Repo: "bench", Grouping: ghpr.PerRun, Base: "benchgate/qa-audit/fixes"}},
+		// A repository whose default branch has the name the run would push to.
+		{"head is the default branch", "benchgate/qa-audit/weekly", ghpr.Config{Owner: "octo", Repo: "bench", Grouping: ghpr.PerRun, RunID: "weekly"}},
+		{"head is the base branch", "main", ghpr.Config{Owner: "octo", Repo: "bench", Grouping: ghpr.PerRun, Base: "benchgate/qa-audit/fixes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newRepo(t)
+			srv := ghfake.New("octo", "bench", tt.defaultBranch, token, map[string]string{"a/benchmark.yaml": "x\n"})
+			defer srv.Close()
+			gh := newClient(t, srv, token)
 			if tt.cfg.Base != "" {
-				// give the fake a base branch with that name
-				gh := newClient(t, srv, token)
-				main, _, _ := gh.Git.GetRef(context.Background(), "octo", "bench", "heads/main")
-				if _, _, err := gh.Git.CreateRef(context.Background(), "octo", "bench", &github.Reference{Ref: github.String("refs/heads/" + tt.cfg.Base), Object: main.Object}); err != nil {
+				def, _, _ := gh.Git.GetRef(context.Background(), "octo", "bench", "heads/"+tt.defaultBranch)
+				if _, _, err := gh.Git.CreateRef(context.Background(), "octo", "bench", &github.Reference{Ref: github.String("refs/heads/" + tt.cfg.Base), Object: def.Object}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if tt.name == "run named like default" {
-				tt.cfg.BranchPrefix = ""
-				srv.DefaultBranch = "benchgate/qa-audit/in"
-			}
-			before := srv.Calls()
-			gh := newClient(t, srv, token)
+			before := len(srv.Calls())
+			tips := map[string]string{tt.defaultBranch: srv.Branch(tt.defaultBranch), tt.cfg.Base: srv.Branch(tt.cfg.Base)}
 			_, err := ghpr.Publish(context.Background(), gh, tt.cfg, []ghpr.Change{change("a/benchmark.yaml", "X\n", "s:x")})
 			if !errors.Is(err, ghpr.ErrProtectedBranch) {
 				t.Fatalf("err = %v, want ErrProtectedBranch", err)
 			}
-			for _, c := range srv.Calls()[len(before):] {
+			for _, c := range srv.Calls()[before:] {
 				if !strings.HasPrefix(c, "GET ") {
 					t.Errorf("refused publish still sent %s", c)
+				}
+			}
+			for b, tip := range tips {
+				if b != "" && srv.Branch(b) != tip {
+					t.Errorf("branch %s moved", b)
 				}
 			}
 		})
