@@ -502,3 +502,44 @@ func TestSwebenchBatchMode(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedModeStopsAtFailingSet: a scenario of the third set always
+// fails, so ordered stops there; the outputs list the three sets that
+// ran and the failing rows are annotated with the set's name.
+func TestOrderedModeStopsAtFailingSet(t *testing.T) {
+	s := newStep(t, map[string]string{
+		"mode": "ordered", "provider": "openai", "working-directory": "bench", "bench-config": "bench.json",
+		"upload-artifacts": "false",
+	})
+	benchWorkspace(t, s)
+	failures := filepath.Join(s.files, "failures.json")
+	os.WriteFile(failures, []byte(`{"rules":[{"scenario":"issue-close-001","behavior":"always_fail","field":"output_valid"}]}`), 0o644)
+	s.env["BENCHSIM_FAILURES"] = failures
+	s.run(t)
+	if s.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", s.code, s.stdout)
+	}
+	out := s.outputs(t)
+	tracks := strings.Split(out["tracking"], "\n")
+	if len(tracks) != 3 || !strings.HasSuffix(tracks[2], "/issues/tracking.json") {
+		t.Errorf("tracking = %q", out["tracking"])
+	}
+	if out["status"] != "fail" || out["failing-rows"] != "2" {
+		t.Errorf("outputs = %v", out)
+	}
+	errs := errorLines(s.stdout)
+	if len(errs) != 2 {
+		t.Fatalf("annotations = %q", errs)
+	}
+	for _, e := range errs {
+		if !strings.Contains(e, "title=issues%3A issue-close-001::") || !strings.Contains(e, "output_valid: expected true, got false") {
+			t.Errorf("annotation = %q", e)
+		}
+	}
+	sum := s.summary(t)
+	for _, w := range []string{"## benchgate ordered: fail", "| issues | terminal_fail |", "## Set issues: terminal_fail", "Failing scenarios: `issue-close-001`"} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("summary lacks %q", w)
+		}
+	}
+}
