@@ -423,6 +423,9 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact
 	head := doc.Section(fmt.Sprintf("benchgate %s: %s", p.Mode, Status(code)))
 	head.Note = "see the uploaded artifacts or " + r.rel(orDefault(p.OutDir, p.WorkDir))
 	head.Para("Command: `benchgate %s` (exit code %d).", strings.Join(redactArgs(p.Args, r.workspace), " "), code)
+	if trig := r.trigger(); trig != "" {
+		head.Para("%s", trig)
+	}
 	if total > 0 {
 		head.Para("%d failing rows; the first %d are annotated on their suite file and line.", total, annotated)
 		if total > annotated {
@@ -473,6 +476,32 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact
 		sec.Table([]string{"artifact", "folder", "upload"}, rows)
 	}
 	return &doc
+}
+
+// trigger describes the event that started the run, from GITHUB_EVENT_NAME
+// and the event JSON, so a summary read later says what it was about.
+func (r *reporter) trigger() string {
+	ctx, err := r.a.Context()
+	if err != nil {
+		r.a.Warningf("the event of this run could not be read: %v", err)
+		return ""
+	}
+	if ctx == nil || ctx.EventName == "" {
+		return ""
+	}
+	out := "Triggered by `" + ctx.EventName + "`"
+	if ctx.Repository != "" {
+		out += " on `" + ctx.Repository + "`"
+	}
+	if pr, ok := ctx.Event["pull_request"].(map[string]any); ok {
+		if n, ok := pr["number"].(float64); ok {
+			out += fmt.Sprintf(", pull request #%d", int(n))
+		}
+	}
+	if ctx.SHA != "" {
+		out += " at `" + shorten(ctx.SHA, 12) + "`"
+	}
+	return out + "."
 }
 
 // redactArgs shortens absolute paths under the workspace for display.

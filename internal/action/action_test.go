@@ -574,3 +574,20 @@ func FuzzBuildPlan(f *testing.F) {
 		}
 	})
 }
+
+func TestRunBrokenEventIsAWarning(t *testing.T) {
+	h := newHarness(t, map[string]string{"mode": "report"})
+	ev := filepath.Join(t.TempDir(), "event.json")
+	os.WriteFile(ev, []byte(`{"pull_request": `), 0o644)
+	h.env["GITHUB_EVENT_PATH"] = ev
+	h.env["GITHUB_EVENT_NAME"] = "pull_request"
+	if code := h.run(func(string, []string) int { return 0 }); code != 0 {
+		t.Fatalf("code = %d", code)
+	}
+	if !strings.Contains(h.stdout.String(), "::warning::the event of this run could not be read") {
+		t.Errorf("stdout = %s", h.stdout.String())
+	}
+	if h.outputs()["status"] != "pass" {
+		t.Errorf("a broken event changed the status")
+	}
+}

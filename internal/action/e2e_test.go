@@ -282,7 +282,7 @@ func TestReportMode(t *testing.T) {
 		t.Errorf("error annotations: %q, want %d", errs, wantErrs)
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"## benchgate report: " + wantStatus, "## Report", "xychart-beta", "From `benchgate-results/report-9001-1/latest-summary.md`"} {
+	for _, w := range []string{"## benchgate report: " + wantStatus, "Triggered by `pull_request` on `o/r`, pull request #12.", "## Report", "xychart-beta", "From `benchgate-results/report-9001-1/latest-summary.md`"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}
