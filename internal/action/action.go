@@ -9,6 +9,8 @@ package action
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -120,8 +122,12 @@ func Run(ctx context.Context, cfg Config) int {
 	if tap.w == nil {
 		tap.w = io.Discard
 	}
+	// The mode prints text it does not control (model answers, row
+	// values); stop the runner from reading workflow commands in it.
+	resume := stopCommands(a)
 	code := cfg.Run(ctx, plan.WorkDir, plan.Env, plan.Args, tap)
 	tap.flush()
+	resume()
 	a.EndGroup()
 
 	res := collect(plan, start)
@@ -140,6 +146,18 @@ func Run(ctx context.Context, cfg Config) int {
 	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
 	rep.summary(doc)
 	return code
+}
+
+// stopCommands issues ::stop-commands:: with a fresh token and returns
+// the function that resumes command processing.
+func stopCommands(a *githubactions.Action) func() {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return func() {}
+	}
+	token := hex.EncodeToString(b)
+	a.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
+	return func() { a.IssueCommand(&githubactions.Command{Name: token}) }
 }
 
 // runTag names things unique to this run attempt.

@@ -591,3 +591,25 @@ func TestRunBrokenEventIsAWarning(t *testing.T) {
 		t.Errorf("a broken event changed the status")
 	}
 }
+
+// TestRunStopsCommandsInModeOutput: whatever the mode prints cannot act
+// as a workflow command; processing resumes before the adapter's own.
+func TestRunStopsCommandsInModeOutput(t *testing.T) {
+	h := newHarness(t, map[string]string{"mode": "report"})
+	h.run(func(string, []string) int {
+		fmt.Fprintln(h.modeOut, "::error::injected by a row value")
+		return 1
+	})
+	log := h.stdout.String()
+	stop := strings.Index(log, "::stop-commands::")
+	injected := strings.Index(log, "::error::injected")
+	if stop < 0 || injected < stop {
+		t.Fatalf("no stop-commands before the mode output:\n%s", log)
+	}
+	token := strings.TrimSpace(log[stop+len("::stop-commands::"):][:32])
+	resume := strings.Index(log, "::"+token+"::\n")
+	own := strings.Index(log, "::error title=benchgate report::")
+	if resume < injected || own < resume {
+		t.Errorf("commands not resumed between the mode output and the adapter's annotation:\n%s", log)
+	}
+}
