@@ -361,12 +361,17 @@ func optionResults(v version, rec *recorder, claims []Claim) []OptionResult {
 // verification_pipeline = [claim_analyst, proof_engineer_loop[proof_engineer, proof_check], verdict].
 func (a *Auditor) buildVerification(v version, dir string, rec *recorder, onVerdict func()) (agent.Agent, error) {
 	before := []llmagent.BeforeModelCallback{a.beforeModel}
+	inspect, err := a.newInspectTool(dir)
+	if err != nil {
+		return nil, err
+	}
 	analyst, err := llmagent.New(llmagent.Config{
 		Name:                 AnalystName,
 		Description:          "Turns each option of the question into one testable claim.",
 		Model:                a.cfg.Model,
 		InstructionProvider:  func(agent.ReadonlyContext) (string, error) { return AnalystPrompt(v.view()), nil },
 		OutputKey:            "claims_json",
+		Tools:                []tool.Tool{inspect},
 		BeforeModelCallbacks: before,
 	})
 	if err != nil {
@@ -391,7 +396,7 @@ func (a *Auditor) buildVerification(v version, dir string, rec *recorder, onVerd
 			}
 			return EngineerPrompt(v.view(), claims, rec.pending()), nil
 		},
-		Tools:                []tool.Tool{runTest, exit},
+		Tools:                []tool.Tool{runTest, inspect, exit},
 		BeforeModelCallbacks: before,
 	})
 	if err != nil {

@@ -92,6 +92,12 @@ func (m *scriptedModel) GenerateContent(ctx context.Context, req *model.LLMReque
 	}
 	switch role[1] {
 	case pipeline.AnalystName:
+		last := req.Contents[len(req.Contents)-1]
+		calledTool := last != nil && len(last.Parts) > 0 && last.Parts[0].FunctionResponse != nil
+		if strings.Contains(sys, "json.dumps") && !calledTool {
+			// Research first, as the analyst is told to.
+			return reply(&genai.Content{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: pipeline.InspectTool, Args: map[string]any{"fqn": "json.dumps"}}}}})
+		}
 		var claims []map[string]string
 		for k, t := range options {
 			claims = append(claims, map[string]string{"option": k, "hypothesis": "the option holds: " + t})

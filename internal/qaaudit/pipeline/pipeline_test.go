@@ -152,6 +152,10 @@ func TestAuditWithRealPytest(t *testing.T) {
 	if r := results["stdlib:never_fixed"]; len(r.Attempts) == 4 && !strings.Contains(r.Attempts[3].Error, "no valid fix JSON") {
 		t.Errorf("attempt 3 error = %q", r.Attempts[3].Error)
 	}
+	// The analyst researched json.dumps and got its real signature back.
+	if reqs := m.Requests(pipeline.AnalystName); !containsAny(reqs, "json.dumps(obj") {
+		t.Errorf("no analyst request carries the inspected signature of json.dumps")
+	}
 	// In the valid case A is proven true, so "None of the above" is derived false.
 	if r := results["stdlib:valid_json_dumps"]; len(r.Attempts) > 0 {
 		for _, o := range r.Attempts[0].Options {
@@ -267,4 +271,13 @@ func TestNewRejectsIncompleteConfig(t *testing.T) {
 	if err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "no model") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+func containsAny(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -45,6 +45,7 @@ func AnalystPrompt(v CaseView) string {
 	if v.NoneOfTheAbove != "" {
 		fmt.Fprintf(&sb, "\nOption %s means \"none of the above\"; give it no claim, its truth follows from the others.\n", v.NoneOfTheAbove)
 	}
+	sb.WriteString("\nUse " + InspectTool + " to read the real signature and documentation of the names the question and options mention.\n")
 	sb.WriteString("\nAnswer with JSON only:\n{\"claims\": [{\"option\": \"A\", \"hypothesis\": \"...\", \"code_hint\": \"...\"}]}\n")
 	return sb.String()
 }
@@ -61,6 +62,7 @@ func EngineerPrompt(v CaseView, claimsJSON string, pending []string) string {
 Rules:
 - For each option call ` + RunTestTool + ` once with a complete pytest file named test_option_<X>.py containing ONE test function that asserts the option exactly as stated. The test must PASS if and only if the option is true. Do not write tests that pass when the option is false.
 - If the option says some code raises an error, assert it with pytest.raises; if it says the code works or returns something, call it and assert the result.
+- Use ` + InspectTool + ` to check a name's real signature before relying on it.
 - Put imports of the library inside the test function, so a missing name fails the test instead of breaking collection.
 - Use only the library under test and the Python standard library; mock network services with unittest.mock. No network access is available.
 - An outcome that is not evidence (error, collection_error, timeout) may be retried once with a corrected test.
