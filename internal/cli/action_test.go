@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,8 +15,8 @@ import (
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
-// TestActionQAAudit runs the Action's qa-audit mode through the command
-// dispatcher, as the image's entry point does, against the scripted
+// TestActionQAAudit runs the built binary's Action entry point in
+// qa-audit mode, as the runner starts the image, against the scripted
 // model endpoint, real pytest and the fake GitHub API: the secrets are
 // masked first and handed over in the environment, the quality report
 // and the pull request URL become outputs, and the summary has the audit.
@@ -24,13 +25,10 @@ func TestActionQAAudit(t *testing.T) {
 	chat := newChatFake(t, qaTests, qaProposals)
 	gh := ghfake.New("octo", "bench", "main", "ghs_tok", map[string]string{"benchmarks/stdlib/benchmark.yaml": qaQuestions})
 	defer gh.Close()
-	// runAction exports the secrets for the commands the mode starts;
-	// t.Setenv restores the process environment afterwards.
-	t.Setenv("GITHUB_TOKEN", "")
-	t.Setenv("OPENAI_API_KEY", "")
 	ws := qaRepo(t)
 	files := t.TempDir()
 	vars := map[string]string{
+		"GITHUB_ACTIONS":         "true",
 		"GITHUB_WORKSPACE":       ws,
 		"GITHUB_OUTPUT":          filepath.Join(files, "out"),
 		"GITHUB_STEP_SUMMARY":    filepath.Join(files, "summary"),
@@ -38,6 +36,10 @@ func TestActionQAAudit(t *testing.T) {
 		"GITHUB_RUN_ID":          "31",
 		"GITHUB_RUN_ATTEMPT":     "1",
 		"GITHUB_JOB":             "audit",
+		"GITHUB_EVENT_NAME":      "schedule",
+		"GITHUB_EVENT_PATH":      filepath.Join(files, "event.json"),
+		"HOME":                   files,
+		"PATH":                   os.Getenv("PATH"),
 		"INPUT_MODE":             "qa-audit",
 		"INPUT_DEFINITIONS":      "benchmarks\n",
 		"INPUT_MODEL-BACKEND":    "openai",
@@ -51,9 +53,30 @@ func TestActionQAAudit(t *testing.T) {
 		"INPUT_OPENAI-API-KEY":   "sk-local-123456",
 		"INPUT_UPLOAD-ARTIFACTS": "true",
 	}
+	os.WriteFile(vars["GITHUB_EVENT_PATH"], []byte(`{"schedule":"0 6 * * 1"}`), 0o644)
+	// The built binary, started as the runner starts a Docker action's
+	// entry point: only the step's environment, the workspace as cwd.
+	bin := filepath.Join(t.TempDir(), "benchgate")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/benchgate")
+	build.Dir = testenv.RepoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "action")
+	cmd.Dir = ws
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	var stdout, stderr bytes.Buffer
-	env := &Env{Stdout: &stdout, Stderr: &stderr, Dir: ws, Now: time.Now, Getenv: func(k string) string { return vars[k] }}
-	code := Main(context.Background(), env, []string{"action"})
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want 1 (flawed cases)\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -61,7 +84,7 @@ func TestActionQAAudit(t *testing.T) {
 	if !strings.HasPrefix(log, "::add-mask::ghs_tok\n::add-mask::sk-local-123456\n") {
 		t.Errorf("secrets not masked first:\n%s", log)
 	}
-	if strings.Count(log, "sk-local-123456") != 1 {
+	if strings.Count(log+stderr.String(), "sk-local-123456") != 1 {
 		t.Errorf("the API key shows in the log outside its mask")
 	}
 	if !strings.Contains(log, "::warning::artifacts not uploaded (artifact upload needs ACTIONS_RESULTS_URL") {
