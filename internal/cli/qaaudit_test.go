@@ -295,6 +295,8 @@ func TestQAAuditExitCodes(t *testing.T) {
 		{"prs without token", valid, nil, []string{"--open-prs", "--repo", "o/r"}, ExitUsage, "GITHUB_TOKEN"},
 		{"bad repo", valid, nil, []string{"--open-prs", "--dry-run", "--repo", "nope"}, ExitUsage, "owner/name"},
 		{"unknown backend", valid, nil, []string{"--model-backend", "x"}, ExitUsage, "model backend"},
+		{"unknown case id", valid, nil, []string{"--case", "stdlib:nope"}, ExitUsage, `--case "stdlib:nope"`},
+		{"missing file", valid, nil, []string{"missing.yaml"}, ExitUsage, "missing.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -153,6 +153,17 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
+	for _, id := range cfg.Cases {
+		found := false
+		for _, f := range files {
+			if _, ok := f.Case(id); ok {
+				found = true
+			}
+		}
+		if !found {
+			return nil, badInput("--case %q: no such case id in %d question file(s)", id, len(files))
+		}
+	}
 	m, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
