@@ -627,6 +627,7 @@ func chartSection(sec *jobsummary.Section, suites map[string]*suiteStats) {
 		}
 		sort.Strings(ids)
 		if len(ids) > maxChartScenarios {
+			sec.Para("The chart below shows the first %d of %d scenarios (by ID); the summary files have all of them.", maxChartScenarios, len(ids))
 			ids = ids[:maxChartScenarios]
 		}
 		var bv, cv []float64

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -611,5 +612,29 @@ func TestRunStopsCommandsInModeOutput(t *testing.T) {
 	own := strings.Index(log, "::error title=benchgate report::")
 	if resume < injected || own < resume {
 		t.Errorf("commands not resumed between the mode output and the adapter's annotation:\n%s", log)
+	}
+}
+
+func TestChartKeepsFirstScenarios(t *testing.T) {
+	var doc jobsummary.Doc
+	sec := doc.Section("s")
+	mk := func(n int) *suiteStats {
+		st := &suiteStats{Active: map[string][]float64{}, Latency: map[string][]float64{}}
+		for i := 0; i < n; i++ {
+			id := fmt.Sprintf("sc-%03d", i)
+			st.Active[id] = []float64{float64(i), float64(i + 2)}
+		}
+		return st
+	}
+	chartSection(sec, map[string]*suiteStats{"agent_direct": mk(40), "ghx": mk(40)})
+	out := doc.Render(jobsummary.MaxBytes)
+	if !strings.Contains(out, "first 30 of 40 scenarios") || !strings.Contains(out, `"sc-029"]`) || strings.Contains(out, "sc-030") {
+		t.Errorf("chart:\n%s", out)
+	}
+	if !strings.Contains(out, "bar [1, 2, 3,") {
+		t.Errorf("medians not charted:\n%s", out)
+	}
+	if strings.Contains(out, "wall latency") {
+		t.Errorf("a chart without latency data was drawn")
 	}
 }
