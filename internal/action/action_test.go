@@ -67,7 +67,7 @@ func TestBuildPlan(t *testing.T) {
 		{
 			name:     "qa-audit secrets go to the environment only",
 			inputs:   map[string]string{"mode": "qa-audit", "definitions": "a.yaml\nb.yaml", "open-prs": "true", "github-token": "ghs_secret", "gemini-api-key": "g-key"},
-			wantArgs: []string{"qa-audit", "--definitions", "a.yaml", "--definitions", "b.yaml", "--open-prs", "--output-dir", "/ws/benchgate-results/qa-audit-77-2"},
+			wantArgs: []string{"qa-audit", "--definitions", "a.yaml", "--definitions", "b.yaml", "--open-prs", "--out-dir", "/ws/benchgate-results/qa-audit-77-2"},
 			wantEnv:  map[string]string{"GITHUB_TOKEN": "ghs_secret", "GOOGLE_API_KEY": "g-key"},
 		},
 		{

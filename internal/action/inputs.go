@@ -69,7 +69,7 @@ func Inputs() []Input {
 	return []Input{
 		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch or qa-audit."},
 		{Name: "working-directory", Kind: Adapter, Description: "Folder, relative to the workspace, the mode runs in (the benchmark package for set/ordered). Default: the workspace."},
-		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --output-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
+		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --out-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
 		{Name: "extra-args", Kind: Lines, Description: "More command-line arguments for the mode, one per line, passed unchanged (for flags this Action does not list)."},
 
 		// report
@@ -262,7 +262,7 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 	case "set", "ordered":
 		p.Args = append(p.Args, "--out-dir", p.OutDir)
 	case "qa-audit":
-		p.Args = append(p.Args, "--output-dir", p.OutDir)
+		p.Args = append(p.Args, "--out-dir", p.OutDir)
 	case "swebench-batch":
 		if out != "" {
 			p.Args = append(p.Args, "--results-dir", p.OutDir)
