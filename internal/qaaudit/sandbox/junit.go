@@ -13,6 +13,16 @@ type JUnit struct {
 	Skipped  int // <skipped>: skips and xfails, which prove nothing
 	// Message is the first failure or error message, for the report.
 	Message string
+	// Cases is the outcome of every test, in report order, for checks
+	// that run several tests in one file and judge each one.
+	Cases []TestCase
+}
+
+// TestCase is the outcome of one test function of a report.
+type TestCase struct {
+	Name    string `json:"name"`
+	Status  Status `json:"status"` // passed, failed (in the body), error (collection/setup) or skipped
+	Message string `json:"message,omitempty"`
 }
 
 type junitCase struct {
@@ -60,16 +70,21 @@ func ParseJUnit(data []byte) (JUnit, error) {
 	var j JUnit
 	for _, c := range cases {
 		j.Tests++
+		tc := TestCase{Name: c.Name, Status: StatusPassed}
 		switch {
 		case len(c.Error) > 0:
 			j.Errors++
 			j.note(c.Name, c.Error[0])
+			tc.Status, tc.Message = StatusError, itemMessage(c.Error[0])
 		case len(c.Failure) > 0:
 			j.Failures++
 			j.note(c.Name, c.Failure[0])
+			tc.Status, tc.Message = StatusFailed, itemMessage(c.Failure[0])
 		case len(c.Skipped) > 0:
 			j.Skipped++
+			tc.Status, tc.Message = StatusSkipped, itemMessage(c.Skipped[0])
 		}
+		j.Cases = append(j.Cases, tc)
 	}
 	return j, nil
 }
@@ -78,6 +93,10 @@ func (j *JUnit) note(name string, it junitItem) {
 	if j.Message != "" {
 		return
 	}
+	j.Message = name + ": " + itemMessage(it)
+}
+
+func itemMessage(it junitItem) string {
 	msg := it.Message
 	if msg == "" {
 		msg = it.Text
@@ -85,5 +104,5 @@ func (j *JUnit) note(name string, it junitItem) {
 	if len(msg) > 500 {
 		msg = msg[:500] + "…"
 	}
-	j.Message = name + ": " + msg
+	return msg
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -31,10 +32,38 @@ func TestParseJUnit(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got != tt.want {
+			got.Cases = nil // checked by TestParseJUnitCases
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseJUnitCases(t *testing.T) {
+	xml := `<testsuites><testsuite>
+<testcase name="test_fqn_0_0"/>
+<testcase name="test_fqn_0_1"><failure message="Missing: no such name">trace</failure></testcase>
+<testcase name="test_answer_0"><skipped message="package not installed"/></testcase>
+<testcase name="test_setup"><error message="failed on setup"/></testcase>
+</testsuite></testsuites>`
+	got, err := ParseJUnit([]byte(xml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TestCase{
+		{Name: "test_fqn_0_0", Status: StatusPassed},
+		{Name: "test_fqn_0_1", Status: StatusFailed, Message: "Missing: no such name"},
+		{Name: "test_answer_0", Status: StatusSkipped, Message: "package not installed"},
+		{Name: "test_setup", Status: StatusError, Message: "failed on setup"},
+	}
+	if len(got.Cases) != len(want) {
+		t.Fatalf("cases %+v, want %+v", got.Cases, want)
+	}
+	for i := range want {
+		if got.Cases[i] != want[i] {
+			t.Errorf("case %d: %+v, want %+v", i, got.Cases[i], want[i])
+		}
 	}
 }
 

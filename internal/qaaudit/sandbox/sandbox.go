@@ -87,6 +87,10 @@ type TestSpec struct {
 	// SupportFiles are extra files (relative paths) written beside the
 	// test, e.g. the question's code snippet as a module.
 	SupportFiles map[string][]byte
+	// FileName, when set, names the test file instead of
+	// test_option_<Option>.py: a benchmark's own test keeps its name, since
+	// pytest collects by name and the test may refer to it.
+	FileName string
 }
 
 // Outcome is how one option test ended.
@@ -102,7 +106,9 @@ type Outcome struct {
 	Errors    int           `json:"errors"`
 	Skipped   int           `json:"skipped"`
 	Message   string        `json:"message,omitempty"` // first failure or error message
-	Output    string        `json:"output"`            // pytest's output, truncated to OutputLimit
+	// Cases is the outcome of each test of the file, from the JUnit report.
+	Cases  []TestCase `json:"cases,omitempty"`
+	Output string     `json:"output"` // pytest's output, truncated to OutputLimit
 }
 
 // Proven tells what the outcome proves about the option as stated:
@@ -118,7 +124,10 @@ func (o Outcome) Proven() (truth, evidence bool) {
 	return false, false
 }
 
-var optionPattern = regexp.MustCompile(`^[A-Za-z0-9_]{1,16}$`)
+var (
+	optionPattern   = regexp.MustCompile(`^[A-Za-z0-9_]{1,16}$`)
+	fileNamePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,100}\.py$`)
+)
 
 // TestFileName is the name of an option's test file.
 func TestFileName(option string) string { return "test_option_" + option + ".py" }
@@ -135,6 +144,12 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("case %s option %s: empty test source", spec.CaseID, spec.Option)
 	}
 	testName := TestFileName(spec.Option)
+	if spec.FileName != "" {
+		if !fileNamePattern.MatchString(spec.FileName) {
+			return Outcome{}, fmt.Errorf("case %s option %s: test file name %q: expected a plain .py file name", spec.CaseID, spec.Option, spec.FileName)
+		}
+		testName = spec.FileName
+	}
 	for name := range spec.SupportFiles {
 		if err := checkRelPath(name); err != nil {
 			return Outcome{}, fmt.Errorf("case %s option %s: support file %q: %w", spec.CaseID, spec.Option, name, err)
@@ -269,7 +284,7 @@ func classify(raw rawResult) Outcome {
 	var jerr error
 	if raw.junit != nil {
 		j, jerr = ParseJUnit(raw.junit)
-		o.Tests, o.Failures, o.Errors, o.Skipped, o.Message = j.Tests, j.Failures, j.Errors, j.Skipped, j.Message
+		o.Tests, o.Failures, o.Errors, o.Skipped, o.Message, o.Cases = j.Tests, j.Failures, j.Errors, j.Skipped, j.Message, j.Cases
 	}
 	reportOK := raw.junit != nil && jerr == nil
 	switch raw.exitCode {

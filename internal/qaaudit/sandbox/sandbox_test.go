@@ -211,6 +211,9 @@ func TestBadSpecsAreRejected(t *testing.T) {
 		{"support escapes", TestSpec{Option: "A", Source: []byte(passing), SupportFiles: map[string][]byte{"../x.py": nil}}, "leaves the sandbox"},
 		{"support absolute", TestSpec{Option: "A", Source: []byte(passing), SupportFiles: map[string][]byte{"/etc/x": nil}}, "relative path"},
 		{"support replaces test", TestSpec{Option: "A", Source: []byte(passing), SupportFiles: map[string][]byte{"./test_option_A.py": nil}}, "would replace"},
+		{"file name with folder", TestSpec{Option: "A", Source: []byte(passing), FileName: "../test_agent.py"}, "plain .py file name"},
+		{"file name not python", TestSpec{Option: "A", Source: []byte(passing), FileName: "test_agent.sh"}, "plain .py file name"},
+		{"support replaces named test", TestSpec{Option: "A", Source: []byte(passing), FileName: "test_agent.py", SupportFiles: map[string][]byte{"test_agent.py": nil}}, "would replace"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

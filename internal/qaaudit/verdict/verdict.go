@@ -229,3 +229,55 @@ func list(keys []string) string {
 	}
 	return strings.Join(keys, ", ")
 }
+
+// Check is one claim that a case without options stands on, proven by
+// execution: a fully qualified name resolves, a benchmark's test fails on
+// the unfixed code, passes on the fixed code.
+type Check struct {
+	Key   string // names the check in the report, e.g. "fqn:1" or "fixed"
+	Truth Truth  // True: the claim holds; False: proven not to; Unknown: no evidence
+}
+
+// DecideChecks judges a case that is correct exactly when every one of its
+// checks holds (api_understanding, fix_error): any check proven false →
+// Incorrect, whatever the others say, since that single fact already makes
+// the case wrong; every check proven true → Valid; anything else →
+// Inconclusive, because an error, a timeout or a missing package is a
+// problem of the environment, not evidence about the case. There is no
+// Ambiguous verdict for these kinds.
+func DecideChecks(checks []Check) (Decision, error) {
+	if len(checks) == 0 {
+		return Decision{}, fmt.Errorf("case has nothing to check")
+	}
+	d := Decision{Truths: map[string]Truth{}}
+	for _, c := range checks {
+		if _, dup := d.Truths[c.Key]; dup {
+			return Decision{}, fmt.Errorf("check %q listed twice", c.Key)
+		}
+		t := c.Truth
+		if t != True && t != False {
+			t = Unknown
+		}
+		d.Truths[c.Key] = t
+		switch t {
+		case True:
+			d.ProvenTrue = append(d.ProvenTrue, c.Key)
+		case False:
+			d.ProvenFalse = append(d.ProvenFalse, c.Key)
+		default:
+			d.Unknown = append(d.Unknown, c.Key)
+		}
+	}
+	switch {
+	case len(d.ProvenFalse) > 0:
+		d.Verdict = Incorrect
+		d.Reason = fmt.Sprintf("%s proven false", list(d.ProvenFalse))
+	case len(d.Unknown) == 0:
+		d.Verdict = Valid
+		d.Reason = fmt.Sprintf("every check (%s) proven true", list(d.ProvenTrue))
+	default:
+		d.Verdict = Inconclusive
+		d.Reason = fmt.Sprintf("no evidence for %s", list(d.Unknown))
+	}
+	return d, nil
+}

@@ -212,3 +212,34 @@ func fmtResults(m map[string]Truth) string {
 	}
 	return b.String()
 }
+
+func TestDecideChecks(t *testing.T) {
+	tests := []struct {
+		name   string
+		checks []Check
+		want   Verdict
+		reason string
+	}{
+		{"all true", []Check{{"fqn:1", True}, {"fqn:2", True}}, Valid, "every check"},
+		{"one false", []Check{{"fqn:1", True}, {"fqn:2", False}}, Incorrect, "fqn:2 proven false"},
+		{"false beats unknown", []Check{{"unfixed", Unknown}, {"fixed", False}}, Incorrect, "fixed proven false"},
+		{"unknown", []Check{{"unfixed", True}, {"fixed", Unknown}}, Inconclusive, "no evidence for fixed"},
+		{"junk truth is unknown", []Check{{"a", Truth("maybe")}}, Inconclusive, "no evidence for a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := DecideChecks(tt.checks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Verdict != tt.want || !strings.Contains(d.Reason, tt.reason) {
+				t.Errorf("got %s (%s), want %s containing %q", d.Verdict, d.Reason, tt.want, tt.reason)
+			}
+		})
+	}
+	for _, bad := range [][]Check{nil, {{"a", True}, {"a", False}}} {
+		if _, err := DecideChecks(bad); err == nil {
+			t.Errorf("DecideChecks(%v): no error", bad)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+def test_greet():
+    import fixed
+
+    assert fixed.greet("Ada") == "Hello, Ada!"

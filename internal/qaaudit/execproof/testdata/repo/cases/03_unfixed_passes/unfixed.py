@@ -1,0 +1,3 @@
+def greet(name):
+    """Return a greeting for name."""
+    return "Hello, " + name + "!"
