@@ -341,3 +341,164 @@ func TestQAAuditDryRunWritesPlan(t *testing.T) {
 		t.Fatalf("--case should audit one case: %v %+v", err, rep)
 	}
 }
+
+// qaMixed mixes the three kinds: one multiple-choice case proven by the
+// scripted agents, and api_understanding and fix_error cases proven by
+// execution alone, against the stdlib fixtures of package execproof.
+const qaMixed = `benchmarks:
+- id: stdlib:valid_upper
+  question: 'What does "ab".upper() return?'
+  options:
+    A: 'The string "AB"'
+    B: 'The string "ab"'
+    C: None of the above
+  correct_answer: A
+  benchmark_type: multiple_choice
+- id: stdlib:json_decoder
+  category: Core classes
+  question: Which class decodes JSON documents?
+  rationale: json.decoder.JSONDecoder decodes.
+  benchmark_type: api_understanding
+  template: identifier
+  answers:
+  - answer_template: StringMatchAnswer
+    answer: JSONDecoder
+    fully_qualified_class_name: [json.decoder.JSONDecoder, json.JSONDecoder]
+  file: Lib/json/decoder.py
+- id: fix:valid
+  name: Implement add.
+  benchmark_type: fix_error
+  description: Implement add.
+  test_file: cases/01_valid/test_agent.py
+  unfixed_file: cases/01_valid/unfixed.py
+  fixed_file: cases/01_valid/fixed.py
+`
+
+const qaMixedFlawed = `- id: stdlib:json_no_such_thing
+  category: Core classes
+  question: Which class decodes JSON lazily?
+  rationale: None does.
+  benchmark_type: api_understanding
+  template: identifier
+  answers:
+  - answer_template: StringMatchAnswer
+    answer: NoSuchThing
+    fully_qualified_class_name: [json.decoder.NoSuchThing]
+  file: Lib/json/decoder.py
+- id: thirdparty:not_installed
+  category: Core classes
+  question: What is the base agent class?
+  rationale: Not installed here.
+  benchmark_type: api_understanding
+  template: identifier
+  answers:
+  - answer_template: StringMatchAnswer
+    answer: BaseAgent
+    fully_qualified_class_name: [benchgate_not_installed_pkg.agents.BaseAgent]
+  file: src/agents/base_agent.py
+- id: fix:fixed_fails
+  name: The reference solution is wrong.
+  benchmark_type: fix_error
+  description: Implement add.
+  test_file: cases/02_fixed_fails/test_agent.py
+  unfixed_file: cases/02_fixed_fails/unfixed.py
+  fixed_file: cases/02_fixed_fails/fixed.py
+- id: fix:missing_file
+  name: A file is missing.
+  benchmark_type: fix_error
+  description: fixed_file points nowhere.
+  test_file: cases/01_valid/test_agent.py
+  unfixed_file: cases/01_valid/unfixed.py
+  fixed_file: cases/01_valid/fixed_v2.py
+`
+
+func TestQAAuditProvesEveryKind(t *testing.T) {
+	py := testenv.Python(t)
+	root, err := filepath.Abs(filepath.Join("..", "qaaudit", "execproof", "testdata", "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		yaml     string
+		want     int
+		verdicts map[string]string
+	}{
+		{"all valid", qaMixed, ExitOK, map[string]string{
+			"stdlib:valid_upper": "Valid", "stdlib:json_decoder": "Valid", "fix:valid": "Valid"}},
+		{"flawed", qaMixed + qaMixedFlawed, ExitFailed, map[string]string{
+			"stdlib:valid_upper": "Valid", "stdlib:json_decoder": "Valid", "fix:valid": "Valid",
+			"stdlib:json_no_such_thing": "Incorrect", "thirdparty:not_installed": "Inconclusive",
+			"fix:fixed_fails": "Incorrect", "fix:missing_file": "Inconclusive"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chat := newChatFake(t, qaTests, nil)
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "benchmark.yaml"), []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := runQA(t, dir, nil, "--model-backend", "openai", "--model", "m", "--model-url", chat.URL+"/v1",
+				"--python", py, "--test-timeout", "30s", "--repo-root", root, "--out-dir", "out", "benchmark.yaml")
+			if r.code != tt.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tt.want, r.stdout, r.stderr)
+			}
+			rep, err := qreport.Read(filepath.Join(r.out, "quality_report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Cases) != len(tt.verdicts) || rep.Totals.Skipped != 0 {
+				t.Fatalf("%d cases, %d skipped; want %d audited", len(rep.Cases), rep.Totals.Skipped, len(tt.verdicts))
+			}
+			mcCalls := 0
+			for _, c := range rep.Cases {
+				if want := tt.verdicts[c.ID]; string(c.Verdict) != want || c.Skipped != "" || c.Error != "" {
+					t.Errorf("%s: verdict %q skipped %q error %q, want %s", c.ID, c.Verdict, c.Skipped, c.Error, want)
+				}
+				if c.NeedsHumanReview != (c.Verdict != "Valid") {
+					t.Errorf("%s: needs_human_review %v with %s", c.ID, c.NeedsHumanReview, c.Verdict)
+				}
+				if c.Kind == "multiple_choice" {
+					mcCalls += c.ModelCalls
+					continue
+				}
+				// Proven by execution: no model call, and per-check evidence.
+				if c.ModelCalls != 0 || len(c.Options) == 0 {
+					t.Errorf("%s: %d model calls, %d checks", c.ID, c.ModelCalls, len(c.Options))
+				}
+			}
+			chat.mu.Lock()
+			calls, bodies := chat.calls, chat.bodies
+			chat.mu.Unlock()
+			if mcCalls == 0 || calls != mcCalls {
+				t.Errorf("the model served %d calls, the multiple-choice case made %d: the other kinds must make none", calls, mcCalls)
+			}
+			for _, bs := range bodies {
+				for _, b := range bs {
+					if strings.Contains(b, "json.decoder") || strings.Contains(b, "JSONDecoder") || strings.Contains(b, "cases/0") {
+						t.Errorf("a model request mentions an execution-proven case: %.200s", b)
+					}
+				}
+			}
+			if tt.want == ExitFailed {
+				byID := map[string]qreport.Case{}
+				for _, c := range rep.Cases {
+					byID[c.ID] = c
+				}
+				if c := byID["fix:missing_file"]; len(c.Problems) != 1 || c.Problems[0].Field != "fixed_file" || c.Problems[0].Line == 0 {
+					t.Errorf("missing file: problems %+v", c.Problems)
+				}
+				if c := byID["stdlib:json_no_such_thing"]; c.Options[0].Truth != "false" || !strings.Contains(c.Options[0].Message, "NoSuchThing") {
+					t.Errorf("missing name: checks %+v", c.Options)
+				}
+				if c := byID["fix:fixed_fails"]; len(c.Options) != 2 || c.Options[1].Key != "fixed" || c.Options[1].Outcome != "failed" {
+					t.Errorf("fixed fails: checks %+v", c.Options)
+				}
+				md, _ := os.ReadFile(filepath.Join(r.out, "quality_report.md"))
+				if !strings.Contains(string(md), "fixed_v2.py") || !strings.Contains(string(md), "fix:fixed_fails") {
+					t.Errorf("summary lacks the problem or the flawed case:\n%s", md)
+				}
+			}
+		})
+	}
+}

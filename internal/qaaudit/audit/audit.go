@@ -190,7 +190,7 @@ func ReportCase(c *questions.Case, r pipeline.CaseResult) qreport.Case {
 		Problems: r.Problems, Skipped: r.Skipped, Error: r.Error, ModelCalls: int(r.ModelCalls),
 		Duration: qreport.Seconds(time.Duration(r.DurationMS) * time.Millisecond),
 	}
-	if len(r.Problems) > 0 {
+	if len(r.Problems) > 0 && !c.OK() {
 		rc.Skipped = fmt.Sprintf("malformed case (%d problem(s))", len(r.Problems))
 		return rc
 	}

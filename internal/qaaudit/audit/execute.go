@@ -20,6 +20,7 @@ import (
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ghpr"
 	"github.com/benchgate/benchgate/internal/llm"
+	"github.com/benchgate/benchgate/internal/qaaudit/execproof"
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
@@ -172,11 +173,10 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	auditor, err := pipeline.New(pipeline.Config{
-		Model: m,
-		Prover: pipeline.SandboxProver{Runner: sandbox.Runner{
-			Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv,
-		}},
+	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv}
+	agents, err := pipeline.New(pipeline.Config{
+		Model:              m,
+		Prover:             pipeline.SandboxProver{Runner: runner},
 		WorkDir:            filepath.Join(outDir, "work"),
 		MaxProofIterations: cfg.MaxProofIterations,
 		MaxRemediations:    cfg.MaxRemediations,
@@ -193,6 +193,10 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	modelName := m.Name()
 	if cfg.Backend != "" {
 		modelName = cfg.Backend + "/" + modelName
+	}
+	auditor := ByKind{
+		Agents: agents,
+		Exec:   &execproof.Auditor{Runner: runner, WorkDir: filepath.Join(outDir, "work"), RepoRoot: cfg.RepoRoot},
 	}
 	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Auditor: progress{auditor, cfg.Stdout}, Now: cfg.Now, Only: only})
 	sum := &Summary{Result: res}
@@ -285,9 +289,26 @@ func Plan(cfg ghpr.Config, changes []ghpr.Change) string {
 	return sb.String()
 }
 
+// ByKind sends each case to the auditor that proves its kind:
+// api_understanding and fix_error cases are proven by execution alone
+// (package execproof, no model call), every other case, and every
+// malformed case, goes to the agent pipeline.
+type ByKind struct {
+	Agents CaseAuditor
+	Exec   CaseAuditor
+}
+
+// AuditCase implements CaseAuditor.
+func (k ByKind) AuditCase(ctx context.Context, c *questions.Case) pipeline.CaseResult {
+	if c.OK() && execproof.Handles(c) {
+		return k.Exec.AuditCase(ctx, c)
+	}
+	return k.Agents.AuditCase(ctx, c)
+}
+
 // progress prints one line per audited case.
 type progress struct {
-	a   *pipeline.Auditor
+	a   CaseAuditor
 	out io.Writer
 }
 
@@ -298,8 +319,10 @@ func (p progress) AuditCase(ctx context.Context, c *questions.Case) pipeline.Cas
 		line += " -> " + string(r.FinalVerdict)
 	}
 	switch {
-	case len(r.Problems) > 0:
+	case len(r.Problems) > 0 && !c.OK():
 		line += fmt.Sprintf(" (malformed: %s)", r.Problems[0])
+	case len(r.Problems) > 0:
+		line += fmt.Sprintf(" (needs human review: %s)", r.Problems[0])
 	case r.Skipped != "":
 		line += " (skipped: " + r.Skipped + ")"
 	case r.NeedsHumanReview:

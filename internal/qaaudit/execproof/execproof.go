@@ -46,9 +46,9 @@ func Handles(c *questions.Case) bool {
 
 // AuditCase proves one api_understanding or fix_error case. It never calls
 // a model; a case of another kind comes back skipped.
-func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) pipeline.CaseResult {
+func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res pipeline.CaseResult) {
 	start := time.Now()
-	res := pipeline.CaseResult{ID: c.ID, File: c.File, Line: c.Line, Verdict: verdict.Inconclusive, FinalVerdict: verdict.Inconclusive}
+	res = pipeline.CaseResult{ID: c.ID, File: c.File, Line: c.Line, Verdict: verdict.Inconclusive, FinalVerdict: verdict.Inconclusive}
 	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
 	if !c.OK() {
 		res.Problems = c.Problems

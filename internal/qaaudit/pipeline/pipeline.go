@@ -213,10 +213,10 @@ func (v version) apply(fix questions.Fix) version {
 // AuditCase audits one case. Cases that cannot be audited (load problems,
 // another benchmark type) come back with Problems or Skipped set and the
 // Inconclusive verdict; they never stop the audit of other cases.
-func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) CaseResult {
+func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res CaseResult) {
 	start := time.Now()
 	callsBefore := a.calls.Load()
-	res := CaseResult{ID: c.ID, File: c.File, Line: c.Line, Verdict: verdict.Inconclusive, FinalVerdict: verdict.Inconclusive}
+	res = CaseResult{ID: c.ID, File: c.File, Line: c.Line, Verdict: verdict.Inconclusive, FinalVerdict: verdict.Inconclusive}
 	defer func() {
 		res.DurationMS = time.Since(start).Milliseconds()
 		res.ModelCalls = a.calls.Load() - callsBefore

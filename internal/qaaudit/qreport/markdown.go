@@ -117,6 +117,12 @@ func writeCase(b *bytes.Buffer, c Case) {
 	if c.Reason != "" {
 		fmt.Fprintf(b, "%s.\n\n", capitalize(inline(strings.TrimSuffix(c.Reason, "."))))
 	}
+	for _, p := range c.Problems {
+		fmt.Fprintf(b, "- line %d, `%s`: %s\n", p.Line, p.Field, inline(p.Message))
+	}
+	if len(c.Problems) > 0 {
+		b.WriteString("\n")
+	}
 	if len(c.Options) > 0 {
 		b.WriteString("| Option | Text | Outcome | Proves | Test |\n|---|---|---|---|---|\n")
 		for _, o := range c.Options {
