@@ -1,0 +1,149 @@
+package execproof
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/qaaudit/questions"
+	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
+	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func apiCase(t *testing.T, fqns string, answer string) *questions.Case {
+	t.Helper()
+	src := "benchmarks:\n- id: c\n  question: q\n  benchmark_type: api_understanding\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: " + answer + "\n    fully_qualified_class_name: " + fqns + "\n"
+	f, err := questions.Parse("q.yaml", []byte(src), questions.Options{})
+	if err != nil || len(f.Problems) > 0 {
+		t.Fatalf("%v %v", err, f.Problems)
+	}
+	return f.Cases()[0]
+}
+
+// TestResolutionTellsMissingNamesFromBrokenEnvironments runs the generated
+// resolver against a package written for the test: only a name whose
+// parent imports and lacks it is Incorrect; a dependency the package
+// cannot import is the environment's problem.
+func TestResolutionTellsMissingNamesFromBrokenEnvironments(t *testing.T) {
+	py := testenv.Python(t)
+	lib := t.TempDir()
+	writeFiles(t, lib, map[string]string{
+		"benchpkg/__init__.py":        "from benchpkg.agents import Agent\n",
+		"benchpkg/agents.py":          "class Agent:\n    tools: list\n\n    def __init__(self, name, model=None):\n        self.name = name\n",
+		"benchpkg/needs_dep.py":       "import benchgate_missing_dependency\n\nclass Thing:\n    pass\n",
+		"benchpkg/raises.py":          "raise RuntimeError('broken at import')\n",
+		"benchpkg/sub/__init__.py":    "",
+		"benchpkg/sub/deeper.py":      "class Deep:\n    pass\n",
+		"benchpkg_broken/__init__.py": "import benchgate_missing_dependency\n",
+	})
+	tests := []struct {
+		name, fqns, answer string
+		want               verdict.Verdict
+		message            string
+	}{
+		{"attribute of package", "[benchpkg.Agent, benchpkg.agents.Agent]", "Agent", verdict.Valid, ""},
+		{"submodule not yet imported", "[benchpkg.sub.deeper.Deep]", "Deep", verdict.Valid, ""},
+		{"answer is a parameter", "[benchpkg.Agent]", "model", verdict.Valid, ""},
+		{"answer is an annotation", "[benchpkg.Agent]", "tools", verdict.Valid, ""},
+		{"missing class in module", "[benchpkg.agents.Runner]", "Runner", verdict.Incorrect, "benchpkg.agents has no attribute or submodule Runner"},
+		{"attribute of a class", "[benchpkg.Agent.nothing]", "nothing", verdict.Incorrect, "benchpkg.Agent exists but has no attribute nothing"},
+		{"missing dependency", "[benchpkg.needs_dep.Thing]", "Thing", verdict.Inconclusive, "needs benchgate_missing_dependency"},
+		{"module raises on import", "[benchpkg.raises.X]", "X", verdict.Inconclusive, "RuntimeError"},
+		{"top-level package broken", "[benchpkg_broken.X]", "X", verdict.Inconclusive, "top-level package benchpkg_broken is not importable"},
+		{"not a dotted name", "['benchpkg.Agent()']", "Agent", verdict.Incorrect, "not a dotted Python name"},
+	}
+	a := &Auditor{Runner: sandbox.Runner{Python: py, Env: []string{"PYTHONPATH=" + lib}}, WorkDir: t.TempDir()}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := a.AuditCase(context.Background(), apiCase(t, tt.fqns, tt.answer))
+			if r.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s: %+v", r.Verdict, tt.want, r.Attempts)
+			}
+			msg := ""
+			for _, o := range r.Attempts[0].Options {
+				msg += o.Message + "\n"
+			}
+			if !strings.Contains(msg, tt.message) {
+				t.Errorf("messages %q, want %q", msg, tt.message)
+			}
+			if r.DurationMS <= 0 && tt.name != "not a dotted name" {
+				t.Errorf("duration %d ms", r.DurationMS)
+			}
+		})
+	}
+}
+
+func TestFixErrorPathsStayUnderTheRoot(t *testing.T) {
+	py := testenv.Python(t)
+	base := t.TempDir()
+	root := filepath.Join(base, "repo")
+	writeFiles(t, base, map[string]string{
+		"outside.py":                  "def add(a, b):\n    return a + b\n",
+		"repo/cases/01/test_agent.py": "def test_add():\n    import fixed\n    assert fixed.add(1, 2) == 3\n",
+		"repo/cases/01/fixed.py":      "def add(a, b):\n    return a + b\n",
+		"repo/cases/01/unfixed.py":    "def add(a, b):\n    return 0\n",
+	})
+	if err := os.Symlink(filepath.Join(base, "outside.py"), filepath.Join(root, "cases", "01", "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, unfixed, field, message string
+	}{
+		{"relative escape", "../outside.py", "unfixed_file", "path leaves the repository root"},
+		{"absolute", filepath.Join(base, "outside.py"), "unfixed_file", "expected a path relative to the repository root"},
+		{"symbolic link", "cases/01/link.py", "unfixed_file", "through a symbolic link"},
+		{"missing field", "", "unfixed_file", "missing or empty"},
+		{"within the root", "cases/01/unfixed.py", "", ""},
+	}
+	a := &Auditor{Runner: sandbox.Runner{Python: py}, WorkDir: t.TempDir(), RepoRoot: root}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "benchmarks:\n- id: c\n  benchmark_type: fix_error\n  test_file: cases/01/test_agent.py\n  unfixed_file: '" + tt.unfixed + "'\n  fixed_file: cases/01/fixed.py\n"
+			f, err := questions.Parse("q.yaml", []byte(src), questions.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := a.AuditCase(context.Background(), f.Cases()[0])
+			if tt.field == "" {
+				if r.Verdict != verdict.Valid || len(r.Problems) > 0 {
+					t.Fatalf("verdict %s, problems %v; want Valid", r.Verdict, r.Problems)
+				}
+				return
+			}
+			if r.Verdict != verdict.Inconclusive || len(r.Problems) != 1 || r.Problems[0].Field != tt.field || !strings.Contains(r.Problems[0].Message, tt.message) {
+				t.Fatalf("verdict %s, problems %+v; want Inconclusive with %s: %q", r.Verdict, r.Problems, tt.field, tt.message)
+			}
+			for _, o := range r.Attempts[0].Options {
+				if o.Outcome != "" || o.TestPath != "" {
+					t.Errorf("check %s ran although a path was refused: %+v", o.Option, o)
+				}
+			}
+		})
+	}
+}
+
+func TestSandboxFailureIsAnAuditError(t *testing.T) {
+	f := loadCases(t)
+	c, _ := f.Case("stdlib:json_decoder")
+	a := &Auditor{Runner: sandbox.Runner{Python: filepath.Join(t.TempDir(), "no-python")}, WorkDir: t.TempDir()}
+	r := a.AuditCase(context.Background(), c)
+	if r.Verdict != verdict.Inconclusive || len(r.Attempts) != 1 || !strings.Contains(r.Attempts[0].Error, "no-python") {
+		t.Errorf("verdict %s, attempts %+v", r.Verdict, r.Attempts)
+	}
+}
