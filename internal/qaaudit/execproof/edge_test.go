@@ -51,6 +51,7 @@ func TestResolutionTellsMissingNamesFromBrokenEnvironments(t *testing.T) {
 		"benchpkg/sub/__init__.py":    "",
 		"benchpkg/sub/deeper.py":      "class Deep:\n    pass\n",
 		"benchpkg_broken/__init__.py": "import benchgate_missing_dependency\n",
+		"nsbench/present.py":          "class Here:\n    pass\n",
 	})
 	tests := []struct {
 		name, fqns, answer string
@@ -66,6 +67,8 @@ func TestResolutionTellsMissingNamesFromBrokenEnvironments(t *testing.T) {
 		{"missing dependency", "[benchpkg.needs_dep.Thing]", "Thing", verdict.Inconclusive, "needs benchgate_missing_dependency"},
 		{"module raises on import", "[benchpkg.raises.X]", "X", verdict.Inconclusive, "RuntimeError"},
 		{"top-level package broken", "[benchpkg_broken.X]", "X", verdict.Inconclusive, "top-level package benchpkg_broken is not importable"},
+		{"namespace portion present", "[nsbench.present.Here]", "Here", verdict.Valid, ""},
+		{"namespace portion not installed", "[nsbench.absent.Thing]", "Thing", verdict.Inconclusive, "namespace package nsbench has no absent"},
 		{"not a dotted name", "['benchpkg.Agent()']", "Agent", verdict.Incorrect, "not a dotted Python name"},
 	}
 	a := &Auditor{Runner: sandbox.Runner{Python: py, Env: []string{"PYTHONPATH=" + lib}}, WorkDir: t.TempDir()}
@@ -145,5 +148,35 @@ func TestSandboxFailureIsAnAuditError(t *testing.T) {
 	r := a.AuditCase(context.Background(), c)
 	if r.Verdict != verdict.Inconclusive || len(r.Attempts) != 1 || !strings.Contains(r.Attempts[0].Error, "no-python") {
 		t.Errorf("verdict %s, attempts %+v", r.Verdict, r.Attempts)
+	}
+}
+
+// TestRealBenchmarkWithoutTheLibrary audits the upstream mixed suite in a
+// Python without google-adk: the api_understanding case must not be called
+// Incorrect (google is a namespace package other distributions install),
+// and the fix_error case, whose files are not in this repository, is
+// Inconclusive with the missing files as problems.
+func TestRealBenchmarkWithoutTheLibrary(t *testing.T) {
+	py := testenv.Python(t)
+	f, err := questions.Load(filepath.Join(testenv.RepoRoot(t), "testdata", "adk", "debug_suite.benchmark.yaml"), questions.Options{SkipSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := t.TempDir()
+	writeFiles(t, lib, map[string]string{"google/protobuf_like.py": "X = 1\n"}) // makes google a namespace package
+	a := &Auditor{Runner: sandbox.Runner{Python: py, Env: []string{"PYTHONPATH=" + lib}}, WorkDir: t.TempDir(), RepoRoot: t.TempDir()}
+	want := map[string]int{"debug_suite:api_understanding_base_agent": 0, "debug_suite:fix_error_logic_agent": 3}
+	for id, problems := range want {
+		c, ok := f.Case(id)
+		if !ok {
+			t.Fatalf("no case %s", id)
+		}
+		r := a.AuditCase(context.Background(), c)
+		if r.Verdict != verdict.Inconclusive || !r.NeedsHumanReview || len(r.Problems) != problems {
+			t.Errorf("%s: verdict %s, problems %+v, attempts %+v", id, r.Verdict, r.Problems, r.Attempts)
+		}
+		if problems == 0 && !strings.Contains(r.Attempts[0].Options[0].Message, "namespace package google has no adk") {
+			t.Errorf("%s: checks %+v", id, r.Attempts[0].Options)
+		}
 	}
 }
