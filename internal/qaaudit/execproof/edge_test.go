@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
@@ -178,5 +179,29 @@ func TestRealBenchmarkWithoutTheLibrary(t *testing.T) {
 		if problems == 0 && !strings.Contains(r.Attempts[0].Options[0].Message, "namespace package google has no adk") {
 			t.Errorf("%s: checks %+v", id, r.Attempts[0].Options)
 		}
+	}
+}
+
+func TestFixErrorTimeoutIsInconclusive(t *testing.T) {
+	py := testenv.Python(t)
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"cases/01/test_agent.py": "def test_add():\n    import fixed\n    assert fixed.add(1, 2) == 3\n",
+		"cases/01/unfixed.py":    "def add(a, b):\n    return 0\n",
+		"cases/01/fixed.py":      "import time\n\n\ndef add(a, b):\n    time.sleep(60)\n    return a + b\n",
+	})
+	src := "benchmarks:\n- id: c\n  benchmark_type: fix_error\n  test_file: cases/01/test_agent.py\n  unfixed_file: cases/01/unfixed.py\n  fixed_file: cases/01/fixed.py\n"
+	f, err := questions.Parse("q.yaml", []byte(src), questions.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Auditor{Runner: sandbox.Runner{Python: py, Timeout: 2 * time.Second}, WorkDir: t.TempDir(), RepoRoot: root}
+	r := a.AuditCase(context.Background(), f.Cases()[0])
+	if r.Verdict != verdict.Inconclusive || len(r.Attempts[0].Options) != 2 {
+		t.Fatalf("verdict %s: %+v", r.Verdict, r.Attempts)
+	}
+	un, fx := r.Attempts[0].Options[0], r.Attempts[0].Options[1]
+	if un.Truth != verdict.True || fx.Outcome != string(sandbox.StatusTimeout) || fx.Truth != verdict.Unknown {
+		t.Errorf("unfixed %+v, fixed %+v", un, fx)
 	}
 }
