@@ -16,7 +16,9 @@ import (
 
 const repo = "testdata/repo"
 
-func loadCases(t *testing.T) *questions.File {
+func loadCases(t *testing.T) *questions.File { return loadCasesB(t) }
+
+func loadCasesB(t testing.TB) *questions.File {
 	t.Helper()
 	f, err := questions.Load(filepath.Join(repo, "questions.yaml"), questions.Options{SkipSnippets: true})
 	if err != nil {
