@@ -13,9 +13,10 @@ import (
 )
 
 // runQAAudit is `benchgate qa-audit`: prove every option of every
-// multiple-choice question by running one pytest file per option, decide
-// the verdict in code, remediate flawed cases and optionally open pull
-// requests with the fixed files. Exit 0 when every audited case is Valid as
+// multiple-choice question by running one pytest file per option (and
+// api_understanding and fix_error cases by fixed pytest checks that need no
+// model), decide the verdict in code, remediate flawed multiple-choice
+// cases and optionally open pull requests with the fixed files. Exit 0 when every audited case is Valid as
 // written, 1 when any is not (or publishing failed), 2 on bad input.
 func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs := pflag.NewFlagSet("qa-audit", pflag.ContinueOnError)
