@@ -129,11 +129,20 @@ type apiCheck struct {
 
 // apiChecks plans one check per fully qualified name and one per
 // identifier answer, writes them as one pytest file and runs it.
-func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.OptionResult, error) {
+func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.OptionResult, []questions.Problem, error) {
 	var checks []apiCheck
+	var problems []questions.Problem
 	var src strings.Builder
 	src.WriteString(fqnPrelude)
 	for i, ans := range c.Answers {
+		if len(ans.FullyQualifiedClassName) == 0 {
+			line := c.Line
+			if l, ok := c.FieldLines["answers"]; ok {
+				line = l
+			}
+			problems = append(problems, questions.Problem{CaseID: c.ID, File: c.File, Line: line,
+				Field: fmt.Sprintf("answers[%d].fully_qualified_class_name", i), Message: "missing or empty; nothing proves the answer without it"})
+		}
 		var good []string
 		for j, fqn := range ans.FullyQualifiedClassName {
 			ck := apiCheck{
@@ -168,20 +177,20 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		}
 	}
 	if len(checks) == 0 {
-		return nil, fmt.Errorf("no fully_qualified_class_name to check")
+		return nil, problems, nil
 	}
 	var out sandbox.Outcome
 	if runnable(checks) {
 		dir := a.caseDir(c.ID)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
+			return nil, problems, err
 		}
 		r := a.Runner
 		r.WorkDir, r.Keep = dir, true
 		var err error
 		out, err = r.RunTest(ctx, sandbox.TestSpec{CaseID: c.ID, Option: "fqn", FileName: FQNTestFile, Source: []byte(src.String())})
 		if err != nil {
-			return nil, fmt.Errorf("running %s: %w", FQNTestFile, err)
+			return nil, problems, fmt.Errorf("running %s: %w", FQNTestFile, err)
 		}
 	}
 	byName := map[string]sandbox.TestCase{}
@@ -209,7 +218,7 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		}
 		results = append(results, o)
 	}
-	return results, nil
+	return results, problems, nil
 }
 
 func runnable(checks []apiCheck) bool {

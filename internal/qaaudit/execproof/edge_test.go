@@ -205,3 +205,19 @@ func TestFixErrorTimeoutIsInconclusive(t *testing.T) {
 		t.Errorf("unfixed %+v, fixed %+v", un, fx)
 	}
 }
+
+func TestAnswerWithoutNamesIsAProblem(t *testing.T) {
+	src := "benchmarks:\n- id: c\n  question: q\n  benchmark_type: api_understanding\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: X\n"
+	f, err := questions.Parse("q.yaml", []byte(src), questions.Options{})
+	if err != nil || len(f.Problems) > 0 {
+		t.Fatal(err, f.Problems)
+	}
+	a := &Auditor{Runner: sandbox.Runner{Python: "python3-not-needed"}, WorkDir: t.TempDir()}
+	r := a.AuditCase(context.Background(), f.Cases()[0])
+	if r.Verdict != verdict.Inconclusive || !r.NeedsHumanReview || len(r.Problems) != 1 || r.Problems[0].Field != "answers[0].fully_qualified_class_name" || r.Problems[0].Line != 5 {
+		t.Fatalf("verdict %s, problems %+v", r.Verdict, r.Problems)
+	}
+	if at := r.Attempts[0]; at.Error != "" || at.Decision == nil || !strings.Contains(at.Decision.Reason, "nothing to check") {
+		t.Errorf("attempt %+v", at)
+	}
+}

@@ -59,7 +59,7 @@ func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res pipelin
 	var err error
 	switch c.Kind {
 	case questions.APIUnderstanding:
-		checks, err = a.apiChecks(ctx, c)
+		checks, res.Problems, err = a.apiChecks(ctx, c)
 	case questions.FixError:
 		checks, res.Problems, err = a.fixChecks(ctx, c)
 	default:
@@ -74,9 +74,12 @@ func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res pipelin
 	for _, o := range checks {
 		in = append(in, verdict.Check{Key: o.Option, Truth: o.Truth})
 	}
-	if d, derr := verdict.DecideChecks(in); derr == nil {
+	switch d, derr := verdict.DecideChecks(in); {
+	case derr == nil:
 		at.Decision, at.Verdict = &d, d.Verdict
-	} else if at.Error == "" {
+	case len(in) == 0 && len(res.Problems) > 0:
+		at.Decision = &verdict.Decision{Verdict: verdict.Inconclusive, Reason: "nothing to check: " + res.Problems[0].Field + " " + res.Problems[0].Message}
+	case at.Error == "":
 		at.Error = derr.Error()
 	}
 	if at.Error != "" && at.Decision == nil {
