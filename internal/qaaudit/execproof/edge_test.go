@@ -221,3 +221,48 @@ func TestAnswerWithoutNamesIsAProblem(t *testing.T) {
 		t.Errorf("attempt %+v", at)
 	}
 }
+
+// TestFixErrorMissingLibraryIsNotEvidence separates a library that is not
+// installed (the environment) from a name the installed library lacks
+// (drift, evidence).
+func TestFixErrorMissingLibraryIsNotEvidence(t *testing.T) {
+	py := testenv.Python(t)
+	lib := t.TempDir()
+	writeFiles(t, lib, map[string]string{"nsbench/present.py": "X = 1\n"})
+	test := "def test_add():\n    import fixed\n    assert fixed.add(1, 2) == 3\n\n\ndef test_other():\n    assert True\n"
+	tests := []struct {
+		name, fixed string
+		want        verdict.Verdict
+		fixedTruth  verdict.Truth
+		message     string
+	}{
+		{"package not installed", "import benchgate_not_installed_pkg\n\n\ndef add(a, b):\n    return a + b\n", verdict.Inconclusive, verdict.Unknown, "benchgate_not_installed_pkg is not installed"},
+		{"namespace portion not installed", "import nsbench.absent\n\n\ndef add(a, b):\n    return a + b\n", verdict.Inconclusive, verdict.Unknown, "nsbench.absent is not installed"},
+		{"name missing from installed library", "from json import NoSuchDecoder\n\n\ndef add(a, b):\n    return a + b\n", verdict.Incorrect, verdict.False, "cannot import name"},
+		{"submodule missing from installed package", "import json.nosuch\n\n\ndef add(a, b):\n    return a + b\n", verdict.Incorrect, verdict.False, "json.nosuch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFiles(t, root, map[string]string{
+				"cases/01/test_agent.py": test,
+				"cases/01/unfixed.py":    "def add(a, b):\n    return 0\n",
+				"cases/01/fixed.py":      tt.fixed,
+			})
+			src := "benchmarks:\n- id: c\n  benchmark_type: fix_error\n  test_file: cases/01/test_agent.py\n  unfixed_file: cases/01/unfixed.py\n  fixed_file: cases/01/fixed.py\n"
+			f, err := questions.Parse("q.yaml", []byte(src), questions.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := &Auditor{Runner: sandbox.Runner{Python: py, Env: []string{"PYTHONPATH=" + lib}}, WorkDir: t.TempDir(), RepoRoot: root}
+			r := a.AuditCase(context.Background(), f.Cases()[0])
+			if r.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s: %+v", r.Verdict, tt.want, r.Attempts)
+			}
+			fx := r.Attempts[0].Options[1]
+			if fx.Truth != tt.fixedTruth || !strings.Contains(fx.Message, tt.message) {
+				t.Errorf("fixed check %+v, want %s with %q", fx, tt.fixedTruth, tt.message)
+			}
+		})
+	}
+}
