@@ -266,3 +266,27 @@ func TestFixErrorMissingLibraryIsNotEvidence(t *testing.T) {
 		})
 	}
 }
+
+// TestFixErrorTestImportsHelpersFromTheRepository mirrors upstream tests,
+// which import shared helpers from the repository root at the top.
+func TestFixErrorTestImportsHelpersFromTheRepository(t *testing.T) {
+	py := testenv.Python(t)
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"helpers/__init__.py":    "",
+		"helpers/consts.py":      "EXPECTED = 3\n",
+		"fixed.py":               "def add(a, b):\n    return 'the root copy must not be imported'\n",
+		"cases/01/test_agent.py": "from helpers.consts import EXPECTED\n\n\ndef test_add():\n    import fixed\n    assert fixed.add(1, 2) == EXPECTED\n",
+		"cases/01/unfixed.py":    "def add(a, b):\n    return 0\n",
+		"cases/01/fixed.py":      "def add(a, b):\n    return a + b\n",
+	})
+	src := "benchmarks:\n- id: c\n  benchmark_type: fix_error\n  test_file: cases/01/test_agent.py\n  unfixed_file: cases/01/unfixed.py\n  fixed_file: cases/01/fixed.py\n"
+	f, err := questions.Parse("q.yaml", []byte(src), questions.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Auditor{Runner: sandbox.Runner{Python: py, Env: []string{"PYTHONPATH=" + t.TempDir()}}, WorkDir: t.TempDir(), RepoRoot: root}
+	if r := a.AuditCase(context.Background(), f.Cases()[0]); r.Verdict != verdict.Valid {
+		t.Fatalf("verdict %s: %+v", r.Verdict, r.Attempts)
+	}
+}

@@ -64,6 +64,7 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		support["conftest.py"] = conftest(files.fixedMod, checks[i].Option == FixedCheck)
 		r := a.Runner
 		r.WorkDir, r.Keep = dir, true
+		r.Env = a.repoPythonPath()
 		out, err := r.RunTest(ctx, sandbox.TestSpec{CaseID: c.ID, Option: checks[i].Option, FileName: files.testName, Source: files.test, SupportFiles: support})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s run: %w", checks[i].Option, err))
@@ -227,6 +228,31 @@ func (a *Auditor) readFixFiles(c *questions.Case) (fixFiles, []questions.Problem
 		}
 	}
 	return f, problems
+}
+
+// repoPythonPath is the runner's environment with the repository root
+// appended to PYTHONPATH for a local interpreter: the benchmark's tests run
+// from its root upstream and import shared helpers from it (for instance
+// benchmarks.test_helpers). The case's own folder still comes first, since
+// pytest puts the test's folder at the front of sys.path, so `import fixed`
+// finds the file under test. A container does not see this machine's
+// files, so its environment is left alone.
+func (a *Auditor) repoPythonPath() []string {
+	env := append([]string(nil), a.Runner.Env...)
+	if a.Runner.Image != "" {
+		return env
+	}
+	root, err := filepath.Abs(a.root())
+	if err != nil {
+		return env
+	}
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			env[i] = "PYTHONPATH=" + v + string(filepath.ListSeparator) + root
+			return env
+		}
+	}
+	return append(env, "PYTHONPATH="+root)
 }
 
 func (a *Auditor) root() string {
