@@ -148,7 +148,7 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 			ck := apiCheck{
 				key:   fmt.Sprintf("answers[%d].fully_qualified_class_name[%d]", i, j),
 				text:  fqn,
-				claim: fqn + " resolves in the configured Python",
+				claim: "the name " + fqn + " resolves in the configured Python",
 				fn:    fmt.Sprintf("test_fqn_%d_%d", i, j),
 			}
 			fqn = strings.TrimSpace(fqn)
@@ -165,7 +165,7 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 			ck := apiCheck{
 				key:   fmt.Sprintf("answers[%d].answer", i),
 				text:  ans.Answer,
-				claim: ans.Answer + " is the name or a member of " + strings.Join(good, " or "),
+				claim: "the answer " + ans.Answer + " is the name or a member of " + strings.Join(good, " or "),
 				fn:    fmt.Sprintf("test_answer_%d", i),
 			}
 			quoted := make([]string, len(good))

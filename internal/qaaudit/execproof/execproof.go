@@ -76,6 +76,7 @@ func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res pipelin
 	}
 	switch d, derr := verdict.DecideChecks(in); {
 	case derr == nil:
+		d.Reason = explain(d, checks)
 		at.Decision, at.Verdict = &d, d.Verdict
 	case len(in) == 0 && len(res.Problems) > 0:
 		at.Decision = &verdict.Decision{Verdict: verdict.Inconclusive, Reason: "nothing to check: " + res.Problems[0].Field + " " + res.Problems[0].Message}
@@ -112,4 +113,28 @@ func truthOf(s sandbox.Status) verdict.Truth {
 		return verdict.False
 	}
 	return verdict.Unknown
+}
+
+// explain words a decision with the checks' claims, so that a reader of
+// the summary sees what was proven false or could not be proven.
+func explain(d verdict.Decision, checks []pipeline.OptionResult) string {
+	claim := map[string]string{}
+	for _, o := range checks {
+		claim[o.Option] = o.Claim
+	}
+	var keys []string
+	var how string
+	switch d.Verdict {
+	case verdict.Incorrect:
+		keys, how = d.ProvenFalse, "proven false"
+	case verdict.Inconclusive:
+		keys, how = d.Unknown, "not proven (no evidence)"
+	default:
+		return d.Reason
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s (%s)", claim[k], k)
+	}
+	return strings.Join(parts, "; ") + ": " + how
 }
