@@ -1,6 +1,7 @@
 package swebench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/ralph"
 )
 
 // MergeResult is the merged scope.
@@ -18,8 +21,11 @@ type MergeResult struct {
 
 // Merge combines the run roots of a sharded batch into out: it copies each
 // instance folder, writes one manifest with every instance and one
-// predictions.jsonl in lexicographic ID order. An instance that appears in
-// two roots is an error: shards must not overlap.
+// predictions.jsonl in lexicographic ID order. The scope of a root is its
+// batch's instance order as well as its manifest's instances, so an
+// instance an interrupted shard never reached keeps its row (an empty
+// patch, counted failed) as it has in that shard's own totals. An instance
+// that appears in two roots is an error: shards must not overlap.
 func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 	var res MergeResult
 	if len(roots) == 0 {
@@ -36,7 +42,15 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 		if m.Dataset.Subset != "" {
 			subset = m.Dataset.Subset
 		}
-		for _, id := range sortedKeys(m.Instances) {
+		scope := sortedKeys(m.Instances)
+		if m.Batch != nil {
+			for _, id := range m.Batch.InstanceOrder {
+				if _, ok := m.Instances[id]; !ok {
+					scope = append(scope, id)
+				}
+			}
+		}
+		for _, id := range scope {
 			if err := ValidateID(id); err != nil {
 				return res, fmt.Errorf("merge: %s: %w", filepath.Join(root, ManifestFile), err)
 			}
@@ -44,12 +58,16 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 				return res, fmt.Errorf("merge: instance %s is in both %s and %s (shards overlap)", id, prev, root)
 			}
 			from[id] = root
-			e := m.Instances[id]
-			e.OutputDir = filepath.Join(out, id)
-			entries[id] = e
+			if e, ok := m.Instances[id]; ok {
+				e.OutputDir = filepath.Join(out, id)
+				entries[id] = e
+			}
 		}
 	}
 	for id, root := range from {
+		if _, err := os.Stat(filepath.Join(root, id)); errors.Is(err, fs.ErrNotExist) {
+			continue // never started in its shard
+		}
 		if err := copyTree(filepath.Join(root, id), filepath.Join(out, id)); err != nil {
 			return res, fmt.Errorf("merge: copy %s: %w", id, err)
 		}
@@ -60,9 +78,15 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 	sort.Strings(res.Order)
 	var rows []Pred
 	for _, id := range res.Order {
-		rows = append(rows, ReadPred(PathsFor(filepath.Join(out, id), id).Pred, id))
+		p := PathsFor(filepath.Join(out, id), id)
+		rows = append(rows, ReadPred(p.Pred, id))
+		// Counted as Batch counts: a missing or invalid status is failed.
+		st, err := ReadStatus(p.Status)
+		if err != nil {
+			st.Status = ralph.StatusFailed
+		}
 		res.Counts.Total++
-		res.Counts.add(entries[id].Status)
+		res.Counts.add(st.Status)
 	}
 	if err := WritePredictions(filepath.Join(out, "predictions.jsonl"), rows); err != nil {
 		return res, err
