@@ -66,6 +66,7 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"unreadable instance file", []string{"batch", "--instance-file", "missing.txt", "--dataset-file", dataset}, "missing.txt"},
 		{"bad ID in the instance file", []string{"batch", "--instance-file", "bad-ids.txt", "--dataset-file", dataset}, "bad-ids.txt:2"},
 		{"bad shard", []string{"batch", "--shard", "3/2", "--dataset-file", dataset}, "--shard"},
+		{"resume of a missing run root", []string{"batch", "--resume", "typo/root", "--dataset-file", dataset}, "--resume " + filepath.Join(dir, "typo", "root")},
 		{"unknown subcommand", []string{"evaluate"}, "unknown subcommand"},
 		{"merge without roots", []string{"merge", "--output-dir", "m"}, "usage"},
 	}

@@ -65,6 +65,13 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	if len(ids) == 0 {
 		return res, &UsageError{errors.New("the batch has no instances (empty instance file or shard)")}
 	}
+	// A resumed root must be an earlier batch's: a mistyped path would
+	// otherwise start a whole new batch somewhere unexpected.
+	if b.Resume {
+		if fi, err := os.Stat(b.RunRoot); err != nil || !fi.IsDir() {
+			return res, &UsageError{fmt.Errorf("--resume %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
+		}
+	}
 	// Usage checks on the template, with a valid placeholder ID.
 	probe := o
 	probe.InstanceID, probe.OutputDir = ids[0], filepath.Join(b.RunRoot, ids[0])
