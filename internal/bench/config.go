@@ -9,7 +9,9 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -124,11 +126,9 @@ func Load(path string, base Config) (Config, error) {
 	if err != nil {
 		return base, fmt.Errorf("bench config: %w", err)
 	}
-	cfg := base
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return base, fmt.Errorf("bench config %s: %s", path, describeJSONError(data, err))
+	cfg, err := decodeConfig(data, base)
+	if err != nil {
+		return base, fmt.Errorf("bench config %s: %w", path, err)
 	}
 	var fileDir struct {
 		BenchDir *string `json:"bench_dir"`
@@ -143,21 +143,72 @@ func Load(path string, base Config) (Config, error) {
 	return cfg, nil
 }
 
-// describeJSONError adds a line number to a decoder error when it has an
-// offset.
-func describeJSONError(data []byte, err error) string {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
+// decodeConfig overlays data on base one top-level key at a time, so that
+// every error names the line and the key it comes from (a bad duration or
+// an unknown key would otherwise be reported without either).
+func decodeConfig(data []byte, base Config) (Config, error) {
+	cfg := base
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil {
+		return base, jsonErrorAt(data, err)
+	} else if tok != json.Delim('{') {
+		return base, fmt.Errorf("line %d: expected a JSON object, got %v", lineAt(data, dec.InputOffset()), tok)
 	}
-	if off < 0 {
-		return err.Error()
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return base, jsonErrorAt(data, err)
+		}
+		key, _ := tok.(string)
+		line := lineAt(data, dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return base, jsonErrorAt(data, err)
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{key: raw})
+		kd := json.NewDecoder(bytes.NewReader(one))
+		kd.DisallowUnknownFields()
+		if err := kd.Decode(&cfg); err != nil {
+			if strings.HasPrefix(err.Error(), "json: unknown field") {
+				return base, fmt.Errorf("line %d: %s: %v", line, key, err)
+			}
+			return base, fmt.Errorf("line %d: %s: %v", line, key, strings.TrimPrefix(err.Error(), "json: "))
+		}
 	}
-	line := 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n"))
-	return fmt.Sprintf("line %d: %v", line, err)
+	if _, err := dec.Token(); err != nil {
+		return base, jsonErrorAt(data, err)
+	}
+	switch tok, err := dec.Token(); {
+	case err == nil:
+		return base, fmt.Errorf("line %d: expected the end of the file after the object, got %v", lineAt(data, dec.InputOffset()), tok)
+	case err != io.EOF:
+		return base, jsonErrorAt(data, err)
+	}
+	return cfg, nil
+}
+
+// jsonErrorAt adds the line to a decoder error: the error's offset for a
+// syntax error, the last line for a file cut short.
+func jsonErrorAt(data []byte, err error) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		// A streaming decoder's offsets are partly relative to the value
+		// it was reading; a whole-file check gives the absolute one.
+		var v any
+		if whole := json.Unmarshal(data, &v); errors.As(whole, &syn) {
+			err = whole
+		}
+		return fmt.Errorf("line %d: %w", lineAt(data, syn.Offset), err)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return fmt.Errorf("line %d: expected more JSON, got the end of the file (truncated file)", lineAt(data, int64(len(data))))
+	}
+	return err
+}
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	return 1 + bytes.Count(data[:min(int(max(off, 0)), len(data))], []byte("\n"))
 }
 
 // Validate checks the templates carry what benchgate must pass.
