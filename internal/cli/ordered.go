@@ -26,6 +26,10 @@ func runOrdered(ctx context.Context, env *Env, args []string) int {
 		}
 		return ExitUsage
 	}
+	if name := missingValue(fs); name != "" {
+		fmt.Fprintf(env.Stderr, "benchgate ordered: Missing value for --%s\n", name)
+		return ExitUsage
+	}
 	if fs.NArg() > 0 && !(fs.NArg() == 1 && fs.Arg(0) == "--") {
 		fmt.Fprintf(env.Stderr, "benchgate ordered: unexpected arguments %q\n", fs.Args())
 		return ExitUsage

@@ -62,6 +62,22 @@ func (b *benchFlags) load(env *Env) (bench.Config, error) {
 	return cfg, nil
 }
 
+// missingValue names the first text flag given as "" or followed by
+// another flag instead of its value (`--set --provider openai` would
+// otherwise verify a set named "--provider"), or returns "".
+func missingValue(fs *pflag.FlagSet) string {
+	name := ""
+	fs.Visit(func(f *pflag.Flag) {
+		switch f.Value.Type() {
+		case "string", "stringArray":
+			if name == "" && emptyValue(f) {
+				name = f.Name
+			}
+		}
+	})
+	return name
+}
+
 func abs(env *Env, p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
@@ -83,6 +99,10 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		if errors.Is(err, pflag.ErrHelp) {
 			return ExitOK
 		}
+		return ExitUsage
+	}
+	if name := missingValue(fs); name != "" {
+		fmt.Fprintf(env.Stderr, "benchgate set: Missing value for --%s\n", name)
 		return ExitUsage
 	}
 	if fs.NArg() > 0 && !(fs.NArg() == 1 && fs.Arg(0) == "--") {

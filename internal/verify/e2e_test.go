@@ -494,6 +494,10 @@ func TestSetUsage(t *testing.T) {
 		{[]string{"set", "--set", "../x", "--provider", "openai"}, `set "../x": expected lower-case`},
 		{[]string{"set", "--set", "pr-exec", "--provider", "openai", "--repetitions", "0", "--config", f.config}, "--repetitions: expected an integer >= 1"},
 		{[]string{"set", "--set", "pr-exec", "--provider", "openai", "--config", filepath.Join(f.dir, "missing.json")}, "bench config"},
+		{[]string{"set", "--set", "--provider", "openai", "--config", f.config}, "Missing value for --set"},
+		{[]string{"set", "--set", "pr-exec", "--provider", "openai", "--config", f.config, "--out-dir", "--model", "m"}, "Missing value for --out-dir"},
+		{[]string{"set", "--set", "pr-exec", "--provider", "openai", "--config", f.config, "--scenario-id="}, "Missing value for --scenario-id"},
+		{[]string{"ordered", "--provider", "--model", "m", "--config", f.config}, "Missing value for --provider"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := f.run(tc.args...)
