@@ -45,7 +45,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.DurationVar(&c.TestTimeout, "test-timeout", 60*time.Second, "timeout of one option test")
 	fs.DurationVar(&c.CaseTimeout, "case-timeout", 20*time.Minute, "deadline of one case, remediation included")
 	fs.UintVar(&c.MaxProofIterations, "max-proof-iterations", 8, "bound of the proof engineer loop per verification")
-	fs.IntVar(&c.MaxRemediations, "max-remediations", 3, "remediation attempts per flawed case (-1 disables remediation)")
+	fs.IntVar(&c.MaxRemediations, "max-remediations", 3, "remediation attempts per flawed case (0 or -1 disables remediation)")
 	fs.Int64Var(&c.ModelCallBudget, "model-call-budget", 0, "maximum model calls for the whole run (0 = unlimited)")
 	fs.BoolVar(&c.OpenPRs, "open-prs", false, "open or update pull requests with the verified fixes (token in GITHUB_TOKEN)")
 	fs.BoolVar(&c.DryRun, "dry-run", false, "with --open-prs, write pull_requests.md instead of calling GitHub")

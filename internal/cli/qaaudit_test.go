@@ -297,6 +297,8 @@ func TestQAAuditExitCodes(t *testing.T) {
 		{"unknown backend", valid, nil, []string{"--model-backend", "x"}, ExitUsage, "model backend"},
 		{"unknown case id", valid, nil, []string{"--case", "stdlib:nope"}, ExitUsage, `--case "stdlib:nope"`},
 		{"missing file", valid, nil, []string{"missing.yaml"}, ExitUsage, "missing.yaml"},
+		{"negative test timeout", valid, nil, []string{"--test-timeout", "-1s"}, ExitUsage, "--test-timeout -1s"},
+		{"negative budget", valid, nil, []string{"--model-call-budget", "-2"}, ExitUsage, "--model-call-budget -2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -497,6 +499,41 @@ func TestQAAuditProvesEveryKind(t *testing.T) {
 				md, _ := os.ReadFile(filepath.Join(r.out, "quality_report.md"))
 				if !strings.Contains(string(md), "fixed_v2.py") || !strings.Contains(string(md), "fix:fixed_fails") {
 					t.Errorf("summary lacks the problem or the flawed case:\n%s", md)
+				}
+			}
+		})
+	}
+}
+
+// TestQAAuditMaxRemediations checks that --max-remediations bounds the
+// remediation proposals as written: 0 and -1 mean none.
+func TestQAAuditMaxRemediations(t *testing.T) {
+	py := testenv.Python(t)
+	chat := newChatFake(t, qaTests, qaProposals)
+	tests := []struct {
+		flag         string
+		wantAttempts int
+		wantVerdict  string
+	}{
+		{"0", 1, "Incorrect"},
+		{"-1", 1, "Incorrect"},
+		{"1", 2, "Valid"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flag, func(t *testing.T) {
+			dir := qaRepo(t)
+			r := runQA(t, dir, nil, "--model-backend", "openai", "--model", "m", "--model-url", chat.URL+"/v1", "--python", py,
+				"--out-dir", "out", "--case", "stdlib:drifted_answer", "--max-remediations="+tt.flag, "benchmarks")
+			if r.code != ExitFailed {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			rep, err := qreport.Read(filepath.Join(r.out, "quality_report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range rep.Cases {
+				if c.ID == "stdlib:drifted_answer" && (len(c.Attempts) != tt.wantAttempts || string(c.Verdict) != tt.wantVerdict) {
+					t.Errorf("--max-remediations %s: %d attempts, verdict %s; want %d, %s", tt.flag, len(c.Attempts), c.Verdict, tt.wantAttempts, tt.wantVerdict)
 				}
 			}
 		})

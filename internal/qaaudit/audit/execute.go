@@ -111,8 +111,19 @@ func (c *Config) check() error {
 	if c.OutDir == "" {
 		return badInput("--output-dir is empty")
 	}
-	if c.TestTimeout < 0 || c.CaseTimeout < 0 || c.ModelTimeout < 0 || c.ModelCallBudget < 0 {
-		return badInput("timeouts and budgets must not be negative")
+	for _, f := range []struct {
+		flag     string
+		negative bool
+		value    any
+	}{
+		{"--test-timeout", c.TestTimeout < 0, c.TestTimeout},
+		{"--case-timeout", c.CaseTimeout < 0, c.CaseTimeout},
+		{"--model-timeout", c.ModelTimeout < 0, c.ModelTimeout},
+		{"--model-call-budget", c.ModelCallBudget < 0, c.ModelCallBudget},
+	} {
+		if f.negative {
+			return badInput("%s %v: must not be negative", f.flag, f.value)
+		}
 	}
 	if c.MaxRemediations > 10 {
 		return badInput("--max-remediations %d: at most 10", c.MaxRemediations)
@@ -179,7 +190,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		Prover:             pipeline.SandboxProver{Runner: runner},
 		WorkDir:            filepath.Join(outDir, "work"),
 		MaxProofIterations: cfg.MaxProofIterations,
-		MaxRemediations:    cfg.MaxRemediations,
+		MaxRemediations:    remediations(cfg.MaxRemediations),
 		ModelCallBudget:    cfg.ModelCallBudget,
 		CaseTimeout:        cfg.CaseTimeout,
 	})
@@ -363,4 +374,14 @@ func recordPullRequests(res *Result, outDir string, prs []ghpr.Result) error {
 		fmt.Fprintf(&md, "- [#%d](%s) %s, branch `%s`: %s\n", pr.Number, pr.URL, verb, pr.Branch, strings.Join(pr.Files, ", "))
 	}
 	return fsutil.WriteFileAtomic(filepath.Join(outDir, "quality_report.md"), []byte(md.String()), 0o644)
+}
+
+// remediations maps --max-remediations to the pipeline's bound: the flag
+// counts attempts, so 0 means none, while the pipeline reads 0 as "use the
+// default".
+func remediations(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
