@@ -141,7 +141,14 @@ func Run(ctx context.Context, cfg Config) int {
 	if code != exitOK && annotated+others == 0 {
 		// Nothing row-shaped to point at (a crash, zero rows, a refused
 		// flag): one annotation so the failure shows on the run page.
-		a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d); the job summary and %s tell why", Status(code), code, rep.rel(plan.OutDir))
+		why := ""
+		for _, st := range res.Sets {
+			if st.Tracking.Error != "" {
+				why = ": set " + st.Tracking.Set + ": " + shorten(st.Tracking.Error, 500)
+				break
+			}
+		}
+		a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, rep.rel(plan.OutDir))
 	}
 	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
 	rep.summary(doc)
@@ -543,6 +550,9 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
 	}
 	if t.Provider != "" || t.Model != "" {
 		sec.Para("Provider `%s`, model `%s`; folder `%s`.", t.Provider, t.Model, r.rel(s.Dir))
+	}
+	if t.Error != "" {
+		sec.Para("**Stopped:** %s", jobsummary.Cell(t.Error))
 	}
 	modes := map[string]bool{}
 	for m := range t.RowsExpected {

@@ -367,6 +367,30 @@ func TestSetModeAnnotatesFailingRows(t *testing.T) {
 	}
 }
 
+// TestSetModeStoppedByBadInput shows why a set stopped before any row
+// existed: the tracking.json error reaches the job summary and the
+// step's error annotation.
+func TestSetModeStoppedByBadInput(t *testing.T) {
+	s := newStep(t, map[string]string{
+		"mode": "set", "set": "pr-exec", "provider": "openai", "scenario-ids": "pr-branch-update-001\nissue-view-001",
+		"working-directory": "bench", "bench-config": "bench.json", "out-dir": "out/pr-exec",
+		"upload-artifacts": "false",
+	})
+	benchWorkspace(t, s)
+	s.run(t)
+	if s.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", s.code, s.stdout)
+	}
+	why := `scenario id "issue-view-001" is not in set "pr-exec"`
+	errs := errorLines(s.stdout)
+	if len(errs) != 1 || !strings.Contains(errs[0], "set pr-exec: bad input: "+why) {
+		t.Errorf("error annotations = %q, want one naming %q", errs, why)
+	}
+	if sum := s.summary(t); !strings.Contains(sum, "**Stopped:** bad input: "+why) {
+		t.Errorf("summary lacks the reason %q:\n%s", why, sum)
+	}
+}
+
 // TestOrderedMode runs the nine sets on the healthy simulator and checks
 // one tracking path per set, the consolidated summary outputs and one
 // artifact per set plus one for the run.

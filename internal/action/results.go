@@ -40,6 +40,9 @@ type tracking struct {
 		Result      string   `json:"result"`
 	} `json:"reruns"`
 	FinalStatus string `json:"final_status"`
+	// Error says why the set stopped (bad input, a benchmark command
+	// that could not start, a cancel); empty when the rows decided.
+	Error string `json:"error"`
 }
 
 type setResult struct {
