@@ -31,7 +31,7 @@ func TestConsolidatedMarkdownGolden(t *testing.T) {
 	c := &Consolidated{Provider: "openai", Model: "gpt-5.1-codex-mini", Repetitions: 1, Preflight: "pass",
 		Status: StatusTerminalFail, StoppedAt: "pr-thread-mutations",
 		Confirmation: []Confirmation{{Name: "verify_pr", Command: "BENCH_MODEL_ID=gpt-5.3-codex pnpm run benchmark:verify:pr"}}}
-	collect(c, base)
+	collect(c, base, nil)
 	got := consolidatedMarkdown(c)
 	golden := filepath.Join("testdata", "consolidated.golden.md")
 	if *update {

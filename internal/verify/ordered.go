@@ -122,6 +122,10 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	if shared == "" {
 		shared = o.Config.Path(o.Config.FixtureManifest)
 	}
+	// ran holds the run ID of every set this invocation started: a set
+	// folder left by an earlier run in the same out-dir is not this run's
+	// result.
+	ran := map[string]string{}
 	c := &Consolidated{Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions, BaseDir: o.BaseDir,
 		Status: StatusFail, Confirmation: []Confirmation{}}
 	res := &OrderedResult{Summary: c, SummaryJSON: filepath.Join(o.BaseDir, "consolidated-summary.json"),
@@ -152,6 +156,9 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, FixtureManifest: shared,
 				GateProfile: o.GateProfile, Report: o.Report, Log: o.Log, Now: o.Now,
 			})
+			if r != nil {
+				ran[name] = r.Tracking.RunID
+			}
 			if err != nil || !r.Passed() {
 				c.Status = StatusFail
 				if r != nil {
@@ -206,7 +213,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 		}
 	}
 	c.Commands = cmds.snapshot()
-	collect(c, o.BaseDir)
+	collect(c, o.BaseDir, ran)
 	if err := writeConsolidated(res); err != nil {
 		return res, err
 	}
@@ -229,8 +236,10 @@ func envPrefix(env []string) string {
 
 // collect reads each set folder's tracking.json: the consolidated summary
 // is built from what the set folders hold, not from memory, so it can be
-// regenerated and audited from the artifacts alone.
-func collect(c *Consolidated, base string) {
+// regenerated and audited from the artifacts alone. With ran non-nil,
+// only a tracking.json carrying the run ID ran gives for its set counts;
+// a set folder an earlier run left behind shows as not_run.
+func collect(c *Consolidated, base string, ran map[string]string) {
 	c.Sets = nil
 	c.Totals = map[string]int{}
 	c.Checks = Checks{}
@@ -239,7 +248,7 @@ func collect(c *Consolidated, base string) {
 		path := filepath.Join(base, name, "tracking.json")
 		var t Tracking
 		data, err := os.ReadFile(path)
-		if err == nil && json.Unmarshal(data, &t) == nil {
+		if err == nil && json.Unmarshal(data, &t) == nil && (ran == nil || (ran[name] != "" && t.RunID == ran[name])) {
 			ss.Status = t.FinalStatus
 			ss.RowsExpected, ss.RowsActual = t.RowsExpected, t.RowsActual
 			ss.FailingScenarios = t.FailingScenarios
@@ -253,7 +262,7 @@ func collect(c *Consolidated, base string) {
 				c.Totals["rows_"+m] += n
 			}
 			c.Checks.add(t.Checks)
-		} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		} else if err != nil && !errors.Is(err, os.ErrNotExist) && (ran == nil || ran[name] != "") {
 			ss.Status = "unreadable"
 		}
 		c.Totals["sets_"+ss.Status]++

@@ -162,6 +162,35 @@ func TestOrderedEndToEnd(t *testing.T) {
 	}
 }
 
+// TestOrderedIgnoresEarlierRunsSetFolders reruns ordered into the folder
+// of an earlier, all-green run: the new run stops at issues, so the later
+// sets' folders are the earlier run's and must not count as passing now.
+func TestOrderedIgnoresEarlierRunsSetFolders(t *testing.T) {
+	green := newFixture(t, "none.json", nil)
+	base := filepath.Join(green.dir, "run")
+	if code, _, stderr := green.run("ordered", "--config", green.config, "--provider", "openai", "--fixture-manifest", green.manifest, "--out-dir", base); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	red := newFixture(t, "issues-fail.json", nil)
+	if code, _, stderr := red.run("ordered", "--config", red.config, "--provider", "openai", "--fixture-manifest", red.manifest, "--out-dir", base); code != 1 {
+		t.Fatalf("second run: exit %d\n%s", code, stderr)
+	}
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	want := []string{"pass", "pass", "terminal_fail", "not_run", "not_run", "not_run", "not_run", "not_run", "not_run"}
+	for i, s := range c.Sets {
+		if s.Status != want[i] {
+			t.Errorf("set %s = %s, want %s", s.Set, s.Status, want[i])
+		}
+	}
+	if c.Totals["sets_pass"] != 2 || c.Totals["rows_ghx"] != 9+4+15 {
+		t.Errorf("totals %v count an earlier run's sets", c.Totals)
+	}
+	md, _ := os.ReadFile(filepath.Join(base, "consolidated-summary.md"))
+	if !strings.Contains(string(md), "| 4 | `release-delivery` | with_seed | not_run |") {
+		t.Errorf("consolidated-summary.md shows an earlier run's set:\n%s", md)
+	}
+}
+
 func TestOrderedMissingSet(t *testing.T) {
 	f := newFixture(t, "none.json", nil)
 	sets := filepath.Join(f.dir, "sets.json")
