@@ -18,7 +18,11 @@ type SandboxProver struct {
 func (p SandboxProver) Prove(ctx context.Context, dir, option, source string) (ProofResult, error) {
 	r := p.Runner
 	r.WorkDir, r.Keep = dir, true
-	out, err := r.RunTest(ctx, sandbox.TestSpec{CaseID: filepath.Base(filepath.Dir(filepath.Dir(dir))), Option: option, Source: []byte(source)})
+	// The guard keeps a Python that lacks the benchmark's library from
+	// proving every option false when a test imports it inside its body
+	// (at the top of the file it is already a collection error).
+	out, err := r.RunTest(ctx, sandbox.TestSpec{CaseID: filepath.Base(filepath.Dir(filepath.Dir(dir))), Option: option, Source: []byte(source),
+		SupportFiles: map[string][]byte{"conftest.py": []byte(sandbox.MissingPackageGuard)}})
 	if err != nil {
 		return ProofResult{}, err
 	}
