@@ -357,7 +357,7 @@ func TestRunOrderedUploadsPerSetAndWarnsOnFailure(t *testing.T) {
 			writeSuite(t, "agent_direct-suite.jsonl", filepath.Join(d, "agent_direct-suite.jsonl"), nil)
 			writeSuite(t, "ghx-suite.jsonl", filepath.Join(d, "ghx-suite.jsonl"), nil)
 			writeJSON(t, filepath.Join(d, "tracking.json"), trackingDoc(set, "pass", nil))
-			mt := time.Now().Add(time.Duration(i-5) * time.Second)
+			mt := time.Now().Add(time.Duration(i) * time.Second)
 			os.Chtimes(filepath.Join(d, "tracking.json"), mt, mt)
 		}
 		writeJSON(t, filepath.Join(out, "mini-summary.json"), map[string]any{"sets": 2})

@@ -567,3 +567,49 @@ func TestOrderedModeStopsAtFailingSet(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedModeIgnoresEarlierRunsFolders reuses an out-dir holding a set
+// folder from an earlier run: only the sets this step ran are reported,
+// annotated and listed in the outputs.
+func TestOrderedModeIgnoresEarlierRunsFolders(t *testing.T) {
+	s := newStep(t, map[string]string{
+		"mode": "ordered", "provider": "openai", "working-directory": "bench", "bench-config": "bench.json",
+		"out-dir": "out/ordered", "upload-artifacts": "false",
+	})
+	benchWorkspace(t, s)
+	stale := filepath.Join(s.ws, "bench", "out", "ordered", "workflows")
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"tracking.json":   `{"set":"workflows","final_status":"terminal_fail","failing_scenarios":["workflow-list-001"]}`,
+		"ghx-suite.jsonl": `{"scenario_id":"workflow-list-001","mode":"ghx","success":false,"output_valid":true,"error":null}` + "\n",
+	}
+	old := time.Now().Add(-time.Hour)
+	for name, body := range files {
+		p := filepath.Join(stale, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failures := filepath.Join(s.files, "failures.json")
+	os.WriteFile(failures, []byte(`{"rules":[{"scenario":"issue-close-001","behavior":"always_fail","field":"output_valid"}]}`), 0o644)
+	s.env["BENCHSIM_FAILURES"] = failures
+	s.run(t)
+	if s.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", s.code, s.stdout)
+	}
+	out := s.outputs(t)
+	if tracks := strings.Split(out["tracking"], "\n"); len(tracks) != 3 || out["failing-rows"] != "2" {
+		t.Errorf("tracking = %q, failing-rows = %q: an earlier run's set counted", out["tracking"], out["failing-rows"])
+	}
+	if errs := errorLines(s.stdout); len(errs) != 2 || strings.Contains(strings.Join(errs, "\n"), "workflow-list-001") {
+		t.Errorf("annotations = %q", errs)
+	}
+	if sum := s.summary(t); strings.Contains(sum, "## Set workflows") {
+		t.Errorf("summary reports an earlier run's set:\n%s", sum)
+	}
+}

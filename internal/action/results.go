@@ -99,7 +99,7 @@ func collect(p *Plan, since time.Time) *results {
 			}
 		}
 	case "set", "ordered":
-		r.Sets = collectSets(p.OutDir)
+		r.Sets = collectSets(p.OutDir, since)
 		if p.Mode == "ordered" {
 			r.SummaryJSON, r.SummaryMD = topLevelSummary(p.OutDir)
 		} else if len(r.Sets) == 1 {
@@ -137,9 +137,12 @@ func suiteMode(path string) string {
 	return base
 }
 
-// collectSets finds every folder under root holding a tracking.json, in
-// the order the sets ran (file modification time, then path).
-func collectSets(root string) []*setResult {
+// collectSets finds every folder under root holding a tracking.json
+// written since the step started, in the order the sets ran (file
+// modification time, then path). A set folder an earlier run left in a
+// reused out-dir is not this step's result: it is neither reported nor
+// annotated nor uploaded.
+func collectSets(root string, since time.Time) []*setResult {
 	var sets []*setResult
 	type found struct {
 		path string
@@ -152,7 +155,7 @@ func collectSets(root string) []*setResult {
 		}
 		if !d.IsDir() && d.Name() == "tracking.json" {
 			info, err := d.Info()
-			if err == nil {
+			if err == nil && !info.ModTime().Before(since.Add(-time.Second)) {
 				paths = append(paths, found{path, info.ModTime()})
 			}
 		}
