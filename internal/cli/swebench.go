@@ -256,6 +256,12 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 	if code, ok := sbParse(env, fs, args); !ok {
 		return code
 	}
+	if fs.NArg() > 0 {
+		return sbUsage(env, "prepare-images", fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	if !strings.Contains(*tmpl, "{id}") {
+		return sbUsage(env, "prepare-images", fmt.Errorf("--image-template %q: must contain {id}", *tmpl))
+	}
 	all := append([]string{}, *ids...)
 	for _, id := range all {
 		if err := swebench.ValidateID(id); err != nil {

@@ -67,6 +67,8 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"bad ID in the instance file", []string{"batch", "--instance-file", "bad-ids.txt", "--dataset-file", dataset}, "bad-ids.txt:2"},
 		{"bad shard", []string{"batch", "--shard", "3/2", "--dataset-file", dataset}, "--shard"},
 		{"resume of a missing run root", []string{"batch", "--resume", "typo/root", "--dataset-file", dataset}, "--resume " + filepath.Join(dir, "typo", "root")},
+		{"image template without {id}", []string{"prepare-images", "--instance-id", "acme__widget-2", "--codex-binary", dataset, "--image-template", "sweb.eval:latest"}, "must contain {id}"},
+		{"stray argument to prepare-images", []string{"prepare-images", "--instance-id", "acme__widget-2", "--codex-binary", dataset, "acme__widget-1"}, "unexpected arguments"},
 		{"unknown subcommand", []string{"evaluate"}, "unknown subcommand"},
 		{"merge without roots", []string{"merge", "--output-dir", "m"}, "usage"},
 	}
