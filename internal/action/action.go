@@ -148,8 +148,12 @@ func Run(ctx context.Context, cfg Config) int {
 				break
 			}
 		}
+		if why == "" && tap.errs.last != "" {
+			why = ": " + shorten(tap.errs.last, 500)
+		}
 		a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, rep.rel(plan.OutDir))
 	}
+	res.ModeError = tap.errs.last
 	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
 	rep.summary(doc)
 	return code
@@ -448,6 +452,9 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact
 	head := doc.Section(fmt.Sprintf("benchgate %s: %s", p.Mode, Status(code)))
 	head.Note = "see the uploaded artifacts or " + r.rel(orDefault(p.OutDir, p.WorkDir))
 	head.Para("Command: `benchgate %s` (exit code %d).", strings.Join(redactArgs(p.Args, r.workspace), " "), code)
+	if code != exitOK && res.ModeError != "" {
+		head.Para("Last error: %s", jobsummary.Cell(shorten(res.ModeError, 2000)))
+	}
 	if trig := r.trigger(); trig != "" {
 		head.Para("%s", trig)
 	}
@@ -763,6 +770,43 @@ type urlTap struct {
 	w    io.Writer
 	line []byte
 	urls []string
+	errs lastMessage
+}
+
+// StderrRecorder is offered by the stdout writer Config.Run receives:
+// what the mode writes to stderr should also go to StderrWriter, so that
+// a mode that stops with an error ("benchgate set: ...") before writing
+// any result file still has its reason in the job summary and annotation.
+type StderrRecorder interface {
+	StderrWriter() io.Writer
+}
+
+// StderrWriter records the mode's stderr; it forwards nothing.
+func (t *urlTap) StderrWriter() io.Writer { return &t.errs }
+
+// lastMessage keeps the last complete line starting with "benchgate ",
+// the prefix of every mode's own error message.
+type lastMessage struct {
+	line []byte
+	last string
+}
+
+func (m *lastMessage) Write(p []byte) (int, error) {
+	m.line = append(m.line, p...)
+	for {
+		i := bytes.IndexByte(m.line, '\n')
+		if i < 0 {
+			break
+		}
+		if l := string(m.line[:i]); strings.HasPrefix(l, "benchgate ") {
+			m.last = strings.TrimSpace(l)
+		}
+		m.line = m.line[i+1:]
+	}
+	if len(m.line) > 64*1024 {
+		m.line = m.line[:0]
+	}
+	return len(p), nil
 }
 
 func (t *urlTap) Write(p []byte) (int, error) {

@@ -274,7 +274,7 @@ func TestReportMode(t *testing.T) {
 	wantErrs := 0
 	if handCode != 0 {
 		wantErrs = 1
-		if len(errs) == 1 && errs[0] != "::error title=benchgate report::fail (exit code 1); the job summary and benchgate-results/report-9001-1 tell why" {
+		if len(errs) == 1 && errs[0] != "::error title=benchgate report::fail (exit code 1): benchgate report: Benchmark gate failed for profile verify_pr; the job summary and benchgate-results/report-9001-1 tell why" {
 			t.Errorf("annotation = %q", errs[0])
 		}
 	}
@@ -611,5 +611,27 @@ func TestOrderedModeIgnoresEarlierRunsFolders(t *testing.T) {
 	}
 	if sum := s.summary(t); strings.Contains(sum, "## Set workflows") {
 		t.Errorf("summary reports an earlier run's set:\n%s", sum)
+	}
+}
+
+// TestModeUsageErrorIsShown checks that a value the mode itself refuses,
+// before it writes any result file, still reaches the step's annotation
+// and the job summary with the mode's own message.
+func TestModeUsageErrorIsShown(t *testing.T) {
+	s := newStep(t, map[string]string{
+		"mode": "set", "set": "issues", "provider": "openai", "repetitions": "0",
+		"working-directory": "bench", "bench-config": "bench.json", "upload-artifacts": "false",
+	})
+	benchWorkspace(t, s)
+	s.run(t)
+	if s.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", s.code, s.stdout)
+	}
+	why := "benchgate set: --repetitions: expected an integer >= 1, got 0"
+	if errs := errorLines(s.stdout); len(errs) != 1 || !strings.Contains(errs[0], why) {
+		t.Errorf("error annotations = %q, want one with %q", errs, why)
+	}
+	if sum := s.summary(t); !strings.Contains(sum, "Last error: "+why) {
+		t.Errorf("summary lacks the mode's message:\n%s", sum)
 	}
 }

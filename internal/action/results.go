@@ -16,10 +16,12 @@ type results struct {
 	Sets []*setResult
 	// SummaryJSON / SummaryMD: the report's files, or ordered's consolidated summary.
 	SummaryJSON, SummaryMD string
-	Suites                 map[string]*suiteStats // report mode: by suite mode name
-	SuiteOrder             []string
-	Batch                  *batchResult
-	Audit                  *auditResult
+	// ModeError is the mode's last own error line on stderr, if any.
+	ModeError  string
+	Suites     map[string]*suiteStats // report mode: by suite mode name
+	SuiteOrder []string
+	Batch      *batchResult
+	Audit      *auditResult
 }
 
 // tracking is the part of a set's tracking.json the summary shows.

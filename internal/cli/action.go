@@ -40,6 +40,9 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 			child := *env
 			child.Dir = dir
 			child.Stdout = stdout
+			if r, ok := stdout.(action.StderrRecorder); ok {
+				child.Stderr = io.MultiWriter(env.Stderr, r.StderrWriter())
+			}
 			child.Getenv = func(k string) string {
 				if v, ok := extra[k]; ok {
 					return v
