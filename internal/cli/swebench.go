@@ -309,6 +309,10 @@ func swebenchMerge(env *Env, args []string) int {
 		roots = append(roots, sbPath(env, r))
 	}
 	res, err := swebench.Merge(sbPath(env, *out), roots, env.Now().UTC())
+	var ue *swebench.UsageError
+	if errors.As(err, &ue) {
+		return sbUsage(env, "merge", err)
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate swebench merge: %v\n", err)
 		return ExitFailed

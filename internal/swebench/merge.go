@@ -31,6 +31,12 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 	if len(roots) == 0 {
 		return res, fmt.Errorf("merge: no run roots given")
 	}
+	// Copying a root onto itself would truncate its files.
+	for _, root := range roots {
+		if samePath(out, root) {
+			return res, &UsageError{fmt.Errorf("merge: --output-dir %s is one of the run roots; merge into a new folder", out)}
+		}
+	}
 	from := map[string]string{}
 	entries := map[string]InstanceEntry{}
 	var subset string
@@ -131,4 +137,19 @@ func copyTree(src, dst string) error {
 		}
 		return outF.Close()
 	})
+}
+
+// samePath reports whether a and b name the same folder.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	if aa == bb {
+		return true
+	}
+	ai, err1 := os.Stat(aa)
+	bi, err2 := os.Stat(bb)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }

@@ -2,6 +2,7 @@ package swebench
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +71,27 @@ func TestMergeKeepsInstancesAnInterruptedShardNeverReached(t *testing.T) {
 	// Overlap is also detected through a shard's unreached scope.
 	if _, err := Merge(filepath.Join(dir, "again"), []string{r1, r1}, time.Now()); err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Errorf("merge of overlapping roots: %v", err)
+	}
+}
+
+func TestMergeRefusesToWriteIntoARunRoot(t *testing.T) {
+	dir := t.TempDir()
+	r1, r2 := filepath.Join(dir, "shard1"), filepath.Join(dir, "shard2")
+	shardRoot(t, r1, []string{"acme__a-1"}, map[string]string{"acme__a-1": "success"})
+	shardRoot(t, r2, []string{"acme__b-2"}, map[string]string{"acme__b-2": "success"})
+	pred := PathsFor(filepath.Join(r1, "acme__a-1"), "acme__a-1").Pred
+	before, err := os.ReadFile(pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{r1, r1 + "/", filepath.Join(dir, "shard2", "..", "shard1")} {
+		_, err := Merge(out, []string{r1, r2}, time.Now())
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "one of the run roots") {
+			t.Errorf("merge into %s: %v, want a usage error", out, err)
+		}
+	}
+	if after, _ := os.ReadFile(pred); string(after) != string(before) {
+		t.Errorf("%s changed: %q", pred, after)
 	}
 }
