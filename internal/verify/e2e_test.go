@@ -271,6 +271,17 @@ func TestSetEndToEnd(t *testing.T) {
 			}
 			out := filepath.Join(f.dir, "out", tc.set)
 			tr := readTracking(t, filepath.Join(out, "tracking.json"))
+			// Every list of tracking.json is a JSON array, also when the
+			// set stopped before anything ran.
+			var raw map[string]json.RawMessage
+			if data, err := os.ReadFile(filepath.Join(out, "tracking.json")); err != nil || json.Unmarshal(data, &raw) != nil {
+				t.Fatalf("tracking.json: %v", err)
+			}
+			for _, k := range []string{"resolved_scenarios", "failing_scenarios", "failures", "reruns", "commands"} {
+				if v := strings.TrimSpace(string(raw[k])); !strings.HasPrefix(v, "[") {
+					t.Errorf("tracking.json %s = %s, want an array", k, v)
+				}
+			}
 			if strings.TrimSpace(stdout) != filepath.Join(out, "tracking.json") {
 				t.Errorf("stdout %q, want the tracking path", stdout)
 			}

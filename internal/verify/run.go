@@ -73,7 +73,7 @@ func (c *commands) add(r CommandRecord) {
 func (c *commands) snapshot() []CommandRecord {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]CommandRecord(nil), c.records...)
+	return append([]CommandRecord{}, c.records...)
 }
 
 // logTail returns the last n non-empty lines of a child's log, indented,
