@@ -71,6 +71,7 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"stray argument to prepare-images", []string{"prepare-images", "--instance-id", "acme__widget-2", "--codex-binary", dataset, "acme__widget-1"}, "unexpected arguments"},
 		{"unknown subcommand", []string{"evaluate"}, "unknown subcommand"},
 		{"merge without roots", []string{"merge", "--output-dir", "m"}, "usage"},
+		{"merge of a folder that is no run root", []string{"merge", "--output-dir", "m", "typo"}, filepath.Join(dir, "typo") + " is not a run root"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

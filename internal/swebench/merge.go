@@ -42,6 +42,9 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 	var subset string
 	for _, root := range roots {
 		m, err := ReadManifest(filepath.Join(root, ManifestFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			return res, &UsageError{fmt.Errorf("merge: %s is not a run root: it has no %s", root, ManifestFile)}
+		}
 		if err != nil {
 			return res, fmt.Errorf("merge: run root %s: %w", root, err)
 		}
