@@ -539,3 +539,31 @@ func TestQAAuditMaxRemediations(t *testing.T) {
 		})
 	}
 }
+
+// TestQAAuditOutDirInsideTheQuestionFolder checks that a rerun does not
+// audit the fixed copies the first run wrote under its output folder.
+func TestQAAuditOutDirInsideTheQuestionFolder(t *testing.T) {
+	py := testenv.Python(t)
+	chat := newChatFake(t, qaTests, qaProposals)
+	dir := qaRepo(t)
+	args := []string{"--model-backend", "openai", "--model", "m", "--model-url", chat.URL + "/v1", "--python", py,
+		"--out-dir", "benchmarks/qa-out", "benchmarks"}
+	var cases []int
+	for run := 1; run <= 2; run++ {
+		r := runQA(t, dir, nil, args...)
+		if r.code != ExitFailed {
+			t.Fatalf("run %d: exit %d: %s", run, r.code, r.stderr)
+		}
+		rep, err := qreport.Read(filepath.Join(dir, "benchmarks", "qa-out", "quality_report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 && rep.Totals.Fixed == 0 {
+			t.Fatal("the first run fixed nothing, so it wrote no copy to find")
+		}
+		cases = append(cases, rep.Totals.Cases)
+	}
+	if cases[0] != cases[1] {
+		t.Errorf("cases per run %v: the second run audited the first run's fixed copies", cases)
+	}
+}

@@ -71,7 +71,16 @@ type Summary struct {
 }
 
 // ExpandPaths turns files and folders into a sorted list of YAML files.
-func ExpandPaths(paths []string) ([]string, error) {
+// Folders in skip (the audit's own output, which holds fixed copies of the
+// question files) are not searched, so a rerun does not audit its own
+// copies.
+func ExpandPaths(paths []string, skip ...string) ([]string, error) {
+	skipped := map[string]bool{}
+	for _, s := range skip {
+		if a, err := filepath.Abs(s); err == nil {
+			skipped[a] = true
+		}
+	}
 	var out []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -86,6 +95,11 @@ func ExpandPaths(paths []string) ([]string, error) {
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if d.IsDir() && path != p {
+				if a, err := filepath.Abs(path); err == nil && skipped[a] {
+					return filepath.SkipDir
+				}
 			}
 			if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
 				found = append(found, path)
@@ -157,7 +171,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	paths, err := ExpandPaths(cfg.Paths)
+	paths, err := ExpandPaths(cfg.Paths, cfg.OutDir)
 	if err != nil {
 		return nil, err
 	}
