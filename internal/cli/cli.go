@@ -16,10 +16,9 @@ import (
 // Exit codes shared by every mode. Modes with their own contract (the
 // SWE-bench runner's 20 for "incomplete") document theirs.
 const (
-	ExitOK      = 0 // the mode ran and what it judged holds
-	ExitFailed  = 1 // the mode ran and what it judged does not hold
-	ExitUsage   = 2 // bad flags or bad input: nothing was judged
-	ExitPartial = 20
+	ExitOK     = 0 // the mode ran and what it judged holds
+	ExitFailed = 1 // the mode ran and what it judged does not hold
+	ExitUsage  = 2 // bad flags or bad input: nothing was judged
 )
 
 // Env is what a mode may use of the outside world. Tests fill it with
