@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -181,24 +181,7 @@ func (h *harness) run(mode func(dir string, args []string) int) int {
 // outputs parses the GITHUB_OUTPUT file written by go-githubactions.
 func (h *harness) outputs() map[string]string {
 	h.t.Helper()
-	b, err := os.ReadFile(h.env["GITHUB_OUTPUT"])
-	if err != nil {
-		h.t.Fatalf("read outputs: %v", err)
-	}
-	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		name, delim, ok := strings.Cut(sc.Text(), "<<")
-		if !ok {
-			h.t.Fatalf("unexpected output line %q", sc.Text())
-		}
-		var val []string
-		for sc.Scan() && sc.Text() != delim {
-			val = append(val, sc.Text())
-		}
-		out[name] = strings.Join(val, "\n")
-	}
-	return out
+	return testenv.ReadGitHubOutput(h.t, h.env["GITHUB_OUTPUT"])
 }
 
 func (h *harness) summary() string {

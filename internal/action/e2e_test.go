@@ -8,7 +8,6 @@ package action_test
 // artifact server.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -122,24 +121,10 @@ func (s *step) run(t *testing.T) {
 
 func (s *step) outputs(t *testing.T) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(s.env["GITHUB_OUTPUT"])
-	if err != nil {
+	if _, err := os.Stat(s.env["GITHUB_OUTPUT"]); err != nil {
 		t.Fatalf("outputs: %v\nstdout:\n%s", err, s.stdout)
 	}
-	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		name, delim, ok := strings.Cut(sc.Text(), "<<")
-		if !ok {
-			t.Fatalf("bad output line %q", sc.Text())
-		}
-		var val []string
-		for sc.Scan() && sc.Text() != delim {
-			val = append(val, sc.Text())
-		}
-		out[name] = strings.Join(val, "\n")
-	}
-	return out
+	return testenv.ReadGitHubOutput(t, s.env["GITHUB_OUTPUT"])
 }
 
 func (s *step) summary(t *testing.T) string {

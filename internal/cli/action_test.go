@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -114,24 +113,7 @@ func TestActionQAAudit(t *testing.T) {
 
 func readOutputs(t *testing.T, path string) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		name, delim, ok := strings.Cut(sc.Text(), "<<")
-		if !ok {
-			t.Fatalf("bad output line %q", sc.Text())
-		}
-		var val []string
-		for sc.Scan() && sc.Text() != delim {
-			val = append(val, sc.Text())
-		}
-		out[name] = strings.Join(val, "\n")
-	}
-	return out
+	return testenv.ReadGitHubOutput(t, path)
 }
 
 func TestActionTakesNoArguments(t *testing.T) {
