@@ -572,21 +572,42 @@ func TestUploadBadInput(t *testing.T) {
 	}
 }
 
-func TestUploadDirSymlinks(t *testing.T) {
+// TestUploadDirNeverFollowsSymlinks plants the links an agent or a test
+// could leave in a results folder: one to /proc/self/environ (which holds
+// the job's tokens), one to a file outside the folder, one to a folder
+// outside it, and a loop. None may be followed: the archive holds only the
+// real file, and the links are reported as skipped.
+func TestUploadDirNeverFollowsSymlinks(t *testing.T) {
+	t.Setenv("BENCHGATE_TEST_SECRET_SENTINEL", "ghs_sentinel_token_value")
 	f, c := newFake(t)
 	outside := t.TempDir()
-	if err := os.WriteFile(filepath.Join(outside, "target.txt"), []byte("linked"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(outside, "target.txt"), []byte("host secret"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := os.Symlink(filepath.Join(outside, "target.txt"), filepath.Join(dir, "link.txt")); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "plans"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(dir, "linkdir")); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "plans", "plan.md"), []byte("real plan"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UploadDir(context.Background(), "links", dir); err != nil {
+	links := map[string]string{
+		"plans/leak.txt": "/proc/self/environ",
+		"link.txt":       filepath.Join(outside, "target.txt"),
+		"linkdir":        outside,
+		"self":           dir,
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	up, err := c.UploadDir(context.Background(), "links", dir)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(string(f.blob), "ghs_sentinel_token_value") || strings.Contains(string(f.blob), "host secret") {
+		t.Fatal("the archive holds content read through a symbolic link")
 	}
 	zr, err := zip.NewReader(bytes.NewReader(f.blob), int64(len(f.blob)))
 	if err != nil {
@@ -599,19 +620,50 @@ func TestUploadDirSymlinks(t *testing.T) {
 		rc.Close()
 		got[zf.Name] = string(b)
 	}
-	if got["link.txt"] != "linked" || got["linkdir/target.txt"] != "linked" || len(got) != 2 {
-		t.Errorf("zip = %v, want link.txt and linkdir/target.txt with the target's content", got)
+	if len(got) != 1 || got["plans/plan.md"] != "real plan" {
+		t.Errorf("zip = %v, want only plans/plan.md", got)
+	}
+	want := []string{"link.txt", "linkdir", "plans/leak.txt", "self"}
+	if strings.Join(up.Skipped, ",") != strings.Join(want, ",") {
+		t.Errorf("Skipped = %v, want %v", up.Skipped, want)
 	}
 
-	loop := t.TempDir()
-	if err := os.Symlink(loop, filepath.Join(loop, "self")); err != nil {
+	// A listed file that is a link is skipped the same way.
+	f.blob = nil
+	up, err = c.UploadFiles(context.Background(), "listed", dir, []string{"plans/plan.md", "plans/leak.txt"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(loop, "f"), []byte("x"), 0o644); err != nil {
+	if strings.Contains(string(f.blob), "ghs_sentinel_token_value") || len(up.Skipped) != 1 || up.Skipped[0] != "plans/leak.txt" {
+		t.Errorf("UploadFiles followed a link or did not report it: skipped %v", up.Skipped)
+	}
+
+	// A folder that is itself a link is refused.
+	if _, err := c.UploadDir(context.Background(), "rootlink", filepath.Join(dir, "linkdir")); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("UploadDir of a link: err = %v, want a symbolic-link error", err)
+	}
+}
+
+// TestZipRefusesFileSwappedForLink covers the race between listing and
+// reading: a file replaced by a link after collectDir must not be read
+// through the link.
+func TestZipRefusesFileSwappedForLink(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.UploadDir(context.Background(), "loop", loop); err == nil || !strings.Contains(err.Error(), "symbolic link loop") {
-		t.Errorf("symlink loop: err = %v, want a loop error", err)
+	col, err := collectDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p)
+	if err := os.Symlink("/proc/self/environ", p); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := writeZip(context.Background(), &buf, col, 6); err == nil {
+		t.Fatal("writeZip read a file that became a symbolic link")
 	}
 }
 

@@ -18,39 +18,40 @@ import (
 // SAS in the signed URL is valid for it and for every later version.
 const azureVersion = "2023-11-03"
 
-// UploadDir uploads every file under dir (recursively, following symbolic
-// links, keeping empty directories) as the artifact name, with paths in the
+// UploadDir uploads every file under dir (recursively, keeping empty
+// directories, never following symbolic links: they are listed in
+// Uploaded.Skipped) as the artifact name, with paths in the
 // zip relative to dir.
-func (c *Client) UploadDir(ctx context.Context, name string, dir string) (Uploaded, error) {
+func (cl *Client) UploadDir(ctx context.Context, name string, dir string) (Uploaded, error) {
 	if err := ValidateName(name); err != nil {
 		return Uploaded{}, err
 	}
-	entries, err := collectDir(dir)
+	c, err := collectDir(dir)
 	if err != nil {
 		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, err)
 	}
-	return c.upload(ctx, name, entries)
+	return cl.upload(ctx, name, c)
 }
 
 // UploadFiles uploads the listed files as the artifact name, with paths in
 // the zip relative to root. Relative file paths are resolved against root;
 // every file must lie inside root.
-func (c *Client) UploadFiles(ctx context.Context, name string, root string, files []string) (Uploaded, error) {
+func (cl *Client) UploadFiles(ctx context.Context, name string, root string, files []string) (Uploaded, error) {
 	if err := ValidateName(name); err != nil {
 		return Uploaded{}, err
 	}
-	entries, err := collectFiles(root, files)
+	c, err := collectFiles(root, files)
 	if err != nil {
 		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, err)
 	}
-	return c.upload(ctx, name, entries)
+	return cl.upload(ctx, name, c)
 }
 
 // upload creates the artifact, streams the zip of entries to the signed URL
 // block by block and finalizes it. The zip is produced by one goroutine and
 // cut into blocks by another while the previous block is being sent, so at
 // most three blocks are in memory whatever the folder size.
-func (c *Client) upload(ctx context.Context, name string, entries []entry) (Uploaded, error) {
+func (c *Client) upload(ctx context.Context, name string, files collection) (Uploaded, error) {
 	signed, err := c.createArtifact(ctx, name)
 	if err != nil {
 		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, err)
@@ -65,7 +66,7 @@ func (c *Client) upload(ctx context.Context, name string, entries []entry) (Uplo
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		zipErr = writeZip(ctx, pw, entries, c.level)
+		zipErr = writeZip(ctx, pw, files, c.level)
 		pw.CloseWithError(zipErr)
 	}()
 
@@ -155,7 +156,7 @@ func (c *Client) upload(ctx context.Context, name string, entries []entry) (Uplo
 	if err != nil {
 		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, err)
 	}
-	return Uploaded{ID: id, Name: name, Size: size, Digest: digest}, nil
+	return Uploaded{ID: id, Name: name, Size: size, Digest: digest, Skipped: files.skipped}, nil
 }
 
 // blockID returns the ID of block i. Azure requires all IDs of a blob to

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // ErrNoFiles is returned when there is nothing to upload. upload-artifact
@@ -22,91 +23,96 @@ import (
 var ErrNoFiles = errors.New("no files to upload")
 
 // entry is one member of the archive: a file whose content is read from
-// source, or an empty directory.
+// rel below the collection's root, or an empty directory.
 type entry struct {
-	source string // path on disk (after symlinks); "" for directories
-	name   string // slash-separated path inside the zip
-	dir    bool
+	rel  string // slash-separated path below the root; "" for directories
+	name string // slash-separated path inside the zip
+	dir  bool
 }
 
-// collectDir lists every file under root, following symbolic links the way
-// upload-artifact's glob does, and the directories that end up empty (the
-// toolkit keeps them as zip entries). Entries are sorted so the archive is
-// reproducible.
-func collectDir(root string) ([]entry, error) {
-	info, err := os.Stat(root)
+// collection is what an upload sends: the entries, the folder they are
+// read from, and the symbolic links left out.
+type collection struct {
+	root    string
+	entries []entry
+	// skipped lists the symbolic links found and not followed, as paths
+	// relative to root, so the caller can warn about each.
+	skipped []string
+}
+
+// collectDir lists every regular file under root and the directories that
+// end up empty (the toolkit keeps them as zip entries). Symbolic links are
+// never followed: a link planted by an agent or a test (to /proc/self/environ,
+// to a host secret) would otherwise upload whatever it points at, tokens
+// included. They are listed in skipped instead. Entries are sorted so the
+// archive is reproducible.
+func collectDir(root string) (collection, error) {
+	info, err := os.Lstat(root)
 	if err != nil {
-		return nil, fmt.Errorf("folder %s: %w", root, err)
+		return collection{}, fmt.Errorf("folder %s: %w", root, err)
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return collection{}, fmt.Errorf("folder %s: is a symbolic link; upload the folder it points to instead", root)
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("folder %s: not a directory", root)
+		return collection{}, fmt.Errorf("folder %s: not a directory", root)
 	}
-	var out []entry
-	visited := map[string]bool{}
+	c := collection{root: root}
 	var walk func(dir, prefix string) error
 	walk = func(dir, prefix string) error {
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			return fmt.Errorf("folder %s: %w", dir, err)
-		}
-		if visited[real] {
-			return fmt.Errorf("folder %s: symbolic link loop back to %s", dir, real)
-		}
-		visited[real] = true
-		defer delete(visited, real)
 		des, err := os.ReadDir(dir)
 		if err != nil {
 			return fmt.Errorf("folder %s: %w", dir, err)
 		}
 		if len(des) == 0 && prefix != "" {
-			out = append(out, entry{name: prefix + "/", dir: true})
+			c.entries = append(c.entries, entry{name: prefix + "/", dir: true})
 			return nil
 		}
 		for _, de := range des {
 			p := filepath.Join(dir, de.Name())
 			name := path.Join(prefix, de.Name())
-			fi, err := os.Stat(p) // follows symbolic links
-			if err != nil {
-				return fmt.Errorf("file %s: %w", p, err)
-			}
-			switch {
-			case fi.IsDir():
+			switch t := de.Type(); {
+			case t&fs.ModeSymlink != 0:
+				c.skipped = append(c.skipped, name)
+			case t.IsDir():
 				if err := walk(p, name); err != nil {
 					return err
 				}
-			case fi.Mode().IsRegular():
-				out = append(out, entry{source: p, name: name})
+			case t.IsRegular():
+				c.entries = append(c.entries, entry{rel: name, name: name})
 			default:
-				return fmt.Errorf("file %s: %s is neither a regular file nor a directory", p, fi.Mode().Type())
+				return fmt.Errorf("file %s: %s is neither a regular file nor a directory", p, t)
 			}
 		}
 		return nil
 	}
 	if err := walk(root, ""); err != nil {
-		return nil, err
+		return collection{}, err
 	}
-	if !hasFile(out) {
-		return nil, fmt.Errorf("folder %s: %w", root, ErrNoFiles)
+	if !hasFile(c.entries) {
+		return collection{}, fmt.Errorf("folder %s: %w", root, ErrNoFiles)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out, nil
+	sort.Slice(c.entries, func(i, j int) bool { return c.entries[i].name < c.entries[j].name })
+	sort.Strings(c.skipped)
+	return c, nil
 }
 
 // collectFiles turns an explicit file list into archive entries named
 // relative to root. Relative paths are taken relative to root; every file
-// must lie inside root, as upload-artifact requires.
-func collectFiles(root string, files []string) ([]entry, error) {
+// must lie inside root, as upload-artifact requires. A listed file that is
+// a symbolic link is skipped like one found in a folder.
+func collectFiles(root string, files []string) (collection, error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("root %s: %w", root, err)
+		return collection{}, fmt.Errorf("root %s: %w", root, err)
 	}
 	if info, err := os.Stat(absRoot); err != nil {
-		return nil, fmt.Errorf("root %s: %w", root, err)
+		return collection{}, fmt.Errorf("root %s: %w", root, err)
 	} else if !info.IsDir() {
-		return nil, fmt.Errorf("root %s: not a directory", root)
+		return collection{}, fmt.Errorf("root %s: not a directory", root)
 	}
+	c := collection{root: absRoot}
 	seen := map[string]bool{}
-	var out []entry
 	for _, f := range files {
 		p := f
 		if !filepath.IsAbs(p) {
@@ -115,27 +121,32 @@ func collectFiles(root string, files []string) ([]entry, error) {
 		p = filepath.Clean(p)
 		rel, err := filepath.Rel(absRoot, p)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, fmt.Errorf("file %s: not inside the root folder %s", f, root)
+			return collection{}, fmt.Errorf("file %s: not inside the root folder %s", f, root)
 		}
-		fi, err := os.Stat(p)
+		fi, err := os.Lstat(p)
 		if err != nil {
-			return nil, fmt.Errorf("file %s: %w", f, err)
-		}
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("file %s: expected a regular file, found %s", f, describeMode(fi.Mode()))
+			return collection{}, fmt.Errorf("file %s: %w", f, err)
 		}
 		name := filepath.ToSlash(rel)
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			c.skipped = append(c.skipped, name)
+			continue
+		}
+		if !fi.Mode().IsRegular() {
+			return collection{}, fmt.Errorf("file %s: expected a regular file, found %s", f, describeMode(fi.Mode()))
+		}
 		if seen[name] {
 			continue
 		}
 		seen[name] = true
-		out = append(out, entry{source: p, name: name})
+		c.entries = append(c.entries, entry{rel: name, name: name})
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("root %s: %w", root, ErrNoFiles)
+	if len(c.entries) == 0 {
+		return collection{}, fmt.Errorf("root %s: %w", root, ErrNoFiles)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out, nil
+	sort.Slice(c.entries, func(i, j int) bool { return c.entries[i].name < c.entries[j].name })
+	sort.Strings(c.skipped)
+	return c, nil
 }
 
 func describeMode(m fs.FileMode) string {
@@ -171,7 +182,16 @@ func (p *pooledFlate) Close() error {
 // writeZip streams the entries as a zip into w, one file open at a time, so
 // memory use does not depend on the size of the folder. level 0 stores the
 // files; 1-9 or flate.DefaultCompression deflate them.
-func writeZip(ctx context.Context, w io.Writer, entries []entry, level int) error {
+//
+// Files are opened through an os.Root at the collection's root with
+// O_NOFOLLOW, so a file swapped for a symbolic link (or a directory for a
+// link out of the folder) after listing is refused, not followed.
+func writeZip(ctx context.Context, w io.Writer, c collection, level int) error {
+	root, err := os.OpenRoot(c.root)
+	if err != nil {
+		return fmt.Errorf("zip: %w", err)
+	}
+	defer root.Close()
 	zw := zip.NewWriter(w)
 	method := zip.Store
 	if level != flate.NoCompression {
@@ -189,7 +209,7 @@ func writeZip(ctx context.Context, w io.Writer, entries []entry, level int) erro
 			return &pooledFlate{fw, pool}, nil
 		})
 	}
-	for _, e := range entries {
+	for _, e := range c.entries {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -199,7 +219,7 @@ func writeZip(ctx context.Context, w io.Writer, entries []entry, level int) erro
 			}
 			continue
 		}
-		if err := addFile(zw, e, method); err != nil {
+		if err := addFile(zw, root, c.root, e, method); err != nil {
 			return err
 		}
 	}
@@ -209,28 +229,32 @@ func writeZip(ctx context.Context, w io.Writer, entries []entry, level int) erro
 	return nil
 }
 
-func addFile(zw *zip.Writer, e entry, method uint16) error {
-	f, err := os.Open(e.source)
+func addFile(zw *zip.Writer, root *os.Root, rootDir string, e entry, method uint16) error {
+	source := filepath.Join(rootDir, filepath.FromSlash(e.rel))
+	f, err := root.OpenFile(filepath.FromSlash(e.rel), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return fmt.Errorf("zip %s: %w", e.source, err)
+		return fmt.Errorf("zip %s: %w", source, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("zip %s: %w", e.source, err)
+		return fmt.Errorf("zip %s: %w", source, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("zip %s: expected a regular file, found %s", source, describeMode(fi.Mode()))
 	}
 	hdr, err := zip.FileInfoHeader(fi)
 	if err != nil {
-		return fmt.Errorf("zip %s: %w", e.source, err)
+		return fmt.Errorf("zip %s: %w", source, err)
 	}
 	hdr.Name = e.name
 	hdr.Method = method
 	zf, err := zw.CreateHeader(hdr)
 	if err != nil {
-		return fmt.Errorf("zip %s: %w", e.source, err)
+		return fmt.Errorf("zip %s: %w", source, err)
 	}
 	if _, err := io.Copy(zf, f); err != nil {
-		return fmt.Errorf("zip %s: %w", e.source, err)
+		return fmt.Errorf("zip %s: %w", source, err)
 	}
 	return nil
 }
