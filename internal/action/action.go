@@ -91,12 +91,14 @@ func Run(ctx context.Context, cfg Config) int {
 	if workspace == "" {
 		workspace = cfg.Dir
 	}
-	rep := &reporter{cfg: cfg, a: a, workspace: workspace}
+	rep := &reporter{cfg: cfg, a: a, workspace: workspace, files: &fileCommands{getenv: cfg.Getenv}}
 
 	plan, err := BuildPlan(a.GetInput, workspace, runTag(cfg.Getenv, start))
 	if err == nil {
 		if info, serr := os.Stat(plan.WorkDir); serr != nil || !info.IsDir() {
 			err = &InputError{Input: "working-directory", Value: a.GetInput("working-directory"), Expected: "an existing folder under the workspace"}
+		} else {
+			err = plan.ClaimOutDir()
 		}
 	}
 	if err != nil {
@@ -111,7 +113,7 @@ func Run(ctx context.Context, cfg Config) int {
 		var doc jobsummary.Doc
 		doc.Section("benchgate: bad input").Para("The step did not run: %s", jobsummary.Cell(err.Error()))
 		rep.summary(&doc)
-		return exitUsage
+		return rep.fileCommandFailure(exitUsage)
 	}
 	for _, name := range plan.Ignored {
 		a.Warningf("input %q is not used by mode %s and was ignored", name, plan.Mode)
@@ -156,7 +158,7 @@ func Run(ctx context.Context, cfg Config) int {
 	res.ModeError = tap.errs.last
 	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
 	rep.summary(doc)
-	return code
+	return rep.fileCommandFailure(code)
 }
 
 // stopCommands issues ::stop-commands:: with a fresh token and returns
@@ -198,6 +200,21 @@ type reporter struct {
 	cfg       Config
 	a         *githubactions.Action
 	workspace string
+	files     *fileCommands
+}
+
+// fileCommandFailure reports a step output or summary that could not be
+// written, once, as an error annotation naming the file, and turns a
+// passing step into a failing one: later steps would read no status.
+func (r *reporter) fileCommandFailure(code int) int {
+	if r.files.err == nil {
+		return code
+	}
+	r.a.WithFieldsMap(map[string]string{"title": "benchgate: step outputs"}).Errorf("cannot write the step's file commands: %v; outputs and job summary are incomplete", r.files.err)
+	if code == exitOK {
+		return exitFailed
+	}
+	return code
 }
 
 // rel shows path relative to the workspace (what later steps and the
@@ -215,18 +232,12 @@ func (r *reporter) rel(path string) string {
 // output sets a step output; without GITHUB_OUTPUT (a run outside
 // Actions) it does nothing, because the library would panic.
 func (r *reporter) output(k, v string) {
-	if r.cfg.Getenv("GITHUB_OUTPUT") == "" {
-		return
-	}
-	r.a.SetOutput(k, v)
+	r.files.setOutput(k, v)
 }
 
 func (r *reporter) summary(doc *jobsummary.Doc) {
-	if r.cfg.Getenv("GITHUB_STEP_SUMMARY") == "" {
-		return
-	}
-	// AddStepSummary appends a newline; keep the whole step under the limit.
-	r.a.AddStepSummary(doc.Render(jobsummary.MaxBytes - 1))
+	// appendSummary adds a newline; keep the whole step under the limit.
+	r.files.appendSummary(doc.Render(jobsummary.MaxBytes - 1))
 }
 
 type artifact struct {

@@ -1,7 +1,10 @@
 package action
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -69,7 +72,7 @@ func Inputs() []Input {
 	return []Input{
 		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch or qa-audit."},
 		{Name: "working-directory", Kind: Adapter, Description: "Folder, relative to the workspace, the mode runs in (the benchmark package for set/ordered). Default: the workspace."},
-		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --out-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
+		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>, with -2, -3, ... added when an earlier step of the job already used that folder. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --out-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
 		{Name: "extra-args", Kind: Lines, Description: "More command-line arguments for the mode, one per line, passed unchanged (for flags this Action does not list)."},
 
 		// report
@@ -174,6 +177,60 @@ type Plan struct {
 	ArtifactPrefix string
 	// Ignored lists inputs that were set but mean nothing for this mode.
 	Ignored []string
+	// defaultOutDir is set when OutDir was not given and may be moved by
+	// ClaimOutDir to a folder no earlier step of the job used.
+	defaultOutDir bool
+}
+
+// ClaimOutDir makes a defaulted OutDir this step's own: two steps of one
+// job (two `mode: set` steps, say) share the run id and attempt, so the
+// second would write into the first's folder and overwrite its
+// tracking.json. The folder is created with an exclusive mkdir; when it
+// exists, "-2", "-3", ... are tried, and every argument naming the old
+// folder is rewritten. An out-dir the user gave is left as it is.
+func (p *Plan) ClaimOutDir() error {
+	if !p.defaultOutDir {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p.OutDir), 0o755); err != nil {
+		return fmt.Errorf("out-dir: %w", err)
+	}
+	old := p.OutDir
+	for i := 1; i <= 1000; i++ {
+		dir := old
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", old, i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("out-dir: %w", err)
+		}
+		p.moveOutDir(old, dir)
+		return nil
+	}
+	return fmt.Errorf("out-dir: %s-2 ... %s-1000 all exist; set out-dir", old, old)
+}
+
+// moveOutDir rewrites every path below old to lie below dir.
+func (p *Plan) moveOutDir(old, dir string) {
+	move := func(s string) string {
+		if s == old {
+			return dir
+		}
+		if strings.HasPrefix(s, old+string(filepath.Separator)) {
+			return dir + s[len(old):]
+		}
+		return s
+	}
+	for i, a := range p.Args {
+		p.Args[i] = move(a)
+	}
+	p.OutDir = move(p.OutDir)
+	p.SummaryJSON = move(p.SummaryJSON)
+	p.SummaryMD = move(p.SummaryMD)
 }
 
 // BuildPlan turns the inputs into a Plan. get reads one input (already
@@ -195,6 +252,7 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		p.OutDir = filepath.Join(p.WorkDir, "results", "phase5", "ralph-codex-local")
 	default:
 		p.OutDir = filepath.Join(p.WorkDir, "benchgate-results", mode+"-"+runTag)
+		p.defaultOutDir = true
 	}
 	var err error
 	if p.Upload, err = parseBool("upload-artifacts", orDefault(get("upload-artifacts"), "true")); err != nil {

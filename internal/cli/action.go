@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/artifacts"
@@ -32,6 +33,10 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		Dir:    env.Dir,
 		Now:    env.Now,
 		Run: func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer) int {
+			// The inputs have been read and the artifact client holds its
+			// token: nothing the mode starts (the benchmark, its agent, a
+			// test) needs the runner's own credentials or the raw inputs.
+			scrubRunnerEnv()
 			// Secrets reach the mode and the commands it starts through the
 			// environment, never through argv.
 			for k, v := range extra {
@@ -40,8 +45,13 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 			child := *env
 			child.Dir = dir
 			child.Stdout = stdout
+			// The mode's stderr goes to the same stream as its stdout, so
+			// that it stays inside the ::stop-commands:: window the adapter
+			// opened there: the runner reads the two streams apart and a
+			// workflow command printed on stderr could otherwise escape it.
+			child.Stderr = stdout
 			if r, ok := stdout.(action.StderrRecorder); ok {
-				child.Stderr = io.MultiWriter(env.Stderr, r.StderrWriter())
+				child.Stderr = io.MultiWriter(stdout, r.StderrWriter())
 			}
 			child.Getenv = func(k string) string {
 				if v, ok := extra[k]; ok {
@@ -68,4 +78,32 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	return action.Run(ctx, cfg)
+}
+
+// runnerOnlyEnv are the variables the runner gives a step for its own
+// services: the artifact and cache service token, the OIDC token request.
+// A mode's children never need them, and a benchmark or an agent that
+// could read them could upload or impersonate the job.
+var runnerOnlyEnv = []string{
+	"ACTIONS_RUNTIME_TOKEN",
+	"ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+	"ACTIONS_ID_TOKEN_REQUEST_URL",
+	"ACTIONS_RESULTS_URL",
+	"ACTIONS_RUNTIME_URL",
+	"ACTIONS_CACHE_URL",
+}
+
+// scrubRunnerEnv removes the runner's own credentials and every INPUT_*
+// variable (which hold the secrets given as inputs, under their input
+// names) from the process environment that children inherit. The secrets
+// the mode does need are set again under their own names by the caller.
+func scrubRunnerEnv() {
+	for _, k := range runnerOnlyEnv {
+		os.Unsetenv(k)
+	}
+	for _, kv := range os.Environ() {
+		if k, _, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "INPUT_") {
+			os.Unsetenv(k)
+		}
+	}
 }
