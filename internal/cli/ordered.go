@@ -20,11 +20,8 @@ func runOrdered(ctx context.Context, env *Env, args []string) int {
 	bf.register(fs, "run-level folder holding one folder per set (default <bench-dir>/reports/verification-<date>-<model>-by-set)")
 	cleanupOnFailure := fs.Bool("cleanup-on-failure", false, "also run the fixture cleanup after a terminal stop")
 	confirm := fs.Bool("confirm", false, "run the canonical confirmation commands after all sets passed (default: print them)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
 	}
 	if name := missingValue(fs); name != "" {
 		fmt.Fprintf(env.Stderr, "benchgate ordered: Missing value for --%s\n", name)

@@ -55,11 +55,8 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringSliceVar(&c.Labels, "pr-labels", []string{"qa-audit"}, "labels added to the pull requests")
 	fs.StringVar(&c.RunID, "run-id", "fixes", "branch suffix with --pr-grouping run")
 	fs.StringVar(&c.GitHubAPIURL, "github-api-url", "", "GitHub REST API URL (default GITHUB_API_URL or https://api.github.com/)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
 	}
 	c.Paths = append(c.Paths, fs.Args()...)
 	if len(c.Paths) == 0 {

@@ -95,11 +95,8 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 	setName := fs.String("set", "", "scenario set to verify (required)")
 	ids := fs.StringArray("scenario-id", nil, "verify only this scenario of the set (repeatable)")
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the shared fixture manifest first")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if code, ok := parseFlags(env, fs, args); !ok {
+		return code
 	}
 	if name := missingValue(fs); name != "" {
 		fmt.Fprintf(env.Stderr, "benchgate set: Missing value for --%s\n", name)

@@ -117,15 +117,7 @@ func sbFlagSet(env *Env, name string) *pflag.FlagSet {
 
 // sbParse parses args; ok is false when the caller must return code.
 func sbParse(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
-	err := fs.Parse(args)
-	switch {
-	case err == nil:
-		return 0, true
-	case errors.Is(err, pflag.ErrHelp):
-		return ExitOK, false
-	}
-	fmt.Fprintf(env.Stderr, "benchgate %s: %v\n", fs.Name(), err)
-	return ExitUsage, false
+	return parseFlags(env, fs, args)
 }
 
 func sbUsage(env *Env, cmd string, err error) int {

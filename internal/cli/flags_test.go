@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestFlagErrorsAreShown runs the real binary with a bad flag or value
+// for every command: each exits 2 and says which flag and which value.
+func TestFlagErrorsAreShown(t *testing.T) {
+	bin := buildBenchgate(t, t.TempDir())
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"set", "--bogus"}, "benchgate set: unknown flag: --bogus"},
+		{[]string{"set", "--set", "pr-exec", "--repetitions", "x"}, `benchgate set: invalid argument "x" for "--repetitions" flag`},
+		{[]string{"ordered", "--nope"}, "benchgate ordered: unknown flag: --nope"},
+		{[]string{"ordered", "--repetitions", "1.5"}, `benchgate ordered: invalid argument "1.5" for "--repetitions" flag`},
+		{[]string{"qa-audit", "--zzz", "q.yaml"}, "benchgate qa-audit: unknown flag: --zzz"},
+		{[]string{"report", "--gate=maybe"}, `benchgate report: invalid argument "maybe" for "--gate" flag`},
+		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: invalid argument "many" for "--max-loops" flag`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Dir = t.TempDir()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage {
+				t.Fatalf("err = %v, want exit %d\nstderr: %s", err, ExitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}
