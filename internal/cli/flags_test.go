@@ -22,6 +22,8 @@ func TestFlagErrorsAreShown(t *testing.T) {
 		{[]string{"ordered", "--repetitions", "1.5"}, `benchgate ordered: invalid argument "1.5" for "--repetitions" flag`},
 		{[]string{"qa-audit", "--zzz", "q.yaml"}, "benchgate qa-audit: unknown flag: --zzz"},
 		{[]string{"report", "--gate=maybe"}, `benchgate report: invalid argument "maybe" for "--gate" flag`},
+		{[]string{"report", "--suite-jsonl", "a-suite.jsonl", "--summary-json", "s.out", "--summary-md", "./s.out"}, "benchgate report: --summary-json and --summary-md are the same file"},
+		{[]string{"report", "--suite-jsonl", "a-suite.jsonl", "--suite-jsonl", "./a-suite.jsonl"}, "benchgate report: --suite-jsonl ./a-suite.jsonl is given twice (first as a-suite.jsonl)"},
 		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: invalid argument "many" for "--max-loops" flag`},
 	}
 	for _, tc := range tests {

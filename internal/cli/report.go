@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -44,6 +45,10 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 			return ExitUsage
 		}
 	}
+	if msg := conflictingPaths(env.Dir, opts); msg != "" {
+		fmt.Fprintf(env.Stderr, "benchgate report: %s\n", msg)
+		return ExitUsage
+	}
 	opts.Dir = env.Dir
 	opts.Stdout = env.Stdout
 	if env.Now != nil {
@@ -80,4 +85,28 @@ func emptyValue(f *pflag.Flag) bool {
 		return false
 	}
 	return missing(f.Value.String())
+}
+
+// conflictingPaths names a path given twice where that cannot be meant:
+// the same file as both summaries (the Markdown would overwrite the JSON
+// and the run would still exit 0), or the same suite file twice (its rows
+// would count double in every median and rate).
+func conflictingPaths(dir string, opts report.Options) string {
+	abs := func(p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return filepath.Clean(p)
+	}
+	if abs(opts.SummaryJSON) == abs(opts.SummaryMD) {
+		return fmt.Sprintf("--summary-json and --summary-md are the same file (%s); give two different paths", opts.SummaryJSON)
+	}
+	seen := map[string]string{}
+	for _, p := range opts.SuitePaths {
+		if first, ok := seen[abs(p)]; ok {
+			return fmt.Sprintf("--suite-jsonl %s is given twice (first as %s); each suite file may be given once", p, first)
+		}
+		seen[abs(p)] = p
+	}
+	return ""
 }
