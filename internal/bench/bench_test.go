@@ -156,6 +156,7 @@ func TestParseScenarioSetsErrors(t *testing.T) {
 		{`{"a": []}`, `set "a": expected a non-empty array`},
 		{`{"a": ["ok-001", ""]}`, `set "a" item 1`},
 		{`{"a": "x-001"}`, `set "a": expected a non-empty array`},
+		{"{\n\"pr-exec\": [\"pr-view-001\"],\n\"issues\": [\"issue-view-001\"],\n\"pr-exec\": [\"pr-diff-list-files-001\"]\n}", `line 4: set "pr-exec" is defined twice`},
 	}
 	for _, tc := range tests {
 		_, err := ParseScenarioSets("s.json", []byte(tc.body))

@@ -91,6 +91,9 @@ func ParseScenarioSets(path string, data []byte) (*ScenarioSets, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("scenario sets %s: expected a JSON object of set name to scenario ID list: %s", path, lineOf(data, err))
 	}
+	if name, line, ok := duplicateTopLevelKey(data); ok {
+		return nil, fmt.Errorf("scenario sets %s: line %d: set %q is defined twice; merge the two lists or rename one", path, line, name)
+	}
 	names := make([]string, 0, len(raw))
 	for name := range raw {
 		names = append(names, name)
@@ -157,6 +160,35 @@ func (s *ScenarioSets) Resolve(set string, ids []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// duplicateTopLevelKey finds a key the top-level object of data (already
+// known to be valid JSON) holds twice, and the line of its second
+// occurrence. encoding/json keeps the last value silently, which would drop
+// a whole set's scenarios without a word.
+func duplicateTopLevelKey(data []byte) (key string, line int, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", 0, false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", 0, false
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			off := int(dec.InputOffset())
+			return k, 1 + bytes.Count(data[:min(off, len(data))], []byte("\n")), true
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", 0, false
+		}
+	}
+	return "", 0, false
 }
 
 func dedup(ids []string) []string {
