@@ -706,6 +706,9 @@ func (d *decoder) num(field string) (float64, error) {
 	if err != nil {
 		return 0, d.badNumber(field, start)
 	}
+	if f > MaxMagnitude || f < -MaxMagnitude {
+		return 0, &fieldError{Field: field, Expected: fmt.Sprintf("a number of magnitude at most %g", MaxMagnitude), Got: strconv.Quote(string(d.buf[start:d.pos]))}
+	}
 	return f, nil
 }
 

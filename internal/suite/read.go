@@ -1,8 +1,6 @@
 package suite
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,54 +65,32 @@ func ReadFileWith(path string, opts ReadOptions, fn func(*Row) error) error {
 }
 
 // Read streams rows from r; name is used as the file in error messages.
+// A line over MaxLineBytes is a bad row like any other: it is reported
+// with its line number, and with an OnBadRow that goes on, the rest of the
+// file is read.
 func Read(r io.Reader, name string, opts ReadOptions, fn func(*Row) error) error {
-	br := bufio.NewReaderSize(r, 256<<10)
 	dec := newDecoder()
-	var long []byte
 	var row Row
-	lineNo := 0
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-				if len(long) > MaxLineBytes {
-					return &ParseError{File: name, Line: lineNo + 1, Field: "row", Expected: fmt.Sprintf("a line of at most %d bytes", MaxLineBytes), Got: "a longer line"}
-				}
-			}
-			line = long
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-		if len(line) > 0 {
-			lineNo++
-			trimmed := bytes.TrimSpace(line)
-			if len(trimmed) > 0 {
-				row = Row{}
-				if derr := dec.decodeRow(trimmed, &row); derr != nil {
-					fe := derr.(*fieldError)
-					pe := &ParseError{File: name, Line: lineNo, Field: fe.Field, Expected: fe.Expected, Got: fe.Got}
-					if opts.OnBadRow == nil {
-						return pe
-					}
-					if herr := opts.OnBadRow(pe); herr != nil {
-						return herr
-					}
-				} else {
-					row.File, row.Line = name, lineNo
-					if ferr := fn(&row); ferr != nil {
-						return ferr
-					}
-				}
+	return eachLine(r, name, func(lineNo int, line []byte, tooLong int) error {
+		var pe *ParseError
+		if tooLong > 0 {
+			pe = tooLongError(name, lineNo, tooLong)
+		} else {
+			row = Row{}
+			if derr := dec.decodeRow(line, &row); derr != nil {
+				fe := derr.(*fieldError)
+				pe = &ParseError{File: name, Line: lineNo, Field: fe.Field, Expected: fe.Expected, Got: fe.Got}
 			}
 		}
-		if err == io.EOF {
-			return nil
+		if pe != nil {
+			if opts.OnBadRow == nil {
+				return pe
+			}
+			return opts.OnBadRow(pe)
 		}
-	}
+		row.File, row.Line = name, lineNo
+		return fn(&row)
+	})
 }
 
 // ReadAll reads every row of the suite file at path, stopping at the

@@ -29,6 +29,13 @@ const (
 	ErrorRunnerTimeoutPrefix = "runner_timeout_"
 )
 
+// MaxMagnitude bounds every number of a row. Token counts, latencies and
+// costs are far below it; a value near the float64 limit (1.7e308) is a
+// corrupted row, and summing two of them gives +Inf, which no summary can
+// hold. Such a value is refused where it is read, with its file, line and
+// field, instead of failing later without a location.
+const MaxMagnitude = 1e15
+
 // Row is one benchmark row: one scenario, one iteration, one mode.
 //
 // Nullable fields of the schema are pointers; TimingBreakdown and

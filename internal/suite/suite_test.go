@@ -314,3 +314,44 @@ func TestPlainASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestOversizedLineAndOverflow: a line over MaxLineBytes is one bad row
+// with its line number and the rest of the file is still read; a number
+// near the float64 limit is refused with its line and field.
+func TestOversizedLineAndOverflow(t *testing.T) {
+	huge := `{"pad":"` + strings.Repeat("x", MaxLineBytes+10) + `"}`
+	overflow := strings.Replace(goodRow, `"cost":0.5`, `"cost":1.7e308`, 1)
+	if overflow == goodRow {
+		t.Fatal("goodRow has no cost field to replace")
+	}
+	in := goodRow + "\n" + huge + "\n" + overflow + "\n" + goodRow + "\n"
+	var bad []*ParseError
+	var lines []int
+	err := Read(strings.NewReader(in), "s.jsonl", ReadOptions{OnBadRow: func(pe *ParseError) error {
+		bad = append(bad, pe)
+		return nil
+	}}, func(r *Row) error {
+		lines = append(lines, r.Line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 || lines[0] != 1 || lines[1] != 4 {
+		t.Errorf("rows read at lines %v, want [1 4]", lines)
+	}
+	if len(bad) != 2 {
+		t.Fatalf("bad rows %v, want 2", bad)
+	}
+	if got := bad[0].Error(); !strings.HasPrefix(got, "s.jsonl:2: row: expected a line of at most") || !strings.Contains(got, "got a line of ") {
+		t.Errorf("oversized line: %s", got)
+	}
+	if got := bad[1].Error(); got != `s.jsonl:3: cost: expected a number of magnitude at most 1e+15, got "1.7e308"` {
+		t.Errorf("overflow: %s", got)
+	}
+	// Strict reading stops at the oversized line, naming it.
+	err = Read(strings.NewReader(in), "s.jsonl", ReadOptions{}, func(*Row) error { return nil })
+	if pe, ok := err.(*ParseError); !ok || pe.Line != 2 {
+		t.Errorf("strict: err = %v, want a ParseError at line 2", err)
+	}
+}

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/benchgate/benchgate/internal/suite"
 )
 
 // Row is what the set check needs of one suite JSONL row. Raw keeps the
@@ -54,13 +55,10 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s row: scenario %s: %s: expected %s, got %s", loc, p.Mode, sc, p.Field, p.Want, p.Got)
 }
 
-// maxLine bounds one JSONL line; benchmark rows are a few KiB.
-const maxLine = 16 << 20
-
 // ReadRows reads a suite JSONL file of one mode. A missing file reads as
-// no rows (the benchmark wrote nothing). Lines that are not JSON objects
-// or lack scenario_id/iteration become rows with problems, so that they
-// count against the set instead of being skipped silently.
+// no rows (the benchmark wrote nothing). Lines that are not valid rows
+// become rows with problems, so that they count against the set instead
+// of being skipped silently.
 func ReadRows(path, mode string) ([]Row, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -73,23 +71,48 @@ func ReadRows(path, mode string) ([]Row, error) {
 	return parseRows(f, path, mode)
 }
 
+// parseRows judges every line with suite's reader, so that set fails
+// exactly the rows report refuses and the Action annotates: a row the
+// strict reader cannot read (no tokens, "latency_ms_wall":"fast", a line
+// over suite.MaxLineBytes, a number out of range) is a failing row here.
 func parseRows(r io.Reader, path, mode string) ([]Row, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var rows []Row
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		rows = append(rows, parseRow(append([]byte(nil), b...), path, line, mode))
-	}
-	if err := sc.Err(); err != nil {
-		return rows, fmt.Errorf("read %s after line %d: %w", path, line, err)
+	err := suite.ReadChecked(r, path, func(line int, c suite.Checked) error {
+		rows = append(rows, checkedRow(c, path, line, mode))
+		return nil
+	})
+	if err != nil {
+		return rows, fmt.Errorf("read %s: %w", path, err)
 	}
 	return rows, nil
+}
+
+// checkedRow turns suite's judgement of one line into the set's row. The
+// identity fields and the three rule flags are read from the raw line too,
+// so that a malformed row still names its scenario (for reruns) and counts
+// in tracking.json's per-check tallies.
+func checkedRow(c suite.Checked, path string, line int, mode string) Row {
+	if c.Raw == nil {
+		// A line too long to keep: a failing row with only its location.
+		row := Row{File: path, Line: line, Mode: mode}
+		row.Problems = append(row.Problems, Problem{Mode: mode, File: path, Line: line, Field: c.Err.Field, Want: c.Err.Expected, Got: c.Err.Got})
+		return row
+	}
+	row := parseRow(append([]byte(nil), c.Raw...), path, line, mode)
+	if c.Err != nil && !hasField(row.Problems, c.Err.Field) {
+		row.Problems = append([]Problem{{Mode: mode, File: path, Line: line, ScenarioID: row.ScenarioID,
+			Iteration: row.Iteration, Field: c.Err.Field, Want: c.Err.Expected, Got: c.Err.Got}}, row.Problems...)
+	}
+	return row
+}
+
+func hasField(ps []Problem, field string) bool {
+	for _, p := range ps {
+		if p.Field == field {
+			return true
+		}
+	}
+	return false
 }
 
 // parseRow applies the row rules of the seed: success == true,

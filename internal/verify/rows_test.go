@@ -3,6 +3,8 @@ package verify
 import (
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/suite"
 )
 
 func TestParseRow(t *testing.T) {
@@ -73,8 +75,16 @@ func FuzzParseRows(f *testing.F) {
 		}
 		for _, r := range rows {
 			pass := r.SuccessOK && r.OutputValidOK && r.ErrorNullOK
-			if pass && r.ScenarioID != "" && r.Iteration > 0 && len(r.Problems) != 0 && r.Problems[0].Field != "mode" {
-				t.Fatalf("passing row with problems: %+v", r)
+			if len(r.Problems) == 0 {
+				// A row set passes must be one report reads and passes.
+				var strict suite.Row
+				err := suite.Read(strings.NewReader(string(r.Raw)), "fuzz.jsonl", suite.ReadOptions{}, func(row *suite.Row) error {
+					strict = *row
+					return nil
+				})
+				if err != nil || len(strict.Violations()) > 0 {
+					t.Fatalf("set passes a row report rejects (%v): %q", err, r.Raw)
+				}
 			}
 			if !pass && len(r.Problems) == 0 {
 				t.Fatalf("failing row without a problem: %+v", r)
