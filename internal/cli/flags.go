@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/spf13/pflag"
 )
 
@@ -22,4 +23,18 @@ func parseFlags(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) 
 	}
 	fmt.Fprintf(env.Stderr, "benchgate %s: %v (see benchgate %s --help)\n", fs.Name(), err, fs.Name())
 	return ExitUsage, false
+}
+
+// reapOrphans stops the benchmark and fixture processes that an earlier
+// benchgate left running when it was killed with SIGKILL (they would go on
+// writing into the folder this run is about to use), and says so.
+func reapOrphans(env *Env, cmd string) {
+	reaped, err := proc.ReapOrphans()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate %s: %v\n", cmd, err)
+		return
+	}
+	for _, r := range reaped {
+		fmt.Fprintf(env.Stderr, "benchgate %s: stopped process %s, left running by a benchgate that was killed\n", cmd, r)
+	}
 }

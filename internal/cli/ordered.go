@@ -34,6 +34,7 @@ func runOrdered(ctx context.Context, env *Env, args []string) int {
 	if env.Getenv != nil && env.Getenv("CLEANUP_ON_FAILURE") == "true" {
 		*cleanupOnFailure = true
 	}
+	reapOrphans(env, "ordered")
 	cfg, err := bf.load(env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate ordered: %v\n", err)

@@ -114,6 +114,7 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate set: --set: %v\n", err)
 		return ExitUsage
 	}
+	reapOrphans(env, "set")
 	cfg, err := bf.load(env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)

@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,6 +32,36 @@ func LockFile(path string) (*Lock, error) {
 		if err != syscall.EINTR {
 			break
 		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f}, nil
+}
+
+// ErrLocked is returned by TryLockFile when another process holds the lock.
+var ErrLocked = errors.New("held by another process")
+
+// TryLockFile is LockFile without the wait: when another process holds
+// the lock it returns an error wrapping ErrLocked at once.
+func TryLockFile(path string) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err == syscall.EWOULDBLOCK {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, ErrLocked)
 	}
 	if err != nil {
 		f.Close()

@@ -56,11 +56,15 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = c.Env
+	cmd.Env = withOwner(c.Env)
 	cmd.Stdin = c.Stdin
 	cmd.Stdout = orDiscard(c.Stdout)
 	cmd.Stderr = orDiscard(c.Stderr)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: if benchgate dies without a chance to stop its children
+	// (SIGKILL, a crash), the kernel kills the child it started; the
+	// grandchildren a child leaves carry OwnerEnv and are stopped by
+	// ReapOrphans on the next run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Pipes held open by grandchildren must not block Wait forever.
 	cmd.WaitDelay = grace + time.Second
 
@@ -118,6 +122,25 @@ func exitCode(cmd *exec.Cmd, waitErr error) int {
 		return -1
 	}
 	return cmd.ProcessState.ExitCode()
+}
+
+// withOwner returns env (os.Environ() when nil) with OwnerEnv set to this
+// process.
+func withOwner(env []string) []string {
+	owner := selfOwner()
+	if owner == "" {
+		return env
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, OwnerEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, OwnerEnv+"="+owner)
 }
 
 func orDiscard(w io.Writer) io.Writer {

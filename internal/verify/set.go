@@ -142,6 +142,19 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 	}
 	res := &SetResult{Tracking: s.t, TrackingPath: s.path, OutDir: opts.OutDir}
 
+	// One set run per folder: a second run would delete the first's
+	// artifacts in prepare and interleave rows with it. The lock is taken
+	// before anything in the folder is touched, and nothing is written
+	// when it is held.
+	lock, err := fsutil.TryLockFile(filepath.Join(opts.OutDir, ".benchgate.lock"))
+	if errors.Is(err, fsutil.ErrLocked) {
+		return nil, fmt.Errorf("%w: set %q: another benchgate run is writing to %s; wait for it to finish or give another out-dir", ErrBadInput, opts.Set, opts.OutDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: set %q: %w", ErrBadInput, opts.Set, err)
+	}
+	defer lock.Unlock()
+
 	if err := s.prepare(); err != nil {
 		return res, s.stop(StatusFail, fmt.Errorf("%w: %w", ErrBadInput, err))
 	}

@@ -1,0 +1,116 @@
+package proc
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// OwnerEnv is the variable every child started by Run carries: the pid
+// and start time of the benchgate process that started it. Descendants
+// inherit it, so when benchgate is killed with SIGKILL (and can stop
+// nothing), a later run can still find what it left behind and stop it:
+// see ReapOrphans.
+const OwnerEnv = "BENCHGATE_OWNER"
+
+// ownerID names a process across pid reuse: its pid and its start time
+// in clock ticks since boot (field 22 of /proc/<pid>/stat).
+func ownerID(pid int) (string, bool) {
+	start, ok := startTime(pid)
+	if !ok {
+		return "", false
+	}
+	return strconv.Itoa(pid) + "." + start, true
+}
+
+// selfOwner is this process's OwnerEnv value; "" where /proc is absent.
+func selfOwner() string {
+	id, _ := ownerID(os.Getpid())
+	return id
+}
+
+func startTime(pid int) (string, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return "", false
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return "", false
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	// fields[0] is field 3 (state); the start time is field 22.
+	if len(fields) < 20 {
+		return "", false
+	}
+	return fields[19], true
+}
+
+// ownerAlive reports whether the process named by an OwnerEnv value is
+// still the same running process.
+func ownerAlive(owner string) bool {
+	pidText, _, ok := strings.Cut(owner, ".")
+	if !ok {
+		return false
+	}
+	pid, err := strconv.Atoi(pidText)
+	if err != nil {
+		return false
+	}
+	id, ok := ownerID(pid)
+	return ok && id == owner
+}
+
+// ReapOrphans stops every process that a benchgate process started and
+// that outlived it: a benchmark, a fixture command or a test whose
+// benchgate was killed with SIGKILL keeps running and writing into the
+// output folder, and a new run in that folder would interleave with it.
+// Each such process, and its process group, gets SIGKILL. Processes of
+// benchgate processes that are still alive (another run on this host) are
+// left alone. It returns what it stopped, as "pid (owner)" strings.
+func ReapOrphans() ([]string, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("reap: %w", err)
+	}
+	self := os.Getpid()
+	var reaped []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		owner := envValue(pid, OwnerEnv)
+		if owner == "" || ownerAlive(owner) {
+			continue
+		}
+		if pgid, err := syscall.Getpgid(pid); err == nil && pgid > 1 && pgid != syscall.Getpgrp() {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			reaped = append(reaped, fmt.Sprintf("%d (started by benchgate %s)", pid, owner))
+		}
+	}
+	return reaped, nil
+}
+
+// envValue reads one variable of another process's environment; "" when
+// it is unset or unreadable (another user's process, a kernel thread).
+func envValue(pid int, name string) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return ""
+	}
+	prefix := []byte(name + "=")
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if bytes.HasPrefix(kv, prefix) {
+			return string(kv[len(prefix):])
+		}
+	}
+	return ""
+}
