@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/spf13/pflag"
@@ -37,4 +38,29 @@ func reapOrphans(env *Env, cmd string) {
 	for _, r := range reaped {
 		fmt.Fprintf(env.Stderr, "benchgate %s: stopped process %s, left running by a benchgate that was killed\n", cmd, r)
 	}
+}
+
+// checkAPIKeyEnv refuses, as the value of --api-key-env, the variables
+// that hold the job's own credentials: the named variable is handed to the
+// model client, and for swebench into the agent's container, where the
+// agent could read it. GITHUB_TOKEN and GH_TOKEN can push to the
+// repository; ACTIONS_* reach the runner's services; INPUT_* are raw
+// Action inputs. A model key belongs in a variable of its own.
+func checkAPIKeyEnv(name string) error {
+	if name == "" {
+		return nil
+	}
+	upper := strings.ToUpper(name)
+	switch {
+	case upper == "GITHUB_TOKEN" || upper == "GH_TOKEN" || upper == "GH_ENTERPRISE_TOKEN":
+	case strings.HasPrefix(upper, "ACTIONS_") || strings.HasPrefix(upper, "INPUT_"):
+	default:
+		for i, r := range name {
+			if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+				return fmt.Errorf("--api-key-env %q: expected an environment variable name (letters, digits, underscores)", name)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("--api-key-env %s: refused: that variable holds the job's GitHub or runner credentials, which the model endpoint and the agent must never get; put the model's key in its own variable (for example OPENAI_API_KEY)", name)
 }

@@ -24,6 +24,10 @@ func TestFlagErrorsAreShown(t *testing.T) {
 		{[]string{"report", "--gate=maybe"}, `benchgate report: invalid argument "maybe" for "--gate" flag`},
 		{[]string{"report", "--suite-jsonl", "a-suite.jsonl", "--summary-json", "s.out", "--summary-md", "./s.out"}, "benchgate report: --summary-json and --summary-md are the same file"},
 		{[]string{"report", "--suite-jsonl", "a-suite.jsonl", "--suite-jsonl", "./a-suite.jsonl"}, "benchgate report: --suite-jsonl ./a-suite.jsonl is given twice (first as a-suite.jsonl)"},
+		{[]string{"swebench", "batch", "--api-key-env", "GITHUB_TOKEN", "--base-url", "http://127.0.0.1:1/v1", "--instance-file", "ids.txt"}, "benchgate swebench batch: --api-key-env GITHUB_TOKEN: refused"},
+		{[]string{"swebench", "run", "--api-key-env", "ACTIONS_RUNTIME_TOKEN", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, "--api-key-env ACTIONS_RUNTIME_TOKEN: refused"},
+		{[]string{"qa-audit", "--api-key-env", "gh_token", "q.yaml"}, "benchgate qa-audit: --api-key-env gh_token: refused"},
+		{[]string{"qa-audit", "--api-key-env", "MY-KEY", "q.yaml"}, `--api-key-env "MY-KEY": expected an environment variable name`},
 		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: invalid argument "many" for "--max-loops" flag`},
 	}
 	for _, tc := range tests {

@@ -58,6 +58,10 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
+	if err := checkAPIKeyEnv(c.APIKeyEnv); err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
+		return ExitUsage
+	}
 	c.Paths = append(c.Paths, fs.Args()...)
 	if len(c.Paths) == 0 {
 		fmt.Fprintln(env.Stderr, "benchgate qa-audit: no question files given")

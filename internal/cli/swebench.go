@@ -85,6 +85,9 @@ func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	if r.maxLoops < 1 {
 		return o, fmt.Errorf("--max-loops %d: expected a whole number >= 1", r.maxLoops)
 	}
+	if err := checkAPIKeyEnv(r.apiKeyEnv); err != nil {
+		return o, err
+	}
 	if r.baseURL != "" {
 		o.Provider = &codex.Provider{BaseURL: r.baseURL, Model: r.model, APIKeyEnv: r.apiKeyEnv}
 	}
@@ -184,6 +187,9 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	}
 	if fs.NArg() > 0 {
 		return sbUsage(env, "batch", fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	if err := checkAPIKeyEnv(rf.apiKeyEnv); err != nil {
+		return sbUsage(env, "batch", err)
 	}
 	b := swebench.BatchOptions{Stdout: env.Stdout, Args: map[string]any{"instance_file": *instFile, "max_loops": rf.maxLoops, "resume": *resume, "shard": *shard}}
 	if *instFile != "" {
