@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
 )
 
 // Request is one phase for the agent to run.
@@ -193,7 +195,9 @@ func (o *Outcome) fail(code, detail string) {
 // blockerHint quotes the first lines of the blocked plan, where the
 // execute prompt asks the agent to write its blockers.
 func blockerHint(plansDir string) string {
-	b, err := os.ReadFile(filepath.Join(plansDir, "blocked", PlanFile))
+	// The agent wrote this file: a link to a host file must not put
+	// that file's text into the status detail.
+	b, err := fsutil.ReadFileIn(plansDir, filepath.Join(plansDir, "blocked", PlanFile), 64<<10)
 	if err != nil {
 		return ""
 	}

@@ -3,13 +3,13 @@ package swebench
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
 
@@ -23,6 +23,8 @@ type containerAgent struct {
 	env         []string
 	timeout     time.Duration
 	logs        string
+	// root is the output folder the agent can write to.
+	root string
 	// lastLog is the --json event log of the latest phase.
 	lastLog string
 	// ledger turns the per-thread running totals a resumed session reports
@@ -38,12 +40,14 @@ func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result
 	evPath := filepath.Join(a.logs, "codex_"+name+".jsonl")
 	errPath := filepath.Join(a.logs, "codex_"+name+".stderr.log")
 	a.lastLog = evPath
-	evf, err := os.Create(evPath)
+	// The logs folder is inside the bind-mounted output folder, where the
+	// agent can plant links: never write through one.
+	evf, err := fsutil.CreateIn(a.root, evPath)
 	if err != nil {
 		return ralph.Result{}, err
 	}
 	defer evf.Close()
-	errf, err := os.Create(errPath)
+	errf, err := fsutil.CreateIn(a.root, errPath)
 	if err != nil {
 		return ralph.Result{}, err
 	}

@@ -2,10 +2,7 @@ package swebench
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -76,7 +73,9 @@ func PathsFor(dir, id string) Paths {
 // ReadStatus reads an <id>.status.json.
 func ReadStatus(path string) (Status, error) {
 	var s Status
-	b, err := os.ReadFile(path)
+	// The status file lies in the agent's output folder: never follow a
+	// link there, and cap what is read.
+	b, err := fsutil.ReadFileIn(filepath.Dir(path), path, 1<<20)
 	if err != nil {
 		return s, err
 	}
@@ -90,7 +89,7 @@ func ReadStatus(path string) (Status, error) {
 // empty-patch row, as the harness needs one row per instance.
 func ReadPred(path, id string) Pred {
 	p := Pred{ModelNameOrPath: ModelName, InstanceID: id}
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFileIn(filepath.Dir(path), path, 2*MaxPatchBytes)
 	if err != nil {
 		return p
 	}
@@ -101,14 +100,15 @@ func ReadPred(path, id string) Pred {
 	return p
 }
 
-// writeArtifacts writes patch, pred and status, each atomically. The
-// prediction carries the patch only on success.
-func writeArtifacts(p Paths, st Status) error {
-	patch, err := os.ReadFile(p.Patch)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read patch: %w", err)
-	}
-	if err := fsutil.WriteFileAtomic(p.Patch, patch, 0o644); err != nil {
+// MaxPatchBytes bounds the patch an agent may leave; a larger file is
+// refused rather than read into memory and into predictions.jsonl.
+const MaxPatchBytes = 16 << 20
+
+// writeArtifacts writes patch, pred and status below root, each
+// atomically and never through a link the agent planted. The prediction
+// carries the patch only on success.
+func writeArtifacts(root string, p Paths, st Status, patch []byte) error {
+	if err := fsutil.WriteFileAtomicIn(root, p.Patch, patch, 0o644); err != nil {
 		return err
 	}
 	pred := Pred{ModelNameOrPath: ModelName, InstanceID: st.InstanceID}
@@ -119,10 +119,10 @@ func writeArtifacts(p Paths, st Status) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteFileAtomic(p.Pred, append(b, '\n'), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomicIn(root, p.Pred, append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	return fsutil.WriteJSONAtomic(p.Status, st)
+	return fsutil.WriteJSONAtomicIn(root, p.Status, st)
 }
 
 // WritePredictions writes predictions.jsonl with one row per ID, in order.

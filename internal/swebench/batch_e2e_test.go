@@ -92,7 +92,7 @@ func TestBatchResumeSkipsTerminalInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.InstanceID = id
-		if err := writeArtifacts(p, st); err != nil {
+		if err := writeArtifacts(p.Dir, p, st, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

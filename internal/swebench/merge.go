@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/ralph"
@@ -125,12 +126,18 @@ func copyTree(src, dst string) error {
 		case !d.Type().IsRegular():
 			return nil
 		}
-		in, err := os.Open(p)
+		// O_NOFOLLOW on both ends: a file an agent swapped for a link
+		// after the walk listed it is refused, not copied from the link's
+		// target, and nothing is written through a link in dst.
+		in, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return err
 		}
 		defer in.Close()
-		outF, err := os.Create(target)
+		if info, err := in.Stat(); err != nil || !info.Mode().IsRegular() {
+			return fmt.Errorf("%s: no longer a regular file", p)
+		}
+		outF, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 		if err != nil {
 			return err
 		}

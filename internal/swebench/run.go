@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,15 +157,27 @@ func Run(ctx context.Context, o Options) (Status, error) {
 			return st, fmt.Errorf("reset %s: %w", f, err)
 		}
 	}
-	if err := os.MkdirAll(p.Logs, 0o755); err != nil {
+	if err := os.MkdirAll(o.OutputDir, 0o755); err != nil {
 		return st, fmt.Errorf("output dir: %w", err)
 	}
 	runnerLogPath := filepath.Join(p.Logs, "runner.log")
-	if runnerLog, err = os.Create(runnerLogPath); err != nil {
+	if runnerLog, err = fsutil.CreateIn(o.OutputDir, runnerLogPath); err != nil {
 		return st, fmt.Errorf("runner log: %w", err)
 	}
 	defer runnerLog.Close()
 	outcome := o.process(ctx, p, &st, logf)
+	// The patch is the agent's file: read it without following a link
+	// (a link to a host file would put that file in the prediction) and
+	// with a size cap. A refused patch fails the instance, named.
+	patch, perr := fsutil.ReadFileIn(o.OutputDir, p.Patch, MaxPatchBytes)
+	if errors.Is(perr, fs.ErrNotExist) {
+		patch, perr = nil, nil
+	}
+	if perr != nil {
+		logf("patch refused: %v", perr)
+		patch = nil
+		outcome = ralph.Outcome{Status: ralph.StatusFailed, Code: ralph.CodeRuntimeError, Detail: "patch: " + perr.Error(), Passes: outcome.Passes, Phases: outcome.Phases, Interrupted: outcome.Interrupted}
+	}
 	if outcome.Status == ralph.StatusFailed {
 		// The runner log names the failing step and its phase logs.
 		st.ErrorLog = runnerLogPath
@@ -185,7 +198,7 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	}
 	st.EndTime = o.Now().UTC()
 	logf("%s %s %s", st.Status, outcome.Code, st.FailureReasonDetail)
-	if err := writeArtifacts(p, st); err != nil {
+	if err := writeArtifacts(o.OutputDir, p, st, patch); err != nil {
 		return st, fmt.Errorf("write artifacts of %s: %w", id, err)
 	}
 	err = UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
@@ -210,7 +223,7 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 	if err != nil {
 		return fail(ralph.CodeRuntimeError, "problem statement: "+err.Error())
 	}
-	if err := fsutil.WriteFileAtomic(filepath.Join(p.Plans, ralph.SpecFile), []byte(SpecMarkdown(inst)), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(p.Plans, ralph.SpecFile), []byte(SpecMarkdown(inst)), 0o644); err != nil {
 		return fail(ralph.CodeRuntimeError, err.Error())
 	}
 
@@ -266,10 +279,10 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 	)
 	if o.Provider != nil {
 		home := filepath.Join(o.OutputDir, "codex-home")
-		if err := fsutil.WriteFileAtomic(filepath.Join(home, codex.ProfileFile), codex.LocalConfigTOML(*o.Provider), 0o644); err != nil {
+		if err := fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(home, codex.ProfileFile), codex.LocalConfigTOML(*o.Provider), 0o644); err != nil {
 			return fail(ralph.CodeRuntimeError, err.Error())
 		}
-		if err := fsutil.WriteFileAtomic(filepath.Join(home, "config.toml"), nil, 0o644); err != nil {
+		if err := fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(home, "config.toml"), nil, 0o644); err != nil {
 			return fail(ralph.CodeRuntimeError, err.Error())
 		}
 		env = append(env, "CODEX_HOME="+home)
@@ -281,7 +294,7 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 			env = append(env, k+"="+getenv(k))
 		}
 	}
-	agent := &containerAgent{dc: o.Docker, containerID: cid, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, logs: p.Logs}
+	agent := &containerAgent{dc: o.Docker, containerID: cid, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, logs: p.Logs, root: o.OutputDir}
 	loop := &ralph.Loop{
 		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops,
 		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": id},
