@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -95,20 +96,53 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	return resp, nil
 }
 
+// retryDelays are the waits before the second, third and fourth try of
+// a request that failed in transport (the engine restarting, a reset
+// connection). A week-long batch meets such blips; without a retry each
+// one became a final runtime_error for the instance at hand.
+var retryDelays = []time.Duration{200 * time.Millisecond, time.Second, 3 * time.Second}
+
+// transient reports an error of the connection, not an answer of the
+// engine: worth another try.
+func transient(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ENOENT) // the socket is being re-created
+}
+
 // doJSON sends in (when not nil) as JSON and decodes the answer into out
-// (when not nil).
+// (when not nil). A transport failure is retried with backoff, since the
+// body can be sent again; an answer of the engine (4xx, 5xx) is not.
 func (c *Client) doJSON(ctx context.Context, method, path string, query url.Values, in, out any) error {
-	var body io.Reader
+	var payload []byte
 	ct := ""
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return err
 		}
-		body = bytes.NewReader(b)
+		payload = b
 		ct = "application/json"
 	}
-	resp, err := c.do(ctx, method, path, query, body, ct)
+	var resp *http.Response
+	var err error
+	for try := 0; ; try++ {
+		var body io.Reader
+		if payload != nil {
+			body = bytes.NewReader(payload)
+		}
+		resp, err = c.do(ctx, method, path, query, body, ct)
+		if err == nil || !transient(err) || try >= len(retryDelays) || ctx.Err() != nil {
+			break
+		}
+		t := time.NewTimer(retryDelays[try])
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 	if err != nil {
 		return err
 	}

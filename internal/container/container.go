@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -44,20 +45,21 @@ type createBody struct {
 	} `json:"HostConfig"`
 }
 
-// Create creates (but does not start) a container and returns its ID. A
-// container left over with the same name is removed first, so a rerun
-// after a crash does not fail on a name conflict.
+// Create creates (but does not start) a container and returns its ID.
+// Nothing is removed to make room: names must be unique per invocation
+// (two runs of one instance ID on one engine each get their own), and a
+// name already in use is an error, never a reason to kill another run's
+// container.
+//
+// When ctx is cancelled while the request is in flight, the engine may
+// still create the container after the client gave up; it is then removed
+// by name, so a SIGTERM at that moment leaves no "Created" container.
 func (c *Client) Create(ctx context.Context, s Spec) (string, error) {
 	b := createBody{Image: s.Image, Entrypoint: s.Entrypoint, Cmd: s.Cmd, Env: s.Env,
 		WorkingDir: s.WorkingDir, User: s.User, Labels: s.Labels}
 	b.HostConfig.Binds = s.Binds
 	b.HostConfig.NetworkMode = s.NetworkMode
 	b.HostConfig.ExtraHosts = s.ExtraHosts
-	if s.Name != "" {
-		if err := c.Remove(ctx, s.Name); err != nil && !errors.Is(err, ErrNotFound) {
-			return "", err
-		}
-	}
 	var out struct {
 		ID string `json:"Id"`
 	}
@@ -65,10 +67,43 @@ func (c *Client) Create(ctx context.Context, s Spec) (string, error) {
 	if s.Name != "" {
 		q.Set("name", s.Name)
 	}
-	if err := c.doJSON(ctx, http.MethodPost, "/containers/create", q, b, &out); err != nil {
+	err := c.doJSON(ctx, http.MethodPost, "/containers/create", q, b, &out)
+	if err != nil && s.Name != "" {
+		if ctx.Err() != nil {
+			_ = c.RemoveDetached(s.Name, 30*time.Second)
+		} else if id, ok := c.ownRetriedCreate(ctx, s, err); ok {
+			return id, nil
+		}
+	}
+	if err != nil {
 		return "", fmt.Errorf("create container %s from %s: %w", s.Name, s.Image, err)
 	}
 	return out.ID, nil
+}
+
+// ownRetriedCreate handles a create that was retried after a reset
+// connection and answered "name in use" because the first try did
+// create it: when the container under that name carries exactly the
+// labels asked for, it is this request's own.
+func (c *Client) ownRetriedCreate(ctx context.Context, s Spec, err error) (string, bool) {
+	if !strings.Contains(err.Error(), "(HTTP 409)") || len(s.Labels) == 0 {
+		return "", false
+	}
+	var info struct {
+		ID     string `json:"Id"`
+		Config struct {
+			Labels map[string]string `json:"Labels"`
+		} `json:"Config"`
+	}
+	if c.doJSON(ctx, http.MethodGet, "/containers/"+s.Name+"/json", nil, nil, &info) != nil {
+		return "", false
+	}
+	for k, v := range s.Labels {
+		if info.Config.Labels[k] != v {
+			return "", false
+		}
+	}
+	return info.ID, true
 }
 
 // Start starts a created container.

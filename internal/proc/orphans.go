@@ -33,6 +33,14 @@ func selfOwner() string {
 	return id
 }
 
+// SelfOwner names this process across pid reuse ("<pid>.<start time>"),
+// for labels on resources that must not outlive it (containers).
+func SelfOwner() string { return selfOwner() }
+
+// OwnerAlive reports whether the process a SelfOwner value names is
+// still running on this host.
+func OwnerAlive(owner string) bool { return ownerAlive(owner) }
+
 func startTime(pid int) (string, bool) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {

@@ -8,7 +8,9 @@ package swebench
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	_ "embed"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"sort"
@@ -83,8 +85,20 @@ func ImageName(template, id string) string {
 const DefaultImageTemplate = "sweb.eval.arm64.{id}:latest"
 
 // ContainerName is the per-instance runtime container name.
-func ContainerName(id string) string {
-	return "benchgate-swebench-" + strings.ToLower(id)
+//
+// The name carries a token unique to the invocation: two runs of the same
+// instance ID on one engine (two shards, a rerun beside a batch) each get
+// their own container and never remove each other's.
+func ContainerName(id, invocation string) string {
+	return "benchgate-swebench-" + strings.ToLower(id) + "-" + invocation
+}
+
+// newInvocation returns a short random token naming one invocation's
+// containers.
+func newInvocation() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Shard is a 1-based slice i of n of a sorted ID list.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/proc"
 )
 
 // PrepareOptions configure prepare-images.
@@ -66,9 +67,9 @@ func prepareOne(ctx context.Context, dc *container.Client, id, ref string, bin, 
 		return err
 	}
 	cid, err := dc.Create(ctx, container.Spec{
-		Name:   ContainerName(id) + "-prepare",
+		Name:   ContainerName(id, newInvocation()) + "-prepare",
 		Image:  ref,
-		Labels: map[string]string{LabelRunner: "1", LabelInstance: id},
+		Labels: map[string]string{LabelRunner: "1", LabelInstance: id, LabelOwner: proc.SelfOwner(), LabelHost: hostname()},
 	}) // never started: files can be copied into a created container, and its config stays the image's
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
 
@@ -165,6 +166,13 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		return st, fmt.Errorf("runner log: %w", err)
 	}
 	defer runnerLog.Close()
+	if removed, err := ReapContainers(ctx, o.Docker); err != nil {
+		logf("warning: looking for containers of killed benchgate runs: %v", err)
+	} else {
+		for _, name := range removed {
+			logf("removed container %s, left by a benchgate run that was killed", name)
+		}
+	}
 	outcome := o.process(ctx, p, &st, logf)
 	// The patch is the agent's file: read it without following a link
 	// (a link to a host file would put that file in the prediction) and
@@ -237,10 +245,10 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 	logf("image %s (%s)", st.Image, img.ID)
 
 	cid, err := o.Docker.Create(ctx, container.Spec{
-		Name:       ContainerName(id),
+		Name:       ContainerName(id, newInvocation()),
 		Image:      st.Image,
 		Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
-		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir, LabelManifestDir: o.ManifestDir},
+		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir, LabelManifestDir: o.ManifestDir, LabelOwner: proc.SelfOwner(), LabelHost: hostname()},
 		// The output folder at the same path inside, so the plans and the
 		// patch the agent writes are the host's files.
 		Binds:       []string{o.OutputDir + ":" + o.OutputDir},
@@ -375,4 +383,43 @@ const (
 	LabelOutputDir = "io.benchgate.swebench.output-dir"
 	// LabelManifestDir is the run root in a batch.
 	LabelManifestDir = "io.benchgate.swebench.manifest-dir"
+	// LabelOwner and LabelHost name the benchgate process that created
+	// the container ("<pid>.<start time>") and its host, so that a later
+	// run can remove what a killed one left (see ReapContainers).
+	LabelOwner = "io.benchgate.owner"
+	LabelHost  = "io.benchgate.host"
 )
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// ReapContainers removes the runner containers whose benchgate process
+// is gone: one killed with SIGKILL cannot remove its container, whose
+// entry point sleeps forever. Only containers created on this host are
+// judged (the engine may serve several), and those of benchgate
+// processes still running are left alone. It returns the names removed.
+func ReapContainers(ctx context.Context, dc *container.Client) ([]string, error) {
+	list, err := dc.List(ctx, LabelOwner)
+	if err != nil {
+		return nil, err
+	}
+	host := hostname()
+	var removed []string
+	for _, c := range list {
+		owner := c.Labels[LabelOwner]
+		if c.Labels[LabelRunner] == "" || c.Labels[LabelHost] != host || owner == "" || proc.OwnerAlive(owner) {
+			continue
+		}
+		if err := dc.RemoveDetached(c.ID, 30*time.Second); err != nil {
+			return removed, err
+		}
+		name := c.ID
+		if len(c.Names) > 0 {
+			name = strings.TrimPrefix(c.Names[0], "/")
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
+}
