@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -121,4 +122,34 @@ func envValue(pid int, name string) string {
 		}
 	}
 	return ""
+}
+
+// HideEnvironment makes this process non-dumpable. The kernel then lets
+// only holders of CAP_SYS_PTRACE read its /proc/<pid>/environ, mem and
+// fds. The environment a process started with stays in that file even
+// after os.Unsetenv, so without this any child running as the same user
+// (a benchmark, an agent, a model-written test) could read the job's
+// tokens there. Children started with Cmd.Isolate hold no capability
+// outside their own namespace, so they cannot read it even as root.
+func HideEnvironment() error {
+	const prSetDumpable = 4
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_DUMPABLE, 0): %w", errno)
+	}
+	return nil
+}
+
+// isolate asks for a user namespace mapping only the caller's own uid and
+// gid, and a network namespace with nothing but a loopback that is down.
+func isolate(a *syscall.SysProcAttr) {
+	uid, gid := os.Getuid(), os.Getgid()
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+}
+
+// isolationRefused reports a start failure caused by the namespaces
+// (unprivileged user namespaces disabled, a seccomp or AppArmor policy).
+func isolationRefused(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES)
 }

@@ -29,6 +29,14 @@ type Cmd struct {
 	Stderr  io.Writer     // nil discards
 	Timeout time.Duration // zero means no timeout of its own
 	Grace   time.Duration // SIGTERM→SIGKILL delay; zero means DefaultGrace
+	// Isolate runs the child in a user namespace of its own (mapping
+	// only its own uid and gid) and a network namespace of its own: it
+	// has no network, and no capability outside its namespace, so it
+	// cannot read /proc/<pid>/environ of a process that called
+	// HideEnvironment, even as root. Where the kernel refuses the
+	// namespaces the child runs without them and Result.IsolationError
+	// says why.
+	Isolate bool
 }
 
 // Result tells how a child ended.
@@ -37,6 +45,9 @@ type Result struct {
 	TimedOut  bool          // killed because Timeout passed
 	Cancelled bool          // killed because the context was cancelled
 	Duration  time.Duration // wall time from start to reap
+	// IsolationError is set when Cmd.Isolate was asked for and the
+	// kernel refused the namespaces; the child then ran without them.
+	IsolationError string
 }
 
 // ErrNotStarted wraps failures to start a child (missing program, bad
@@ -68,8 +79,21 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	// Pipes held open by grandchildren must not block Wait forever.
 	cmd.WaitDelay = grace + time.Second
 
+	res := Result{}
+	if c.Isolate {
+		isolate(cmd.SysProcAttr)
+	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err := cmd.Start()
+	if err != nil && c.Isolate && isolationRefused(err) {
+		res.IsolationError = err.Error()
+		plain := exec.Command(c.Argv[0], c.Argv[1:]...)
+		plain.Dir, plain.Env, plain.Stdin, plain.Stdout, plain.Stderr, plain.WaitDelay = cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.WaitDelay
+		plain.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd = plain
+		err = cmd.Start()
+	}
+	if err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %s: %v", ErrNotStarted, c.Argv[0], err)
 	}
 	done := make(chan error, 1)
@@ -81,7 +105,6 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		defer t.Stop()
 		timeout = t.C
 	}
-	res := Result{}
 	var waitErr error
 	select {
 	case waitErr = <-done:

@@ -25,11 +25,18 @@ func runLocal(ctx context.Context, r *Runner, dir string, _ map[string][]byte, t
 		Stderr:  &out,
 		Timeout: r.timeout(),
 		Grace:   2 * time.Second,
+		// No network, and no capability that could read benchgate's
+		// own /proc/<pid>/environ (see proc.HideEnvironment).
+		Isolate: false,
 	})
 	if err != nil {
 		return rawResult{}, fmt.Errorf("run pytest with %s: %w", r.python(), err)
 	}
-	raw := rawResult{exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration, output: out.Bytes()}
+	output := out.Bytes()
+	if res.IsolationError != "" {
+		output = append([]byte("sandbox: ran without its own user and network namespaces (the kernel refused them: "+res.IsolationError+"); use --image for a container sandbox\n"), output...)
+	}
+	raw := rawResult{exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration, output: output}
 	if data, err := os.ReadFile(reportPath); err == nil {
 		raw.junit = data
 	} else if !errors.Is(err, os.ErrNotExist) {

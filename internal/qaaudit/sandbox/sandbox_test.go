@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
@@ -256,12 +259,13 @@ func TestWrapperTakesTheNetworkAway(t *testing.T) {
 	if dev, err := os.ReadFile("/proc/net/dev"); err == nil && len(strings.Split(strings.TrimSpace(string(dev)), "\n")) == 3 {
 		hostStatus = StatusPassed
 	}
+	_ = hostStatus // every local run now has a network namespace of its own
 	tests := []struct {
 		name    string
 		wrapper []string
 		status  Status
 	}{
-		{"unwrapped sees the host network", nil, hostStatus},
+		{"unwrapped sees loopback only", nil, StatusPassed},
 		{"unshare --net leaves loopback only", []string{"unshare", "--net", "--"}, StatusPassed},
 	}
 	for _, tt := range tests {
@@ -299,6 +303,59 @@ func TestRealParentTokenIsNotVisible(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "ghs_from_the_parent")
 	t.Setenv("OPENAI_API_KEY", "sk-from-the-parent")
 	src := "import os\n\ndef test_option():\n    leaked = [k for k, v in os.environ.items() if 'from-the-parent' in v or 'from_the_parent' in v]\n    assert not leaked, leaked\n"
+	r := &Runner{Python: python, WorkDir: t.TempDir()}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusPassed {
+		t.Fatalf("status %s: %s\n%s", out.Status, out.Message, out.Output)
+	}
+}
+
+// TestLocalSandboxCannotReachTokensOrNetwork is the attacker's test: a
+// model-written test that reads the environment of the process that
+// started it (where the job's tokens are) and connects to a server on
+// this machine. Both must fail, for a sandbox Python run as root too.
+func TestLocalSandboxCannotReachTokensOrNetwork(t *testing.T) {
+	python := testenv.Python(t)
+	if err := proc.HideEnvironment(); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("reached"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	src := fmt.Sprintf(`import socket
+
+def test_cannot_read_parent_environment():
+    try:
+        data = open("/proc/%d/environ", "rb").read()
+    except PermissionError:
+        return
+    raise AssertionError("read %%d bytes of benchgate's environment" %% len(data))
+
+def test_cannot_connect():
+    s = socket.socket()
+    s.settimeout(3)
+    try:
+        s.connect(("127.0.0.1", %d))
+    except OSError:
+        return
+    raise AssertionError("connected to a server on this machine")
+`, os.Getpid(), port)
 	r := &Runner{Python: python, WorkDir: t.TempDir()}
 	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
 	if err != nil {
