@@ -40,7 +40,17 @@ type Options struct {
 	Now      func() time.Time
 	// Only, when non-empty, restricts the audit to these case ids.
 	Only map[string]bool
+	// SnapshotEvery is the least time between two rewrites of the report
+	// while cases are audited; zero means DefaultSnapshotEvery. The report
+	// is always written when the run ends, stopped or not.
+	SnapshotEvery time.Duration
 }
+
+// DefaultSnapshotEvery keeps a partial report on disk during a long audit
+// without rewriting it after every case: each rewrite costs time and
+// memory in proportion to the cases so far, so rewriting per case made a
+// run quadratic (minutes to stop after SIGTERM on a large file).
+const DefaultSnapshotEvery = 5 * time.Second
 
 // Result is what a run produced.
 type Result struct {
@@ -92,7 +102,13 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 	for _, f := range files {
 		rep.Files = append(rep.Files, f.Path)
 	}
+	every := opts.SnapshotEvery
+	if every <= 0 {
+		every = DefaultSnapshotEvery
+	}
+	var lastWrite time.Time
 	write := func() error {
+		lastWrite = time.Now()
 		rep.FinishedAt = opts.Now()
 		if err := rep.WriteJSON(res.ReportPath); err != nil {
 			return err
@@ -123,8 +139,12 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 					changes = append(changes, ghpr.CaseChange{CaseID: c.ID, Before: string(r.Verdict), After: string(r.FinalVerdict), Proof: Proof(r)})
 				}
 			}
-			if err := write(); err != nil {
-				return res, err
+			// Snapshots only while the audit runs: once stopped, the rest
+			// is marked "not audited" at once and written a single time.
+			if ctx.Err() == nil && time.Since(lastWrite) >= every {
+				if err := write(); err != nil {
+					return res, err
+				}
 			}
 		}
 		if len(changes) > 0 {
