@@ -3,6 +3,7 @@ package qreport
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,8 +15,23 @@ import (
 // attention (Incorrect, Ambiguous, Inconclusive, errors, skipped) with the
 // evidence for each option, then the list of Valid cases.
 func (r *Report) Markdown() []byte {
+	var out bytes.Buffer
+	_ = r.WriteMarkdownTo(&out)
+	return out.Bytes()
+}
+
+// WriteMarkdownTo writes the Markdown summary to w in pieces of about
+// 64 KiB, so that a report of many cases is never held whole in memory.
+func (r *Report) WriteMarkdownTo(w io.Writer) error {
 	r.Finalize()
 	var b bytes.Buffer
+	var werr error
+	flush := func(force bool) {
+		if werr == nil && (force || b.Len() >= 64<<10) {
+			_, werr = w.Write(b.Bytes())
+			b.Reset()
+		}
+	}
 	t := r.Totals
 	b.WriteString("# Benchmark question audit\n\n")
 	fmt.Fprintf(&b, "%d cases in %d files", t.Cases, len(r.Files))
@@ -54,6 +70,7 @@ func (r *Report) Markdown() []byte {
 		fmt.Fprintf(&b, "\n## %s (%d)\n", g.title, len(cases))
 		for _, c := range cases {
 			writeCase(&b, c)
+			flush(false)
 		}
 	}
 
@@ -74,15 +91,18 @@ func (r *Report) Markdown() []byte {
 			for _, p := range c.Problems {
 				fmt.Fprintf(&b, "  - line %d, `%s`: %s\n", p.Line, p.Field, inline(p.Message))
 			}
+			flush(false)
 		}
 	}
 	if len(valid) > 0 {
 		fmt.Fprintf(&b, "\n## Valid (%d)\n\n", len(valid))
 		for _, c := range valid {
 			fmt.Fprintf(&b, "- `%s` (%s:%d)\n", c.ID, c.File, c.Line)
+			flush(false)
 		}
 	}
-	return b.Bytes()
+	flush(true)
+	return werr
 }
 
 // Markdown renders one case with its evidence table and proposed fix, for

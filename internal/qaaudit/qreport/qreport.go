@@ -9,8 +9,11 @@
 package qreport
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -229,20 +232,61 @@ func (r *Report) JSON() ([]byte, error) {
 
 // WriteJSON writes quality_report.json atomically: a reader sees the old
 // report or the new one, never half of one.
+//
+// The cases are encoded one at a time straight into the file, so writing
+// the report needs memory for one case, not for the whole report; the
+// bytes are the same as JSON's.
 func (r *Report) WriteJSON(path string) error {
-	data, err := r.JSON()
-	if err != nil {
-		return err
-	}
-	if err := fsutil.WriteFileAtomic(path, data, 0o644); err != nil {
+	if err := fsutil.WriteAtomicFunc(path, 0o644, r.writeJSONTo); err != nil {
 		return fmt.Errorf("write quality report: %w", err)
 	}
 	return nil
 }
 
+// writeJSONTo writes what JSON returns, case by case.
+func (r *Report) writeJSONTo(w io.Writer) error {
+	r.Finalize()
+	head := *r
+	head.Cases = nil
+	data, err := json.MarshalIndent(head, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode quality report: %w", err)
+	}
+	// Cases is the last field: cut the head before its value.
+	const tail = "\"cases\": null\n}"
+	if !bytes.HasSuffix(data, []byte(tail)) {
+		return fmt.Errorf("encode quality report: unexpected layout")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(data[:len(data)-len(tail)])
+	bw.WriteString(`"cases": `)
+	switch {
+	case r.Cases == nil:
+		bw.WriteString("null")
+	case len(r.Cases) == 0:
+		bw.WriteString("[]")
+	default:
+		bw.WriteString("[")
+		for i := range r.Cases {
+			c, err := json.MarshalIndent(r.Cases[i], "    ", "  ")
+			if err != nil {
+				return fmt.Errorf("encode quality report: case %s: %w", r.Cases[i].ID, err)
+			}
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n    ")
+			bw.Write(c)
+		}
+		bw.WriteString("\n  ]")
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
+
 // WriteMarkdown writes the Markdown summary atomically.
 func (r *Report) WriteMarkdown(path string) error {
-	if err := fsutil.WriteFileAtomic(path, r.Markdown(), 0o644); err != nil {
+	if err := fsutil.WriteAtomicFunc(path, 0o644, r.WriteMarkdownTo); err != nil {
 		return fmt.Errorf("write quality summary: %w", err)
 	}
 	return nil

@@ -246,3 +246,29 @@ func TestCaseMarkdown(t *testing.T) {
 		t.Errorf("case Markdown starts with %q", md[:10])
 	}
 }
+
+// TestWriteJSONStreamsTheSameBytes checks that the case-by-case writer
+// gives exactly what JSON gives, for a report with cases, with none and
+// with an empty list.
+func TestWriteJSONStreamsTheSameBytes(t *testing.T) {
+	empty := sampleReport()
+	empty.Cases = []Case{}
+	none := sampleReport()
+	none.Cases = nil
+	for name, r := range map[string]*Report{"cases": sampleReport(), "empty": empty, "nil": none} {
+		t.Run(name, func(t *testing.T) {
+			want, err := r.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), FileName)
+			if err := r.WriteJSON(path); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(path)
+			if !bytes.Equal(got, want) {
+				t.Errorf("streamed report differs from JSON():\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
