@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/proc"
 )
 
@@ -37,8 +38,13 @@ func runLocal(ctx context.Context, r *Runner, dir string, _ map[string][]byte, t
 		output = append([]byte("sandbox: ran without its own user and network namespaces (the kernel refused them: "+res.IsolationError+"); use --image for a container sandbox\n"), output...)
 	}
 	raw := rawResult{exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration, output: output}
-	if data, err := os.ReadFile(reportPath); err == nil {
+	// The test wrote this folder: a junit.xml it replaced with a link (to
+	// a host file) is refused, like one over 16 MiB; the run then has no
+	// readable report, which is never evidence.
+	if data, err := fsutil.ReadFileIn(dir, reportPath, 16<<20); err == nil {
 		raw.junit = data
+	} else if errors.Is(err, fsutil.ErrSymlink) || errors.Is(err, fsutil.ErrTooLarge) {
+		raw.output = append(raw.output, []byte("\nsandbox: "+err.Error()+"\n")...)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return rawResult{}, fmt.Errorf("read JUnit report: %w", err)
 	}

@@ -365,3 +365,34 @@ def test_cannot_connect():
 		t.Fatalf("status %s: %s\n%s", out.Status, out.Message, out.Output)
 	}
 }
+
+// TestLinkedJUnitReportIsNotRead: a test that replaces its own JUnit
+// report with a link to a host file gets no report read through it.
+func TestLinkedJUnitReportIsNotRead(t *testing.T) {
+	python := testenv.Python(t)
+	secret := filepath.Join(t.TempDir(), "secret.xml")
+	if err := os.WriteFile(secret, []byte(`<testsuites><testsuite name="x" tests="1" failures="0" errors="0" skipped="0"><testcase classname="t" name="test_option"/></testsuite></testsuites>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := fmt.Sprintf(`import atexit, os
+
+def relink():
+    os.remove("junit.xml") if os.path.exists("junit.xml") else None
+    os.symlink(%q, "junit.xml")
+
+def test_option():
+    atexit.register(relink)
+    assert False, "this option is false"
+`, secret)
+	r := &Runner{Python: python, WorkDir: t.TempDir()}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status == StatusPassed {
+		t.Fatalf("the linked report was read: status %s", out.Status)
+	}
+	if !strings.Contains(out.Output, "symbolic link; refused") {
+		t.Errorf("output does not say the link was refused:\n%s", out.Output)
+	}
+}
