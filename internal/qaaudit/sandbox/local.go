@@ -28,7 +28,7 @@ func runLocal(ctx context.Context, r *Runner, dir string, _ map[string][]byte, t
 		Grace:   2 * time.Second,
 		// No network, and no capability that could read benchgate's
 		// own /proc/<pid>/environ (see proc.HideEnvironment).
-		Isolate: false,
+		Isolate: true,
 	})
 	if err != nil {
 		return rawResult{}, fmt.Errorf("run pytest with %s: %w", r.python(), err)
