@@ -25,6 +25,7 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
+	"google.golang.org/adk/model"
 )
 
 // ErrBadInput marks errors caused by the user's flags or files (exit 2).
@@ -190,9 +191,20 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, badInput("--case %q: no such case id in %d question file(s)", id, len(files))
 		}
 	}
-	m, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	// A model is needed only for multiple_choice cases: api_understanding
+	// and fix_error cases are proven by execution alone, so an audit of
+	// those runs with no model configured and no API key.
+	var m model.LLM
+	modelName := "none"
+	if needsModel(files, cfg.Cases) {
+		llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v (a model is needed because multiple_choice cases are selected)", ErrBadInput, err)
+		}
+		m, modelName = llmModel, llmModel.Name()
+		if cfg.Backend != "" {
+			modelName = cfg.Backend + "/" + modelName
+		}
 	}
 	outDir, err := filepath.Abs(cfg.OutDir)
 	if err != nil {
@@ -214,10 +226,6 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	only := map[string]bool{}
 	for _, id := range cfg.Cases {
 		only[id] = true
-	}
-	modelName := m.Name()
-	if cfg.Backend != "" {
-		modelName = cfg.Backend + "/" + modelName
 	}
 	auditor := ByKind{
 		Agents: agents,
@@ -398,4 +406,25 @@ func remediations(n int) int {
 		return -1
 	}
 	return n
+}
+
+// needsModel reports whether any selected, well-formed case is a
+// multiple_choice case, the only kind whose options are proven by tests a
+// model writes.
+func needsModel(files []*questions.File, only []string) bool {
+	selected := map[string]bool{}
+	for _, id := range only {
+		selected[id] = true
+	}
+	for _, f := range files {
+		for _, c := range f.Cases() {
+			if len(selected) > 0 && !selected[c.ID] {
+				continue
+			}
+			if c.OK() && c.Kind == questions.MultipleChoice {
+				return true
+			}
+		}
+	}
+	return false
 }

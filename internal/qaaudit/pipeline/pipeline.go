@@ -83,9 +83,8 @@ type Auditor struct {
 
 // New checks cfg and returns an Auditor.
 func New(cfg Config) (*Auditor, error) {
-	if cfg.Model == nil {
-		return nil, errors.New("pipeline: no model")
-	}
+	// A nil Model is allowed: malformed cases and kinds the pipeline does
+	// not audit need none, and a multiple_choice case then says so.
 	if cfg.Prover == nil {
 		return nil, errors.New("pipeline: no prover")
 	}
@@ -228,6 +227,11 @@ func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res CaseRes
 	}
 	if c.Kind != questions.MultipleChoice {
 		res.Skipped = fmt.Sprintf("benchmark_type %s is not audited by execution", c.Kind)
+		return res
+	}
+	if a.cfg.Model == nil {
+		res.Error = "multiple_choice cases need a model: configure one with --model-backend (and its API key)"
+		res.NeedsHumanReview = true
 		return res
 	}
 	if a.cfg.CaseTimeout > 0 {

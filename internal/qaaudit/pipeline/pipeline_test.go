@@ -268,7 +268,9 @@ func TestUnauditableCases(t *testing.T) {
 
 func TestNewRejectsIncompleteConfig(t *testing.T) {
 	_, err := pipeline.New(pipeline.Config{})
-	if err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "no model") {
+	// A missing model is allowed (execution-proven kinds need none); a
+	// missing prover is not.
+	if err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "no prover") {
 		t.Fatalf("err = %v", err)
 	}
 }
