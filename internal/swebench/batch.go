@@ -2,9 +2,12 @@ package swebench
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,9 +51,16 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// RunRootFor is results/phase5/ralph-codex-local/<UTC timestamp> under base.
+// RunRootFor names a new run root under base (results/phase5/ralph-codex-local
+// by default): the UTC time to the millisecond and a random suffix, e.g.
+// 20261122T150405.123Z-3f9a1c. Two batches started in the same second (two
+// shards side by side on one host) must never share a root: they would
+// overwrite each other's manifest and predictions. Batch creates the root
+// with an exclusive mkdir, so even a repeated name cannot be shared.
 func RunRootFor(base string, now time.Time) string {
-	return filepath.Join(base, now.UTC().Format("20060102T150405Z"))
+	suffix := make([]byte, 3)
+	_, _ = rand.Read(suffix)
+	return filepath.Join(base, now.UTC().Format("20060102T150405.000Z")+"-"+hex.EncodeToString(suffix))
 }
 
 // Batch runs the instances one after another, continuing after failures,
@@ -88,8 +98,20 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		}
 	}
 	start := o.Now().UTC()
-	if err := os.MkdirAll(b.RunRoot, 0o755); err != nil {
-		return res, err
+	if b.Resume {
+		if err := os.MkdirAll(b.RunRoot, 0o755); err != nil {
+			return res, err
+		}
+	} else {
+		if err := os.MkdirAll(filepath.Dir(b.RunRoot), 0o755); err != nil {
+			return res, err
+		}
+		if err := os.Mkdir(b.RunRoot, 0o755); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return res, fmt.Errorf("run root %s already exists: another batch writes there (use --resume to continue it)", b.RunRoot)
+			}
+			return res, err
+		}
 	}
 	if err := fsutil.WriteFileAtomic(filepath.Join(b.RunRoot, "instance_order.txt"), []byte(strings.Join(ids, "\n")+"\n"), 0o644); err != nil {
 		return res, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,18 +25,19 @@ func batchFixture(t *testing.T, ids []string, missing string) BatchOptions {
 	}
 	o := baseOptions(t, dc, datasetFile(t, dir, ids...), tmpl, "success")
 	results := filepath.Join(dir, "results")
+	root := RunRootFor(results, time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC))
 	t.Cleanup(func() {
-		for _, root := range []string{"20261122T010203Z", "shard1", "shard2"} {
-			noLeaks(t, dc, LabelManifestDir+"="+filepath.Join(results, root))
+		for _, r := range []string{root, filepath.Join(results, "shard1"), filepath.Join(results, "shard2")} {
+			noLeaks(t, dc, LabelManifestDir+"="+r)
 		}
 	})
-	return BatchOptions{IDs: ids, Instance: o, RunRoot: RunRootFor(results, time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)), Stdout: &bytes.Buffer{}}
+	return BatchOptions{IDs: ids, Instance: o, RunRoot: root, Stdout: &bytes.Buffer{}}
 }
 
 func TestBatchSortsContinuesAndAggregates(t *testing.T) {
 	ids := []string{"zeta__b-2", "alpha__a-10", "alpha__a-1", "zeta__b-2", "mid__m-5"}
 	b := batchFixture(t, ids, "mid__m-5")
-	if !strings.HasSuffix(b.RunRoot, filepath.Join("results", "20261122T010203Z")) {
+	if !regexp.MustCompile(`/results/20261122T010203\.000Z-[0-9a-f]{6}$`).MatchString(b.RunRoot) {
 		t.Fatalf("run root %s", b.RunRoot)
 	}
 	res, err := Batch(context.Background(), b)
@@ -159,5 +161,66 @@ func TestShardsMergeToTheWholeBatch(t *testing.T) {
 	// Overlapping shards are refused.
 	if _, err := Merge(filepath.Join(out, "again"), []string{roots[0], roots[0]}, time.Now()); err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Errorf("merge of overlapping roots: %v", err)
+	}
+}
+
+// TestShardsStartedTogetherKeepEveryPrediction starts two shards of one
+// batch at the same instant, with the same clock and the same results
+// folder, as two runners side by side on one host do: each gets its own
+// run root, and every prediction of both is there after the merge.
+func TestShardsStartedTogetherKeepEveryPrediction(t *testing.T) {
+	ids := []string{"acme__p-1", "acme__q-2", "acme__r-3", "acme__s-4"}
+	b := batchFixture(t, ids, "")
+	results := filepath.Dir(b.RunRoot)
+	fixed := time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC)
+	b.Instance.Now = func() time.Time { return fixed }
+	type outcome struct {
+		res BatchResult
+		err error
+	}
+	done := make(chan outcome, 2)
+	start := make(chan struct{})
+	for i := 1; i <= 2; i++ {
+		sb := b
+		sb.Shard = Shard{I: i, N: 2}
+		sb.RunRoot = RunRootFor(results, fixed)
+		sb.Stdout = &bytes.Buffer{}
+		go func() {
+			<-start
+			res, err := Batch(context.Background(), sb)
+			done <- outcome{res, err}
+		}()
+	}
+	close(start)
+	var roots []string
+	for i := 0; i < 2; i++ {
+		o := <-done
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		roots = append(roots, o.res.RunRoot)
+		t.Cleanup(func() { noLeaks(t, b.Instance.Docker, LabelManifestDir+"="+o.res.RunRoot) })
+	}
+	if roots[0] == roots[1] {
+		t.Fatalf("both shards wrote into %s", roots[0])
+	}
+	for _, r := range roots {
+		preds, err := os.ReadFile(filepath.Join(r, "predictions.jsonl"))
+		if err != nil || strings.Count(string(preds), "\n") != 2 {
+			t.Fatalf("%s: predictions %q %v, want 2 rows", r, preds, err)
+		}
+	}
+	res, err := Merge(filepath.Join(results, "merged"), roots, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts != (Counts{Total: 4, Success: 4}) {
+		t.Errorf("merged counts %+v, want 4 successes", res.Counts)
+	}
+	preds, _ := os.ReadFile(filepath.Join(results, "merged", "predictions.jsonl"))
+	for _, id := range ids {
+		if !strings.Contains(string(preds), `"instance_id":"`+id+`"`) || !strings.Contains(string(preds), `"model_patch":"diff`) {
+			t.Errorf("merged predictions lack %s with its patch:\n%s", id, preds)
+		}
 	}
 }
