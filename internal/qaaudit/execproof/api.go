@@ -101,6 +101,78 @@ def names(obj, answer):
         return False
 
 
+def assigned_attributes(klass):
+    """Attribute names the class's own methods assign on self (self.x =
+    ..., self.x: T = ..., setattr(self, "x", ...)): instance attributes,
+    which dir() of the class does not list."""
+    import ast
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+    except Exception:
+        return None
+    found = set()
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and len(node.args) >= 2:
+            if isinstance(node.args[0], ast.Name) and node.args[0].id == "self" and isinstance(node.args[1], ast.Constant):
+                found.add(str(node.args[1].value))
+        for t in targets:
+            for el in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                if isinstance(el, ast.Attribute) and isinstance(el.value, ast.Name) and el.value.id == "self":
+                    found.add(el.attr)
+    return found
+
+
+def takes_var_keyword(obj):
+    target = obj.__init__ if inspect.isclass(obj) else obj
+    try:
+        return any(p.kind == p.VAR_KEYWORD for p in inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return False
+
+
+def documented(obj, answer):
+    import re
+    docs = [inspect.getdoc(obj) or ""]
+    if inspect.isclass(obj):
+        docs.append(inspect.getdoc(obj.__init__) or "")
+    return any(re.search(r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])" % re.escape(answer), d) for d in docs)
+
+
+def absence(obj, answer):
+    """Why absence from dir() proves nothing here, or None when it does:
+    the name may be an instance attribute, a keyword taken through
+    **kwargs, or documented; only a class whose source was read whole and
+    a callable without **kwargs can be said to lack it."""
+    if inspect.isclass(obj):
+        unreadable = []
+        for klass in inspect.getmro(obj):
+            if klass is object:
+                continue
+            attrs = assigned_attributes(klass)
+            if attrs is None:
+                unreadable.append(klass.__qualname__)
+            elif answer in attrs:
+                return "present"
+        if documented(obj, answer):
+            return "present"
+        if takes_var_keyword(obj):
+            return "%s takes **kwargs, so %s may be a keyword it accepts" % (obj.__qualname__, answer)
+        if unreadable:
+            return "the source of %s cannot be read, so its instance attributes are unknown" % ", ".join(unreadable)
+        return None
+    if documented(obj, answer):
+        return "present"
+    if callable(obj) and takes_var_keyword(obj):
+        return "%s takes **kwargs, so %s may be a keyword it forwards" % (getattr(obj, "__qualname__", obj), answer)
+    return None
+
+
 def check_answer(answer, fqns):
     resolved, unknown = [], []
     for fqn in fqns:
@@ -113,6 +185,12 @@ def check_answer(answer, fqns):
             continue
         if names(obj, answer):
             return
+        why = absence(obj, answer)
+        if why == "present":
+            return
+        if why:
+            unknown.append("%s: %s is not among its members, but %s" % (fqn, answer, why))
+            continue
         resolved.append(fqn)
     if unknown:
         pytest.skip("cannot check %s: %s" % (answer, "; ".join(unknown)))

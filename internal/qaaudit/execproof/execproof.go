@@ -118,23 +118,40 @@ func truthOf(s sandbox.Status) verdict.Truth {
 // explain words a decision with the checks' claims, so that a reader of
 // the summary sees what was proven false or could not be proven.
 func explain(d verdict.Decision, checks []pipeline.OptionResult) string {
-	claim := map[string]string{}
+	claim, message := map[string]string{}, map[string]string{}
 	for _, o := range checks {
-		claim[o.Option] = o.Claim
+		claim[o.Option], message[o.Option] = o.Claim, o.Message
 	}
-	var keys []string
-	var how string
 	switch d.Verdict {
 	case verdict.Incorrect:
-		keys, how = d.ProvenFalse, "proven false"
+		parts := make([]string, len(d.ProvenFalse))
+		for i, k := range d.ProvenFalse {
+			parts[i] = fmt.Sprintf("%s (%s)", claim[k], k)
+		}
+		return strings.Join(parts, "; ") + ": proven false"
 	case verdict.Inconclusive:
-		keys, how = d.Unknown, "not proven (no evidence)"
+		// Each unproven check says why (the skip reason pytest reported:
+		// a library not installed, a name taken through **kwargs), so a
+		// reader knows what to fix or to check by hand.
+		parts := make([]string, len(d.Unknown))
+		for i, k := range d.Unknown {
+			why := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(message[k]), "Skipped:"))
+			if why == "" {
+				why = "no evidence"
+			}
+			parts[i] = fmt.Sprintf("%s (%s): not proven: %s", claim[k], k, clipRunes(why, 400))
+		}
+		return strings.Join(parts, "; ")
 	default:
 		return d.Reason
 	}
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s (%s)", claim[k], k)
+}
+
+// clipRunes shortens s to at most n runes, never cutting a character.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
 	}
-	return strings.Join(parts, "; ") + ": " + how
+	return string(r[:n]) + "..."
 }

@@ -1,0 +1,68 @@
+package execproof
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/qaaudit/questions"
+	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
+	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+// TestAbsenceFromDirIsNotProof covers the names dir() does not list but
+// that exist all the same: attributes set in __init__, keywords a
+// function takes through **kwargs (documented or forwarded). None of them
+// may be called Incorrect; a name that is provably absent still is. The
+// truth of each was checked by hand against the standard library.
+func TestAbsenceFromDirIsNotProof(t *testing.T) {
+	python := testenv.Python(t)
+	tests := []struct {
+		id, fqn, answer string
+		want            verdict.Verdict
+		reason          string // substring of the case reason
+	}{
+		{"t:jsonerr_lineno", "json.JSONDecodeError", "lineno", verdict.Valid, ""},
+		{"t:logrecord_levelname", "logging.LogRecord", "levelname", verdict.Valid, ""},
+		{"t:basicconfig_format", "logging.basicConfig", "format", verdict.Valid, ""},
+		{"t:add_argument_help", "argparse.ArgumentParser.add_argument", "help", verdict.Inconclusive, "takes **kwargs, so help may be a keyword it forwards"},
+		{"t:decoder_keyword", "json.decoder.JSONDecoder", "object_hook", verdict.Valid, ""},
+		{"t:decoder_wrong", "json.decoder.JSONDecoder", "parse_lazily", verdict.Incorrect, "proven false"},
+	}
+	var b strings.Builder
+	b.WriteString("benchmarks:\n")
+	for _, tc := range tests {
+		b.WriteString("- id: " + tc.id + "\n  category: c\n  question: q\n  rationale: r\n  benchmark_type: api_understanding\n  template: identifier\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: " + tc.answer + "\n    fully_qualified_class_name: [" + tc.fqn + "]\n  file: f.py\n")
+	}
+	path := filepath.Join(t.TempDir(), "absence.benchmark.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := questions.Load(path, questions.Options{SkipSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Auditor{Runner: sandbox.Runner{Python: python}, WorkDir: t.TempDir()}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			c, ok := f.Case(tc.id)
+			if !ok {
+				t.Fatalf("no case %s", tc.id)
+			}
+			r := a.AuditCase(context.Background(), c)
+			reason := ""
+			if len(r.Attempts) == 1 && r.Attempts[0].Decision != nil {
+				reason = r.Attempts[0].Decision.Reason
+			}
+			if r.Verdict != tc.want {
+				t.Fatalf("verdict %s (%s), want %s", r.Verdict, reason, tc.want)
+			}
+			if !strings.Contains(reason, tc.reason) {
+				t.Errorf("reason %q does not contain %q", reason, tc.reason)
+			}
+		})
+	}
+}
