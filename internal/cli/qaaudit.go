@@ -40,6 +40,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&c.APIKeyEnv, "api-key-env", "", "environment variable holding the model API key (default per backend)")
 	fs.DurationVar(&c.ModelTimeout, "model-timeout", 5*time.Minute, "timeout of one model call")
 	fs.StringVar(&c.Python, "python", "python3", "Python interpreter that runs the tests (e.g. a virtualenv with the benchmark's library)")
+	fs.StringArrayVar(&c.RequireModules, "require-module", nil, "module the sandbox Python must import, checked once before any case (repeatable; e.g. google.adk)")
 	fs.StringVar(&c.Image, "image", "", "run each test in a container of this image with --network none instead of a local Python")
 	fs.StringVar(&c.DockerHost, "docker-host", "", "Docker engine for --image (default DOCKER_HOST)")
 	fs.DurationVar(&c.TestTimeout, "test-timeout", 60*time.Second, "timeout of one option test")

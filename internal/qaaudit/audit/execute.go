@@ -47,6 +47,9 @@ type Config struct {
 
 	Python, Image, DockerHost string
 	TestTimeout, CaseTimeout  time.Duration
+	// RequireModules are imported by the preflight of a local Python; a
+	// missing one is reported once before any case runs.
+	RequireModules []string
 
 	MaxProofIterations uint
 	MaxRemediations    int
@@ -211,6 +214,16 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv}
+	if cfg.Image == "" {
+		it, err := runner.Preflight(ctx, cfg.RequireModules)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+		}
+		fmt.Fprintf(cfg.Stdout, "qa-audit: sandbox %s: Python %s, pytest %s\n", it.Python, it.Version, it.Pytest)
+		for _, m := range it.Missing {
+			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: %s does not import in %s; every check that needs it is Inconclusive (library not installed)\n", m, it.Python)
+		}
+	}
 	agents, err := pipeline.New(pipeline.Config{
 		Model:              m,
 		Prover:             pipeline.SandboxProver{Runner: runner},

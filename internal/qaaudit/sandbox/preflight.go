@@ -1,0 +1,85 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/proc"
+)
+
+// Interpreter is what a preflight learned of the local Python.
+type Interpreter struct {
+	Python  string   // the interpreter run
+	Version string   // Python's version, e.g. 3.11.2
+	Pytest  string   // pytest's version
+	Missing []string // required modules that do not import, with the error
+}
+
+// preflightScript prints one JSON object: the versions, and for each
+// module named on the command line the import error, if any.
+const preflightScript = `import importlib, json, sys
+out = {"python": sys.version.split()[0], "pytest": None, "missing": []}
+try:
+    import pytest
+    out["pytest"] = pytest.__version__
+except Exception as e:
+    out["pytest_error"] = "%s: %s" % (type(e).__name__, e)
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+    except Exception as e:
+        out["missing"].append("%s (%s: %s)" % (name, type(e).__name__, e))
+print(json.dumps(out))
+`
+
+// Preflight checks the local interpreter once, before any case runs: it
+// must start and import pytest (without it every test would end as
+// "pytest exited 1 but wrote no readable JUnit report"), and it reports
+// which of the required modules (the benchmark's library) do not import.
+// With Image set there is nothing to check here.
+func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, error) {
+	it := Interpreter{Python: r.python()}
+	if r.Image != "" {
+		return it, nil
+	}
+	dir, err := os.MkdirTemp(r.WorkDir, "qa_preflight_")
+	if err != nil {
+		return it, fmt.Errorf("sandbox preflight: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	var out limitedBuffer
+	out.limit = 64 << 10
+	res, err := proc.Run(ctx, proc.Cmd{
+		Argv:    append([]string{r.python(), "-c", preflightScript}, require...),
+		Dir:     dir,
+		Env:     r.environment(dir),
+		Stdout:  &out,
+		Stderr:  &out,
+		Timeout: time.Minute,
+		Isolate: true,
+	})
+	if err != nil {
+		return it, fmt.Errorf("--python %s: cannot run it: %w", r.python(), err)
+	}
+	text := strings.TrimSpace(string(out.Bytes()))
+	var got struct {
+		Python      string   `json:"python"`
+		Pytest      *string  `json:"pytest"`
+		PytestError string   `json:"pytest_error"`
+		Missing     []string `json:"missing"`
+	}
+	last := text[strings.LastIndexByte(text, '\n')+1:]
+	if res.ExitCode != 0 || json.Unmarshal([]byte(last), &got) != nil {
+		return it, fmt.Errorf("--python %s: exited %d without reporting its versions: %s", r.python(), res.ExitCode, truncate([]byte(text), 500))
+	}
+	it.Version, it.Missing = got.Python, got.Missing
+	if got.Pytest == nil {
+		return it, fmt.Errorf("--python %s (Python %s): pytest is not importable (%s); install pytest into that interpreter (python -m pip install pytest) or give another --python", r.python(), got.Python, got.PytestError)
+	}
+	it.Pytest = *got.Pytest
+	return it, nil
+}

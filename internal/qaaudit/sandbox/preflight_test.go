@@ -1,0 +1,53 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+func TestPreflight(t *testing.T) {
+	python := testenv.Python(t)
+	// The same interpreter without site-packages: no pytest.
+	bare := filepath.Join(t.TempDir(), "python-without-site")
+	if err := os.WriteFile(bare, []byte("#!/bin/sh\nexec "+python+" -S \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		python  string
+		require []string
+		wantErr string
+		missing string
+	}{
+		{"pytest and the stdlib", python, []string{"json", "logging.handlers"}, "", ""},
+		{"a library that is not installed", python, []string{"json", "benchgate_no_such_lib.sub"}, "", "benchgate_no_such_lib.sub (ModuleNotFoundError"},
+		{"no pytest", bare, nil, "pytest is not importable (ModuleNotFoundError: No module named 'pytest'); install pytest", ""},
+		{"no interpreter", filepath.Join(t.TempDir(), "python9"), nil, "cannot run it", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Runner{Python: tc.python, WorkDir: t.TempDir()}
+			it, err := r.Preflight(context.Background(), tc.require)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--python "+tc.python) {
+					t.Fatalf("err = %v, want one naming --python and %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if it.Version == "" || it.Pytest == "" {
+				t.Errorf("versions not reported: %+v", it)
+			}
+			if got := strings.Join(it.Missing, "; "); !strings.Contains(got, tc.missing) || (tc.missing == "" && got != "") {
+				t.Errorf("missing = %q, want %q", got, tc.missing)
+			}
+		})
+	}
+}
