@@ -262,7 +262,7 @@ func TestGolden(t *testing.T) {
 		{"real-verify_pr", "verify_pr", realSuites()},
 		{"real-verify_release", "verify_release", realSuites()},
 	}
-	for _, c := range []string{"assertion-failures", "runner-errors", "runner-timeouts", "external-retries", "missing-mode", "scenario-unstable", "min-samples", "three-modes"} {
+	for _, c := range []string{"assertion-failures", "runner-errors", "runner-timeouts", "external-retries", "missing-mode", "scenario-unstable", "min-samples", "three-modes", "upstream-quirks"} {
 		cases = append(cases, golden{"case-" + c, "verify_pr", caseSuites(t, c)})
 	}
 	for _, tc := range cases {

@@ -262,7 +262,7 @@ func (a *modeAcc) add(r *suite.Row) {
 	if r.ExternalRetryCount > 0 {
 		a.retried++
 	}
-	addKey(a.signatures, r.Model.ProviderID, r.Model.ModelID, suite.Nullable(r.Model.Mode))
+	addSignature(a.signatures, r.Model.ProviderID, r.Model.ModelID, suite.Nullable(r.Model.Mode))
 	addKey(a.models, r.Model.ProviderID, r.Model.ModelID, "")
 	addKey(a.scenarioSets, suite.Nullable(r.ScenarioSet), "", "")
 	addKey(a.commits, suite.Nullable(r.Git.Commit), "", "")
@@ -294,6 +294,16 @@ func (a *modeAcc) add(r *suite.Row) {
 
 // addKey adds "a/b/c" (or "a/b", or "a") to set without allocating when
 // the key is already there.
+// addSignature adds "provider/model/mode" with both separators always,
+// as the benchmark's modelSignature does: an empty mode gives "p/m/",
+// which must not compare equal to another row's "p/m".
+func addSignature(set map[string]struct{}, provider, model, mode string) {
+	k := provider + "/" + model + "/" + mode
+	if _, ok := set[k]; !ok {
+		set[k] = struct{}{}
+	}
+}
+
 func addKey(set map[string]struct{}, a, b, c string) {
 	var buf [256]byte
 	k := append(buf[:0], a...)

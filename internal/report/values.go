@@ -66,7 +66,8 @@ func medianOf[T number](s []T) float64 {
 	}
 	hi := selectKth(s, n/2)
 	if n%2 == 1 {
-		return float64(hi)
+		// + 0 turns -0 into 0: JSON.stringify(-0) is "0", Go writes "-0".
+		return float64(hi) + 0
 	}
 	// After selection everything left of n/2 is <= hi; the lower middle
 	// value is their maximum.
@@ -76,7 +77,7 @@ func medianOf[T number](s []T) float64 {
 			lo = x
 		}
 	}
-	return (float64(lo) + float64(hi)) / 2
+	return (float64(lo)+float64(hi))/2 + 0
 }
 
 // selectKth reorders s so that s[k] is the value a sort would put there,

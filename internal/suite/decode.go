@@ -157,6 +157,8 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 		case "session_id":
 			seen |= hasSessionID
 			if d.isNull() {
+				// A repeated key keeps its last value, as JSON.parse does.
+				r.SessionID = nil
 				return nil
 			}
 			if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
@@ -188,7 +190,9 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 		case "latency_ms_agent":
 			e := extras()
 			null, err := d.nullNum("latency_ms_agent", &e.agent)
-			if !null && err == nil {
+			if null {
+				r.LatencyMsAgent = nil
+			} else if err == nil {
 				r.LatencyMsAgent = &e.agent
 			}
 			return err
@@ -196,7 +200,9 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			seen |= hasSDKLatency
 			e := extras()
 			null, err := d.nullNum("sdk_latency_ms", &e.sdk)
-			if !null && err == nil {
+			if null {
+				r.SDKLatencyMs = nil
+			} else if err == nil {
 				r.SDKLatencyMs = &e.sdk
 			}
 			return err
@@ -237,12 +243,14 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 		case "error":
 			seen |= hasError
 			if d.isNull() {
+				r.Error = nil
 				return nil
 			}
 			r.Error = &extras().err
 			return d.rowError(r.Error)
 		case "timing_breakdown":
 			if d.isNull() {
+				r.TimingBreakdown = nil
 				return nil
 			}
 			r.TimingBreakdown = &extras().tb
@@ -824,16 +832,25 @@ func (d *decoder) escapedString(start int) ([]byte, error) {
 				return nil, errors.New("a bad \\u escape in a string")
 			}
 			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if d.pos+1 < len(d.buf) && d.buf[d.pos] == '\\' && d.buf[d.pos+1] == 'u' {
+				// A high surrogate pairs only with a low one that follows
+				// at once. Anything else leaves it alone (U+FFFD here, as
+				// no UTF-8 string can hold it) and the next escape is read
+				// for itself: "\\ud800\\u0041" is U+FFFD then "A".
+				pair := utf8.RuneError
+				if r < 0xDC00 && d.pos+1 < len(d.buf) && d.buf[d.pos] == '\\' && d.buf[d.pos+1] == 'u' {
+					save := d.pos
 					d.pos += 2
-					var ok2 bool
-					r2, ok2 = d.hex4()
+					r2, ok2 := d.hex4()
 					if !ok2 {
 						return nil, errors.New("a bad \\u escape in a string")
 					}
+					if r2 >= 0xDC00 && r2 < 0xE000 {
+						pair = utf16.DecodeRune(r, r2)
+					} else {
+						d.pos = save
+					}
 				}
-				r = utf16.DecodeRune(r, r2)
+				r = pair
 			}
 			out = utf8.AppendRune(out, r)
 		default:

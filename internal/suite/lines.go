@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"unicode"
 )
 
 // eachLine calls fn for every non-blank line of r (trimmed) with its
@@ -43,7 +44,7 @@ func eachLine(r io.Reader, name string, fn func(lineNo int, line []byte, tooLong
 		}
 		if len(line) > 0 || tooLong > 0 {
 			lineNo++
-			trimmed := bytes.TrimSpace(line)
+			trimmed := trimLine(line)
 			if len(trimmed) > 0 || tooLong > 0 {
 				if ferr := fn(lineNo, trimmed, tooLong); ferr != nil {
 					return ferr
@@ -94,4 +95,11 @@ func ReadChecked(r io.Reader, name string, fn func(lineNo int, c Checked) error)
 		row.File, row.Line = name, lineNo
 		return fn(lineNo, Checked{Row: &row, Raw: line})
 	})
+}
+
+// trimLine trims a line as JavaScript's String.prototype.trim does, which
+// the benchmark's reader applies: white space and also U+FEFF, so that a
+// byte-order mark before the first row is not part of it.
+func trimLine(b []byte) []byte {
+	return bytes.TrimFunc(b, func(r rune) bool { return r == '\uFEFF' || unicode.IsSpace(r) })
 }

@@ -3,6 +3,7 @@ package suite
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -353,5 +354,67 @@ func TestOversizedLineAndOverflow(t *testing.T) {
 	err = Read(strings.NewReader(in), "s.jsonl", ReadOptions{}, func(*Row) error { return nil })
 	if pe, ok := err.(*ParseError); !ok || pe.Line != 2 {
 		t.Errorf("strict: err = %v, want a ParseError at line 2", err)
+	}
+}
+
+// TestReadsAsTheBenchmarkDoes pins the rows the benchmark's own reader
+// (JSON.parse of each trimmed line) takes in a particular way.
+func TestReadsAsTheBenchmarkDoes(t *testing.T) {
+	withField := func(old, new string) string {
+		if !strings.Contains(goodRow, old) {
+			t.Fatalf("goodRow lacks %s", old)
+		}
+		return strings.Replace(goodRow, old, new, 1)
+	}
+	tests := []struct {
+		name  string
+		line  string
+		check func(r *Row) string
+	}{
+		{"byte-order mark before the row", "\ufeff" + goodRow, func(r *Row) string {
+			if r.ScenarioID != "pr-view-001" {
+				return "row not read"
+			}
+			return ""
+		}},
+		{"a repeated key keeps its last value", withField(`"error":null`, `"error":{"type":"runner_error","message":"x"},"error":null`), func(r *Row) string {
+			if r.Error != nil {
+				return "error is not null"
+			}
+			return ""
+		}},
+		{"a lone high surrogate does not swallow the next escape", withField(`"session_id":"ses_1"`, `"session_id":"a\ud800\u0041b"`), func(r *Row) string {
+			if r.SessionID == nil || *r.SessionID != "a\uFFFDAb" {
+				return fmt.Sprintf("session_id %q", *r.SessionID)
+			}
+			return ""
+		}},
+		{"a surrogate pair is one character", withField(`"session_id":"ses_1"`, `"session_id":"\ud83d\ude00"`), func(r *Row) string {
+			if r.SessionID == nil || *r.SessionID != "\U0001F600" {
+				return fmt.Sprintf("session_id %q", *r.SessionID)
+			}
+			return ""
+		}},
+		{"empty model mode keeps its separator", withField(`"mode":null}`, `"mode":""}`), func(r *Row) string {
+			if got := r.Model.Signature(); got != "openai/gpt-5.3-codex/" {
+				return "signature " + got
+			}
+			return ""
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := 0
+			err := Read(strings.NewReader(tc.line+"\n"), "s.jsonl", ReadOptions{}, func(r *Row) error {
+				rows++
+				if msg := tc.check(r); msg != "" {
+					t.Error(msg)
+				}
+				return nil
+			})
+			if err != nil || rows != 1 {
+				t.Fatalf("err %v, %d rows", err, rows)
+			}
+		})
 	}
 }
