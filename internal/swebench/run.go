@@ -333,9 +333,11 @@ func (o *Options) ensureCodex(ctx context.Context, cid, image string, logf func(
 	fail := func(detail string) (ralph.Outcome, bool) {
 		return ralph.Outcome{Status: ralph.StatusFailed, Code: CodeBootstrapFailed, Detail: detail, Interrupted: ctx.Err() != nil}, false
 	}
+	var lastExit int
 	check := func(cmd string) (string, bool, error) {
 		var buf strings.Builder
 		res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"/bin/sh", "-c", cmd}, Stdout: &buf, Stderr: &buf, Timeout: time.Minute})
+		lastExit = res.ExitCode
 		return strings.TrimSpace(buf.String()), err == nil && res.ExitCode == 0, err
 	}
 	if _, ok, err := check("command -v codex"); err != nil {
@@ -368,8 +370,15 @@ func (o *Options) ensureCodex(ctx context.Context, cid, image string, logf func(
 		return fail(err.Error())
 	}
 	if msg, ok, err := check("export PATH=\"$PATH:/usr/local/bin\"; codex --version"); err != nil || !ok {
-		if err != nil {
+		switch {
+		case err != nil:
 			msg = err.Error()
+		case msg == "":
+			// A binary that fails without a word still has an exit code:
+			// 126/127 point at a wrong architecture or a missing loader.
+			msg = fmt.Sprintf("codex --version exited %d with no output", lastExit)
+		default:
+			msg = fmt.Sprintf("codex --version exited %d: %s", lastExit, msg)
 		}
 		return fail(fmt.Sprintf("codex copied from %s does not run in image %s: %s", o.CodexBinary, image, msg))
 	}

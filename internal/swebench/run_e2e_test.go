@@ -39,6 +39,7 @@ func TestRunEndToEnd(t *testing.T) {
 		{name: "bootstrap", scenario: "success", image: "bare", bootstrap: "fake", wantStatus: "success", wantPatch: true, wantPhases: 2},
 		{name: "bootstrap without binary", scenario: "success", image: "bare", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "no --codex-binary"},
 		{name: "bootstrap with a broken binary", scenario: "success", image: "bare", bootstrap: "broken", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "does not run"},
+		{name: "bootstrap with a binary that fails silently", scenario: "success", image: "bare", bootstrap: "silent", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "codex --version exited 3 with no output"},
 		{name: "codex crash", scenario: "crash", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "exited with code 3: stream disconnected", wantPhases: 2},
 		{name: "phase timeout", scenario: "hang", image: "codex", timeout: 2 * time.Second, wantStatus: "failed", wantCode: "runtime_error", wantDetail: "timed out", wantPhases: 2},
 		{name: "plan writes no plan", scenario: "noplan", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "without writing", wantPhases: 1},
@@ -66,6 +67,11 @@ func TestRunEndToEnd(t *testing.T) {
 			switch tc.bootstrap {
 			case "fake":
 				o.CodexBinary = fakeCodex(t)
+			case "silent":
+				o.CodexBinary = filepath.Join(dir, "codex-silent")
+				if err := os.WriteFile(o.CodexBinary, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
 			case "broken":
 				o.CodexBinary = filepath.Join(dir, "codex-broken")
 				if err := os.WriteFile(o.CodexBinary, []byte("not a program"), 0o755); err != nil {
