@@ -3,6 +3,7 @@ module github.com/benchgate/benchgate
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.5.0
 	github.com/google/go-github/v62 v62.0.0
 	github.com/nektos/act v0.2.72
 	github.com/rhysd/actionlint v1.7.7

@@ -88,6 +88,11 @@ func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	if err := checkAPIKeyEnv(r.apiKeyEnv); err != nil {
 		return o, err
 	}
+	if r.codexConfig != "" {
+		if err := codex.CheckProfileFile(sbPath(env, r.codexConfig)); err != nil {
+			return o, err
+		}
+	}
 	if r.baseURL != "" {
 		o.Provider = &codex.Provider{BaseURL: r.baseURL, Model: r.model, APIKeyEnv: r.apiKeyEnv}
 	}
@@ -277,6 +282,11 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 	}
 	if len(all) == 0 {
 		return sbUsage(env, "prepare-images", errors.New("no instances: pass --instance-id or --instance-file"))
+	}
+	if *cfg != "" {
+		if err := codex.CheckProfileFile(sbPath(env, *cfg)); err != nil {
+			return sbUsage(env, "prepare-images", err)
+		}
 	}
 	dc, err := container.New(env.Getenv("DOCKER_HOST"))
 	if err != nil {

@@ -42,6 +42,9 @@ func TestSwebenchBadInput(t *testing.T) {
 		}
 	}
 	dataset := swebenchtest.DatasetFile(t, dir, "acme__widget-1", "acme__widget-2")
+	if err := os.WriteFile(filepath.Join(dir, "old-profile.toml"), []byte("model_provider = \"dgx\"\n\n[profiles.local]\nmodel = \"m\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "bad-ids.txt"), []byte("acme__widget-2\n../../etc__passwd-1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +73,8 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"resume of a missing run root", []string{"batch", "--resume", "typo/root", "--dataset-file", dataset}, "--resume " + filepath.Join(dir, "typo", "root")},
 		{"image template without {id}", []string{"prepare-images", "--instance-id", "acme__widget-2", "--codex-binary", dataset, "--image-template", "sweb.eval:latest"}, "must contain {id}"},
 		{"stray argument to prepare-images", []string{"prepare-images", "--instance-id", "acme__widget-2", "--codex-binary", dataset, "acme__widget-1"}, "unexpected arguments"},
+		{"codex config in the pre-0.134 shape", run("--instance-id", "acme__widget-2", "--codex-binary", dataset, "--codex-config", "old-profile.toml"), "old-profile.toml:3: profiles: a [profiles.*] table is the shape of Codex before 0.134"},
+		{"codex config in the pre-0.134 shape, prepare-images", []string{"prepare-images", "--instance-id", "acme__widget-2", "--codex-binary", dataset, "--codex-config", "old-profile.toml"}, "old-profile.toml:3: profiles"},
 		{"unknown subcommand", []string{"evaluate"}, "unknown subcommand"},
 		{"merge without roots", []string{"merge", "--output-dir", "m"}, "usage"},
 		{"merge of a folder that is no run root", []string{"merge", "--output-dir", "m", "typo"}, filepath.Join(dir, "typo") + " is not a run root"},
