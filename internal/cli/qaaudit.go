@@ -39,6 +39,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&c.ModelURL, "model-url", "", "model endpoint base URL (openai: the /v1 root; default OPENAI_BASE_URL)")
 	fs.StringVar(&c.APIKeyEnv, "api-key-env", "", "environment variable holding the model API key (default per backend)")
 	fs.DurationVar(&c.ModelTimeout, "model-timeout", 5*time.Minute, "timeout of one model call")
+	fs.IntVar(&c.ModelFailureLimit, "max-consecutive-model-failures", 3, "stop calling the model after this many failed calls in a row; the remaining multiple_choice cases end Inconclusive")
 	fs.StringVar(&c.Python, "python", "python3", "Python interpreter that runs the tests (e.g. a virtualenv with the benchmark's library)")
 	fs.StringArrayVar(&c.RequireModules, "require-module", nil, "module the sandbox Python must import, checked once before any case (repeatable; e.g. google.adk)")
 	fs.StringVar(&c.Image, "image", "", "run each test in a container of this image with --network none instead of a local Python")
@@ -58,6 +59,10 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&c.GitHubAPIURL, "github-api-url", "", "GitHub REST API URL (default GITHUB_API_URL or https://api.github.com/)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
+	}
+	if c.ModelFailureLimit < 1 {
+		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --max-consecutive-model-failures %d: expected a whole number >= 1\n", c.ModelFailureLimit)
+		return ExitUsage
 	}
 	if err := checkAPIKeyEnv(c.APIKeyEnv); err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)

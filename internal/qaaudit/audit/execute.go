@@ -47,6 +47,9 @@ type Config struct {
 
 	Python, Image, DockerHost string
 	TestTimeout, CaseTimeout  time.Duration
+	// ModelFailureLimit is how many model calls in a row may fail before
+	// the audit stops calling the model; zero means the default (3).
+	ModelFailureLimit int
 	// RequireModules are imported by the preflight of a local Python; a
 	// missing one is reported once before any case runs.
 	RequireModules []string
@@ -198,13 +201,17 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	// and fix_error cases are proven by execution alone, so an audit of
 	// those runs with no model configured and no API key.
 	var m model.LLM
+	var breaker *llm.Breaker
 	modelName := "none"
 	if needsModel(files, cfg.Cases) {
 		llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v (a model is needed because multiple_choice cases are selected)", ErrBadInput, err)
 		}
-		m, modelName = llmModel, llmModel.Name()
+		// After a few failed calls in a row the endpoint is given up on:
+		// the remaining cases end Inconclusive at once, with that error.
+		breaker = &llm.Breaker{LLM: llmModel, Threshold: cfg.ModelFailureLimit}
+		m, modelName = breaker, llmModel.Name()
 		if cfg.Backend != "" {
 			modelName = cfg.Backend + "/" + modelName
 		}
@@ -248,6 +255,11 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	sum := &Summary{Result: res}
 	if err != nil {
 		return sum, err
+	}
+	if breaker != nil {
+		if open, first := breaker.Open(); open {
+			fmt.Fprintf(cfg.Stdout, "qa-audit: stopped calling the model after %d failed calls in a row (%v); the multiple_choice cases after that are Inconclusive\n", breakerLimit(cfg.ModelFailureLimit), first)
+		}
 	}
 	t := res.Report.Totals
 	fmt.Fprintf(cfg.Stdout, "qa-audit: %d cases: %d valid, %d ambiguous, %d incorrect, %d inconclusive, %d skipped, %d errors; %d fixed, %d need human review\n",
@@ -440,4 +452,11 @@ func needsModel(files []*questions.File, only []string) bool {
 		}
 	}
 	return false
+}
+
+func breakerLimit(n int) int {
+	if n > 0 {
+		return n
+	}
+	return llm.DefaultBreakerThreshold
 }

@@ -68,6 +68,12 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(&b, "\n## %s (%d)\n", g.title, len(cases))
+		if g.title == "Audit errors" {
+			// One dead endpoint fails every remaining case with the same
+			// words: say them once, with the cases they stopped.
+			writeErrorGroups(&b, cases, func() { flush(false) })
+			continue
+		}
 		for _, c := range cases {
 			writeCase(&b, c)
 			flush(false)
@@ -192,4 +198,24 @@ func capitalize(s string) string {
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// writeErrorGroups lists cases by identical error, in first-seen order.
+func writeErrorGroups(b *bytes.Buffer, cases []Case, flush func()) {
+	var order []string
+	byErr := map[string][]Case{}
+	for _, c := range cases {
+		if _, ok := byErr[c.Error]; !ok {
+			order = append(order, c.Error)
+		}
+		byErr[c.Error] = append(byErr[c.Error], c)
+	}
+	for _, e := range order {
+		group := byErr[e]
+		fmt.Fprintf(b, "\n### %d case(s): %s\n\n", len(group), inline(e))
+		for _, c := range group {
+			fmt.Fprintf(b, "- `%s` (%s:%d)\n", c.ID, c.File, c.Line)
+			flush()
+		}
+	}
 }
