@@ -74,4 +74,3 @@ func TestBreaker(t *testing.T) {
 		}
 	})
 }
-
