@@ -50,7 +50,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.IntVar(&c.MaxRemediations, "max-remediations", 3, "remediation attempts per flawed case (0 or -1 disables remediation)")
 	fs.Int64Var(&c.ModelCallBudget, "model-call-budget", 0, "maximum model calls for the whole run (0 = unlimited)")
 	fs.BoolVar(&c.OpenPRs, "open-prs", false, "open or update pull requests with the verified fixes (token in GITHUB_TOKEN)")
-	fs.BoolVar(&c.DryRun, "dry-run", false, "with --open-prs, write pull_requests.md instead of calling GitHub")
+	fs.BoolVar(&c.DryRun, "dry-run", false, "with --open-prs, write pull-requests/plan.md (the branches, titles and bodies) instead of calling GitHub")
 	fs.StringVar(&c.Repo, "repo", "", "repository owner/name for pull requests (default GITHUB_REPOSITORY)")
 	fs.StringVar(&c.Base, "base-branch", "", "branch pull requests target (default: the repository's default branch)")
 	fs.StringVar(&c.Grouping, "pr-grouping", "file", "one pull request per fixed file (file) or one per run (run)")
