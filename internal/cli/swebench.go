@@ -140,6 +140,7 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 	id := fs.String("instance-id", "", "the one instance to run (owner__repo-NUMBER)")
 	out := fs.String("output-dir", "", "per-instance output folder (required)")
 	man := fs.String("manifest-dir", "", "folder of run_manifest.json (default: --output-dir)")
+	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the instance")
 	if code, ok := sbParse(env, fs, args); !ok {
 		return code
 	}
@@ -158,6 +159,14 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 	}
 	if err := o.Validate(); err != nil {
 		return sbUsage(env, "run", err)
+	}
+	// Codex retries a dead endpoint forever inside each phase; one cheap
+	// request first says what is wrong before a container is created.
+	if o.Provider != nil && !*skipPreflight {
+		if err := codex.PreflightProvider(ctx, *o.Provider, env.Getenv); err != nil {
+			fmt.Fprintf(env.Stderr, "benchgate swebench run: endpoint preflight: %v\n", err)
+			return ExitFailed
+		}
 	}
 	st, err := swebench.Run(ctx, o)
 	if err != nil {

@@ -216,6 +216,22 @@ func TestSwebenchBatchPreflight(t *testing.T) {
 	}
 }
 
+// TestSwebenchRunPreflight: a single instance checks its endpoint first
+// too, and a dead one stops it before any output folder exists.
+func TestSwebenchRunPreflight(t *testing.T) {
+	dir := t.TempDir()
+	dataset := swebenchtest.DatasetFile(t, dir, "acme__widget-1")
+	env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": "unix:///nonexistent.sock"})
+	code := runSwebench(context.Background(), env, []string{"run", "--instance-id", "acme__widget-1", "--output-dir", "out",
+		"--dataset-file", dataset, "--base-url", "http://127.0.0.1:1/v1"})
+	if code != ExitFailed || !strings.Contains(stderr.String(), "benchgate swebench run: endpoint preflight:") {
+		t.Fatalf("exit %d, stderr %q; want %d and the preflight named", code, stderr, ExitFailed)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil || stdout.Len() > 0 {
+		t.Errorf("the instance started: %v %q", err, stdout)
+	}
+}
+
 // TestSwebenchBatchCLI runs the Action's mode name end to end: the run
 // root is dated from env.Now, one instance lacks its image, the batch goes
 // on and exits 1 with the counts on stdout.
