@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -196,6 +197,9 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	resume := fs.String("resume", "", "run root of an earlier batch: skip instances with a terminal status")
 	shard := fs.String("shard", "", "run only shard i/n of the sorted instances (merge the shards with 'swebench merge')")
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
+	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended failed with runtime_error (runtime_error) or every failed or incomplete one (all)")
+	filter := fs.String("filter", "", "run only the instance IDs this regular expression matches")
+	slice := fs.String("slice", "", "run only START:END (0-based, END excluded) of the sorted instance list, after --filter")
 	if code, ok := sbParse(env, fs, args); !ok {
 		return code
 	}
@@ -205,7 +209,31 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	if err := checkAPIKeyEnv(rf.apiKeyEnv); err != nil {
 		return sbUsage(env, "batch", err)
 	}
-	b := swebench.BatchOptions{Stdout: env.Stdout, Args: map[string]any{"instance_file": *instFile, "max_loops": rf.maxLoops, "resume": *resume, "shard": *shard}}
+	b := swebench.BatchOptions{Stdout: env.Stdout, Args: map[string]any{"instance_file": *instFile, "max_loops": rf.maxLoops, "resume": *resume, "shard": *shard,
+		"retry_failed": *retryFailed, "filter": *filter, "slice": *slice}}
+	switch *retryFailed {
+	case "", swebench.RetryRuntimeErrors, swebench.RetryAllFailures:
+	default:
+		return sbUsage(env, "batch", fmt.Errorf("--retry-failed %q: expected runtime_error or all", *retryFailed))
+	}
+	if *retryFailed != "" && *resume == "" {
+		return sbUsage(env, "batch", errors.New("--retry-failed needs --resume <run root>: it re-runs failed instances of an earlier batch"))
+	}
+	b.RetryFailed = *retryFailed
+	if *filter != "" {
+		re, err := regexp.Compile(*filter)
+		if err != nil {
+			return sbUsage(env, "batch", fmt.Errorf("--filter %q: %v", *filter, err))
+		}
+		b.Filter = re
+	}
+	if *slice != "" {
+		sl, err := swebench.ParseSlice(*slice)
+		if err != nil {
+			return sbUsage(env, "batch", err)
+		}
+		b.Slice = sl
+	}
 	if *instFile != "" {
 		insts, err := swebench.LoadInstances(sbPath(env, *instFile))
 		if err != nil {

@@ -10,10 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/ralph"
 )
 
 // BatchOptions configure a sequential batch.
@@ -25,7 +28,17 @@ type BatchOptions struct {
 	// RunRoot is <results>/<timestamp>, or the root being resumed.
 	RunRoot string
 	Resume  bool
-	Shard   Shard
+	// RetryFailed, with Resume, also runs again the instances whose
+	// status is terminal but not a success: RetryRuntimeErrors for those
+	// that failed with runtime_error (an endpoint or engine problem, worth
+	// another try once fixed), RetryAllFailures for every failed or
+	// incomplete one. Empty skips every terminal status, as before.
+	RetryFailed string
+	Shard       Shard
+	// Filter keeps only the IDs it matches; Slice then keeps
+	// [Start, End) of what is left (sorted), for smoke tests.
+	Filter *regexp.Regexp
+	Slice  *Slice
 	// Instance is the template for every instance; the batch fills
 	// InstanceID, OutputDir and ManifestDir.
 	Instance Options
@@ -42,6 +55,80 @@ type BatchResult struct {
 	Order   []string
 	Skipped []string
 	Counts  Counts
+}
+
+// What RetryFailed re-runs.
+const (
+	RetryRuntimeErrors = "runtime_error"
+	RetryAllFailures   = "all"
+)
+
+// Slice is a half-open range [Start, End) of the sorted instance list;
+// End 0 means to the end.
+type Slice struct{ Start, End int }
+
+// ParseSlice reads "START:END" (either may be empty).
+func ParseSlice(s string) (*Slice, error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return nil, fmt.Errorf("--slice %q: expected START:END, e.g. 0:10", s)
+	}
+	var sl Slice
+	for _, f := range []struct {
+		text string
+		dst  *int
+	}{{a, &sl.Start}, {b, &sl.End}} {
+		if f.text == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f.text)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("--slice %q: %q is not a whole number >= 0", s, f.text)
+		}
+		*f.dst = n
+	}
+	if sl.End != 0 && sl.End <= sl.Start {
+		return nil, fmt.Errorf("--slice %q: END must be greater than START", s)
+	}
+	return &sl, nil
+}
+
+// narrow applies the filter, then the slice, to sorted ids.
+func (b BatchOptions) narrow(ids []string) []string {
+	if b.Filter != nil {
+		var kept []string
+		for _, id := range ids {
+			if b.Filter.MatchString(id) {
+				kept = append(kept, id)
+			}
+		}
+		ids = kept
+	}
+	if b.Slice != nil {
+		start, end := b.Slice.Start, b.Slice.End
+		if end == 0 || end > len(ids) {
+			end = len(ids)
+		}
+		if start > end {
+			start = end
+		}
+		ids = ids[start:end]
+	}
+	return ids
+}
+
+// retry reports whether a resumed batch runs st's instance again.
+func (b BatchOptions) retry(st Status) bool {
+	if st.Status == ralph.StatusSuccess {
+		return false
+	}
+	switch b.RetryFailed {
+	case RetryAllFailures:
+		return true
+	case RetryRuntimeErrors:
+		return st.FailureReasonCode != nil && *st.FailureReasonCode == ralph.CodeRuntimeError
+	}
+	return false
 }
 
 // UsageError marks a batch error caused by its input (exit 2), as opposed
@@ -70,7 +157,7 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	ids := b.Shard.Select(SortUnique(b.IDs))
+	ids := b.Shard.Select(b.narrow(SortUnique(b.IDs)))
 	res := BatchResult{RunRoot: b.RunRoot, Order: ids}
 	if len(ids) == 0 {
 		return res, &UsageError{errors.New("the batch has no instances (empty instance file or shard)")}
@@ -131,7 +218,7 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		}
 		dir := filepath.Join(b.RunRoot, id)
 		if b.Resume {
-			if st, err := ReadStatus(PathsFor(dir, id).Status); err == nil && st.Terminal() {
+			if st, err := ReadStatus(PathsFor(dir, id).Status); err == nil && st.Terminal() && !b.retry(st) {
 				res.Skipped = append(res.Skipped, id)
 				fmt.Fprintf(b.Stdout, "skip %s (%s)\n", id, st.Status)
 				continue

@@ -224,3 +224,81 @@ func TestShardsStartedTogetherKeepEveryPrediction(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeRetriesFailedInstances: a batch whose endpoint failed (every
+// instance runtime_error) is resumed once the endpoint is back. A plain
+// resume skips them all; --retry-failed runtime_error runs them again and
+// leaves the missing-image failure alone; all retries that one too.
+func TestResumeRetriesFailedInstances(t *testing.T) {
+	ids := []string{"acme__r-1", "acme__r-2", "acme__gone-3"}
+	b := batchFixture(t, ids, "acme__gone-3")
+	b.Instance.Env = []string{"FAKE_CODEX_SCENARIO=crash"}
+	res, err := Batch(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts != (Counts{Total: 3, Failed: 3}) {
+		t.Fatalf("first run %+v", res.Counts)
+	}
+	resume := b
+	resume.Resume = true
+	resume.Instance.Env = []string{"FAKE_CODEX_SCENARIO=success"}
+	resume.Stdout = &bytes.Buffer{}
+	res, err = Batch(context.Background(), resume)
+	if err != nil || len(res.Skipped) != 3 {
+		t.Fatalf("plain resume skipped %v (%v), want all 3", res.Skipped, err)
+	}
+	resume.RetryFailed = RetryRuntimeErrors
+	res, err = Batch(context.Background(), resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Skipped, ",") != "acme__gone-3" || res.Counts != (Counts{Total: 3, Success: 2, Failed: 1}) {
+		t.Fatalf("retry of runtime errors: skipped %v counts %+v", res.Skipped, res.Counts)
+	}
+	resume.RetryFailed = RetryAllFailures
+	res, err = Batch(context.Background(), resume)
+	if err != nil || len(res.Skipped) != 2 || res.Skipped[0] != "acme__r-1" {
+		t.Fatalf("retry of all failures: skipped %v (%v), want the two successes", res.Skipped, err)
+	}
+}
+
+func TestFilterAndSlice(t *testing.T) {
+	ids := []string{"a__x-1", "a__x-2", "b__y-1", "b__y-2", "b__y-3"}
+	tests := []struct {
+		filter, slice string
+		want          string
+		wantErr       string
+	}{
+		{"", "", "a__x-1 a__x-2 b__y-1 b__y-2 b__y-3", ""},
+		{"^b__", "", "b__y-1 b__y-2 b__y-3", ""},
+		{"^b__", "1:", "b__y-2 b__y-3", ""},
+		{"", ":2", "a__x-1 a__x-2", ""},
+		{"", "3:99", "b__y-2 b__y-3", ""},
+		{"", "2:1", "", "END must be greater than START"},
+		{"", "x:1", "", `"x" is not a whole number`},
+		{"", "5", "", "expected START:END"},
+	}
+	for _, tc := range tests {
+		b := BatchOptions{}
+		if tc.filter != "" {
+			b.Filter = regexp.MustCompile(tc.filter)
+		}
+		if tc.slice != "" {
+			sl, err := ParseSlice(tc.slice)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("slice %q: err %v, want %q", tc.slice, err, tc.wantErr)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Slice = sl
+		}
+		if got := strings.Join(b.narrow(ids), " "); got != tc.want {
+			t.Errorf("filter %q slice %q: %s, want %s", tc.filter, tc.slice, got, tc.want)
+		}
+	}
+}
