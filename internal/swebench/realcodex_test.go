@@ -230,6 +230,7 @@ func importRealCodexImage(t testing.TB, dc *container.Client, ref string) {
 		{Path: "/etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")},
 		{Path: "/root/.keep"},
 		{Path: "/testbed/README", Data: []byte("code\n")},
+		{Path: "/usr/bin/git", Mode: 0o755, Data: []byte(swebenchtest.GitStandIn)},
 		{Path: "/tmp/.keep"},
 	}
 	var base bytes.Buffer
@@ -237,7 +238,7 @@ func importRealCodexImage(t testing.TB, dc *container.Client, ref string) {
 		t.Fatal(err)
 	}
 	var rootfs bytes.Buffer
-	applets := []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "test", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which"}
+	applets := []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "test", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which", "patch"}
 	if err := swebenchtest.WriteTarWithLinks(&rootfs, base.Bytes(), applets); err != nil {
 		t.Fatal(err)
 	}

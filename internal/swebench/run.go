@@ -310,7 +310,43 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 			logf("%s pass=%d exit=%d timed_out=%v failed=%v state=%s log=%s errors=%q", r.Phase, r.Pass, r.ExitCode, r.TimedOut, r.Failed, r.StateAfter, agent.lastLog, r.Errors)
 		},
 	}
-	return loop.Run(ctx)
+	out = loop.Run(ctx)
+	if out.Status == ralph.StatusSuccess {
+		if detail, ok := o.checkPatch(ctx, cid, p.Patch); !ok {
+			logf("patch check: %s", detail)
+			out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, detail
+		}
+	}
+	return out
+}
+
+// checkPatch runs `git apply --check` on the patch in the instance's code
+// folder, inside the container: an agent can archive its plans and leave
+// any text at the patch path, and only a diff that applies to the code it
+// was given is a prediction worth a success.
+func (o *Options) checkPatch(ctx context.Context, cid, patch string) (string, bool) {
+	var buf strings.Builder
+	res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"git", "-C", o.CodeDir, "apply", "--check", patch},
+		Stdout: &buf, Stderr: &buf, Timeout: time.Minute})
+	msg := strings.TrimSpace(buf.String())
+	switch {
+	case err != nil:
+		return "the patch could not be checked: " + err.Error(), false
+	case res.ExitCode == 126 || res.ExitCode == 127:
+		return fmt.Sprintf("the patch could not be checked: git is not available in the image (exit %d: %s)", res.ExitCode, clipText(msg, 300)), false
+	case res.ExitCode != 0:
+		return fmt.Sprintf("the patch does not apply to %s: git apply --check exited %d: %s", o.CodeDir, res.ExitCode, clipText(msg, 500)), false
+	}
+	return "", true
+}
+
+// clipText shortens s to n runes.
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "..."
 }
 
 // chownOutput gives the files the agent created as root in the bind-mounted

@@ -40,6 +40,7 @@ func TestRunEndToEnd(t *testing.T) {
 		{name: "bootstrap without binary", scenario: "success", image: "bare", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "no --codex-binary"},
 		{name: "bootstrap with a broken binary", scenario: "success", image: "bare", bootstrap: "broken", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "does not run"},
 		{name: "bootstrap with a binary that fails silently", scenario: "success", image: "bare", bootstrap: "silent", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "codex --version exited 3 with no output"},
+		{name: "a patch that is no diff", scenario: "badpatch", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the patch does not apply to /testbed: git apply --check exited 128: error: No valid patches in input", wantPhases: 2},
 		{name: "codex crash", scenario: "crash", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "exited with code 3: stream disconnected", wantPhases: 2},
 		{name: "phase timeout", scenario: "hang", image: "codex", timeout: 2 * time.Second, wantStatus: "failed", wantCode: "runtime_error", wantDetail: "timed out", wantPhases: 2},
 		{name: "plan writes no plan", scenario: "noplan", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "without writing", wantPhases: 1},

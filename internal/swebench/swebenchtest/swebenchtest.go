@@ -70,7 +70,8 @@ func ImportImage(t testing.TB, dc *container.Client, ref string, withCodex bool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []container.File{{Path: "/bin/busybox", Mode: 0o755, Data: bb}, {Path: "/testbed/README", Data: []byte("code\n")}, {Path: "/tmp/.keep"}}
+	files := []container.File{{Path: "/bin/busybox", Mode: 0o755, Data: bb}, {Path: "/testbed/README", Data: []byte("code\n")},
+		{Path: "/testbed/f", Data: []byte("old\n")}, {Path: "/usr/bin/git", Mode: 0o755, Data: []byte(GitStandIn)}, {Path: "/tmp/.keep"}}
 	if withCodex {
 		cb, err := os.ReadFile(FakeCodex(t))
 		if err != nil {
@@ -90,12 +91,24 @@ func ImportImage(t testing.TB, dc *container.Client, ref string, withCodex bool)
 	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
 }
 
+// GitStandIn is the test images' `git`: real instance images carry git,
+// and the runner's patch check runs `git -C <code dir> apply --check
+// <patch>`. This stand-in does only that, with busybox: a file with no
+// hunk is refused as git refuses it, and the hunks must apply (patch
+// --dry-run).
+const GitStandIn = `#!/bin/sh
+if [ "$1" = "-C" ]; then cd "$2" || exit 128; shift 2; fi
+if [ "$1" != apply ] || [ "$2" != --check ]; then echo "git (test stand-in): only 'apply --check' is supported" >&2; exit 129; fi
+if ! grep -q '^@@ ' "$3" || ! grep -q '^+++ ' "$3"; then echo "error: No valid patches in input" >&2; exit 128; fi
+patch -p1 --dry-run -i "$3" >/dev/null || { echo "error: patch does not apply" >&2; exit 1; }
+`
+
 // appendApplets rebuilds the tar with symlinks for the busybox applets the
 // runner and tests use.
 func appendApplets(t testing.TB, base []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteTarWithLinks(&buf, base, []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "kill", "chmod", "chown", "test"}); err != nil {
+	if err := WriteTarWithLinks(&buf, base, []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "kill", "chmod", "chown", "test", "grep", "patch", "["}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -7,6 +7,7 @@
 //	blocked           execute pass 1 moves the plans to blocked/
 //	noop              nothing ever happens (incomplete at the loop budget)
 //	archive_no_patch  execute pass 1 archives without a patch
+//	badpatch          execute pass 1 writes text that is no diff and archives
 //	crash             execute exits 3 after a turn.failed event
 //	hang              execute sleeps until killed
 //	noplan            plan writes nothing
@@ -70,6 +71,9 @@ func main() {
 			time.Sleep(time.Hour)
 		case scenario == "success" && pass == want:
 			must(os.WriteFile(os.Getenv("SWE_BENCH_PATCH_PATH"), []byte("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n"), 0o644))
+			move(plans, "archive")
+		case scenario == "badpatch":
+			must(os.WriteFile(os.Getenv("SWE_BENCH_PATCH_PATH"), []byte("this is not a diff\n"), 0o644))
 			move(plans, "archive")
 		case scenario == "archive_no_patch":
 			move(plans, "archive")
