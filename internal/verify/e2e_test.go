@@ -457,8 +457,11 @@ func TestSetSIGTERM(t *testing.T) {
 	out := filepath.Join(f.dir, "out", "pr-exec")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		// The modes run side by side: wait until ghx hangs and agent_direct
+		// has written all its rows, whatever the machine's load.
 		logs, _ := filepath.Glob(filepath.Join(out, "_run", "*", "logs", "attempt-0-ghx.log"))
-		if len(logs) == 1 {
+		rows, _ := os.ReadFile(filepath.Join(out, "agent_direct-suite.jsonl"))
+		if len(logs) == 1 && strings.Count(string(rows), "\n") == 9 {
 			if data, _ := os.ReadFile(logs[0]); hangPID.Match(data) {
 				break
 			}
