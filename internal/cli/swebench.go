@@ -110,6 +110,24 @@ func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	return o, nil
 }
 
+// args records every argument of an invocation in the manifest, so that
+// a run can be told apart from another and repeated. Secrets appear by
+// variable name only: the API key as --api-key-env's name, --env entries
+// as their names (their values may be keys).
+func (r *runFlags) args(env *Env) map[string]any {
+	var envNames []string
+	for _, kv := range r.extraEnv {
+		k, _, _ := strings.Cut(kv, "=")
+		envNames = append(envNames, k)
+	}
+	return map[string]any{
+		"max_loops": r.maxLoops, "phase_timeout": r.phaseTimeout.String(), "prompts_dir": sbPath(env, r.promptsDir),
+		"dataset_file": sbPath(env, r.datasetFile), "image_template": r.imageTmpl, "codex_binary": sbPath(env, r.codexBinary),
+		"codex_config": sbPath(env, r.codexConfig), "base_url": r.baseURL, "model": r.model, "api_key_env": r.apiKeyEnv,
+		"code_dir": r.codeDir, "network": r.network, "env_names": envNames,
+	}
+}
+
 func sbPath(env *Env, p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
@@ -153,8 +171,8 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 		return sbUsage(env, "run", err)
 	}
 	o.InstanceID, o.OutputDir, o.ManifestDir = *id, sbPath(env, *out), sbPath(env, *man)
-	o.Args = map[string]any{"instance_id": *id, "output_dir": o.OutputDir, "manifest_dir": o.ManifestDir, "max_loops": rf.maxLoops,
-		"dataset_file": o.DatasetFile, "image_template": rf.imageTmpl, "phase_timeout": rf.phaseTimeout.String()}
+	o.Args = rf.args(env)
+	o.Args["instance_id"], o.Args["output_dir"], o.Args["manifest_dir"] = *id, o.OutputDir, o.ManifestDir
 	if o.ManifestDir == "" {
 		o.Args["manifest_dir"] = o.OutputDir
 	}
@@ -209,8 +227,11 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	if err := checkAPIKeyEnv(rf.apiKeyEnv); err != nil {
 		return sbUsage(env, "batch", err)
 	}
-	b := swebench.BatchOptions{Stdout: env.Stdout, Args: map[string]any{"instance_file": *instFile, "max_loops": rf.maxLoops, "resume": *resume, "shard": *shard,
-		"retry_failed": *retryFailed, "filter": *filter, "slice": *slice}}
+	b := swebench.BatchOptions{Stdout: env.Stdout, Args: rf.args(env)}
+	for k, v := range map[string]any{"instance_file": sbPath(env, *instFile), "resume": sbPath(env, *resume), "shard": *shard,
+		"retry_failed": *retryFailed, "filter": *filter, "slice": *slice, "results_dir": sbPath(env, *results)} {
+		b.Args[k] = v
+	}
 	switch *retryFailed {
 	case "", swebench.RetryRuntimeErrors, swebench.RetryAllFailures:
 	default:
@@ -245,6 +266,7 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		b.Subset = *instFile
 		if ext := strings.ToLower(filepath.Ext(*instFile)); rf.datasetFile == "" && (ext == ".json" || ext == ".jsonl") {
 			rf.datasetFile = *instFile
+			b.Args["dataset_file"] = sbPath(env, rf.datasetFile)
 		}
 	} else {
 		b.IDs = swebench.DefaultIDs()

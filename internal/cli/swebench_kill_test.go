@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -115,4 +117,65 @@ func TestSwebenchSameInstanceTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	swebenchtest.NoLeaks(t, dc, swebench.LabelOutputDir+"="+outA)
+}
+
+// TestSwebenchManifestRecordsInvocations runs a batch, resumes it with
+// --retry-failed, and merges it: the manifest keeps the first start time
+// and arguments (secrets by name only), lists the resume, and the merged
+// manifest has its batch fields and error logs in the merged folder.
+func TestSwebenchManifestRecordsInvocations(t *testing.T) {
+	dc := swebenchtest.Docker(t)
+	host := testenv.DockerHost(t)
+	dir := t.TempDir()
+	ids := []string{"acme__man-1", "acme__man-2"}
+	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64.acme__man-1:latest", true)
+	dataset := swebenchtest.DatasetFile(t, dir, ids...)
+	env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host, "MY_KEY": "sk-secret-value"})
+	first := time.Date(2026, 11, 22, 3, 4, 5, 0, time.UTC)
+	env.Now = func() time.Time { return first }
+	args := []string{"batch", "--instance-file", dataset, "--max-loops", "1", "--network", "none",
+		"--env", "FAKE_CODEX_SCENARIO=success", "--env", "SECRETISH=sk-do-not-record", "--api-key-env", "MY_KEY", "--filter", "^acme__"}
+	if code := Main(context.Background(), env, append([]string{"swebench"}, args...)); code != ExitFailed {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	m := regexp.MustCompile(`run_root=(\S+) `).FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("no run root in %q", stdout)
+	}
+	root := m[1]
+	env.Now = func() time.Time { return first.Add(time.Hour) }
+	if code := Main(context.Background(), env, append([]string{"swebench"}, append(args, "--resume", root, "--retry-failed", "all")...)); code != ExitFailed {
+		t.Fatalf("resume exit %d; stderr %s", code, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, swebench.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "sk-secret-value") || strings.Contains(string(raw), "sk-do-not-record") {
+		t.Fatalf("the manifest records a secret value:\n%s", raw)
+	}
+	var man swebench.Manifest
+	if err := json.Unmarshal(raw, &man); err != nil {
+		t.Fatal(err)
+	}
+	b := man.Batch
+	if b == nil || !b.StartTime.Equal(first) || b.Args["api_key_env"] != "MY_KEY" || b.Args["filter"] != "^acme__" || b.Args["network"] != "none" {
+		t.Fatalf("batch info %+v", b)
+	}
+	if len(b.Resumes) != 1 || !b.Resumes[0].StartTime.Equal(first.Add(time.Hour)) || b.Resumes[0].Args["retry_failed"] != "all" {
+		t.Errorf("resumes %+v", b.Resumes)
+	}
+	out := filepath.Join(dir, "merged")
+	if code := Main(context.Background(), env, []string{"swebench", "merge", "--output-dir", out, root}); code != ExitFailed {
+		t.Fatalf("merge exit %d; stderr %s", code, stderr)
+	}
+	var merged swebench.Manifest
+	swebenchtest.ReadJSON(t, filepath.Join(out, swebench.ManifestFile), &merged)
+	if merged.Batch == nil || merged.Batch.StartTime.IsZero() || merged.Batch.Args == nil {
+		t.Fatalf("merged batch info %+v", merged.Batch)
+	}
+	failed := merged.Instances["acme__man-2"]
+	if !strings.HasPrefix(failed.ErrorLog, out+string(filepath.Separator)) {
+		t.Errorf("merged error_log %q points outside %s", failed.ErrorLog, out)
+	}
 }

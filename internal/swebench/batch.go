@@ -207,6 +207,12 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		if b.Subset != "" {
 			m.Dataset.Subset = b.Subset
 		}
+		if b.Resume && m.Batch != nil {
+			// Keep the first invocation; record this one beside it.
+			m.Batch.Resumed = true
+			m.Batch.Resumes = append(m.Batch.Resumes, Resume{Args: b.Args, StartTime: start})
+			return
+		}
 		m.Batch = &BatchInfo{Args: b.Args, InstanceOrder: ids, Shard: b.Shard.String(), Resumed: b.Resume, StartTime: start}
 	}); err != nil {
 		return res, err
@@ -226,8 +232,11 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		}
 		one := o
 		one.InstanceID, one.OutputDir, one.ManifestDir = id, dir, b.RunRoot
-		one.Args = map[string]any{"instance_id": id, "output_dir": dir, "manifest_dir": b.RunRoot, "max_loops": o.MaxLoops,
-			"dataset_file": o.DatasetFile, "image_template": o.ImageTemplate, "phase_timeout": o.PhaseTimeout.String()}
+		one.Args = map[string]any{}
+		for k, v := range b.Args {
+			one.Args[k] = v
+		}
+		one.Args["instance_id"], one.Args["output_dir"], one.Args["manifest_dir"] = id, dir, b.RunRoot
 		st, err := Run(ctx, one)
 		if err != nil {
 			// Artifacts could not be written; record it and go on.
@@ -257,8 +266,14 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	}
 	end := o.Now().UTC()
 	if err := UpdateManifest(b.RunRoot, end, func(m *Manifest) {
-		if m.Batch != nil {
-			m.Batch.EndTime, m.Batch.Counts, m.Batch.Skipped = end, res.Counts, res.Skipped
+		if m.Batch == nil {
+			return
+		}
+		m.Batch.EndTime, m.Batch.Counts = end, res.Counts
+		if n := len(m.Batch.Resumes); b.Resume && n > 0 {
+			m.Batch.Resumes[n-1].EndTime, m.Batch.Resumes[n-1].Skipped = end, res.Skipped
+		} else {
+			m.Batch.Skipped = res.Skipped
 		}
 	}); err != nil {
 		return res, err

@@ -78,9 +78,21 @@ type BatchInfo struct {
 	Shard         string         `json:"shard,omitempty"`
 	Resumed       bool           `json:"resumed,omitempty"`
 	Skipped       []string       `json:"skipped,omitempty"`
-	StartTime     time.Time      `json:"start_time"`
-	EndTime       time.Time      `json:"end_time,omitempty"`
-	Counts        Counts         `json:"counts"`
+	// StartTime and Args are the first invocation's: a resume adds an
+	// entry to Resumes instead of overwriting them.
+	StartTime time.Time `json:"start_time"`
+	EndTime   time.Time `json:"end_time,omitempty"`
+	Counts    Counts    `json:"counts"`
+	// Resumes lists every later invocation on this run root.
+	Resumes []Resume `json:"resumes,omitempty"`
+}
+
+// Resume is one --resume of a batch.
+type Resume struct {
+	Args      map[string]any `json:"args"`
+	StartTime time.Time      `json:"start_time"`
+	EndTime   time.Time      `json:"end_time,omitempty"`
+	Skipped   []string       `json:"skipped,omitempty"`
 }
 
 // UpdateManifest read-modify-writes dir/run_manifest.json under its file

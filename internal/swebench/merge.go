@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -41,6 +42,7 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 	from := map[string]string{}
 	entries := map[string]InstanceEntry{}
 	var subset string
+	var start time.Time // the earliest shard's start
 	for _, root := range roots {
 		m, err := ReadManifest(filepath.Join(root, ManifestFile))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -51,6 +53,9 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 		}
 		if m.Dataset.Subset != "" {
 			subset = m.Dataset.Subset
+		}
+		if m.Batch != nil && !m.Batch.StartTime.IsZero() && (start.IsZero() || m.Batch.StartTime.Before(start)) {
+			start = m.Batch.StartTime
 		}
 		scope := sortedKeys(m.Instances)
 		if m.Batch != nil {
@@ -70,6 +75,10 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 			from[id] = root
 			if e, ok := m.Instances[id]; ok {
 				e.OutputDir = filepath.Join(out, id)
+				// Point the log at the merged copy, not into the shard.
+				if rel, err := filepath.Rel(filepath.Join(root, id), e.ErrorLog); e.ErrorLog != "" && err == nil && !strings.HasPrefix(rel, "..") {
+					e.ErrorLog = filepath.Join(out, id, rel)
+				}
 				entries[id] = e
 			}
 		}
@@ -107,7 +116,8 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 			m.Instances[id] = e
 		}
 		m.Merged = append(m.Merged, roots...)
-		m.Batch = &BatchInfo{InstanceOrder: res.Order, EndTime: now, Counts: res.Counts}
+		m.Batch = &BatchInfo{Args: map[string]any{"merged_from": roots, "output_dir": out}, InstanceOrder: res.Order,
+			StartTime: start, EndTime: now, Counts: res.Counts}
 	})
 	return res, err
 }
