@@ -50,6 +50,8 @@ type runFlags struct {
 	phaseTimeout                       time.Duration
 	promptsDir, datasetFile, imageTmpl string
 	codexBinary, codexConfig           string
+	instanceTimeout                    time.Duration
+	maxTokens                          int64
 	baseURL, model, apiKeyEnv          string
 	codeDir, network                   string
 	extraEnv                           []string
@@ -67,6 +69,8 @@ func (r *runFlags) register(fs *pflag.FlagSet, env *Env) {
 	fs.StringVar(&r.model, "model", "qwen3-coder-next-FP8", "model slug written with --base-url")
 	fs.StringVar(&r.apiKeyEnv, "api-key-env", "", "environment variable holding the endpoint's API key (passed into the container)")
 	fs.StringVar(&r.codeDir, "code-dir", "/testbed", "code folder inside the instance image")
+	fs.DurationVar(&r.instanceTimeout, "instance-timeout", 0, "wall-clock budget of one instance over all its phases; when spent the instance ends incomplete (0 = none)")
+	fs.Int64Var(&r.maxTokens, "max-tokens", 0, "token budget of one instance (input + output over all phases); when spent the instance ends incomplete (0 = none)")
 	fs.StringVar(&r.network, "network", "host", "container network mode (host lets codex reach a loopback endpoint)")
 	fs.StringArrayVar(&r.extraEnv, "env", nil, "K=V passed to codex inside the container (repeatable)")
 }
@@ -74,7 +78,11 @@ func (r *runFlags) register(fs *pflag.FlagSet, env *Env) {
 func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	o := swebench.Options{MaxLoops: r.maxLoops, PhaseTimeout: r.phaseTimeout, ImageTemplate: r.imageTmpl,
 		CodexBinary: sbPath(env, r.codexBinary), CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
-		CodeDir: r.codeDir, Network: r.network, Env: r.extraEnv, Now: env.Now, Log: env.Stderr, Getenv: env.Getenv}
+		CodeDir: r.codeDir, Network: r.network, Env: r.extraEnv, Now: env.Now, Log: env.Stderr, Getenv: env.Getenv,
+		InstanceTimeout: r.instanceTimeout, MaxTokens: r.maxTokens}
+	if r.instanceTimeout < 0 || r.maxTokens < 0 {
+		return o, fmt.Errorf("--instance-timeout %s / --max-tokens %d: expected 0 (no budget) or more", r.instanceTimeout, r.maxTokens)
+	}
 	for _, kv := range r.extraEnv {
 		if !strings.Contains(kv, "=") || strings.HasPrefix(kv, "=") {
 			return o, fmt.Errorf("--env %q: expected K=V", kv)
@@ -125,6 +133,7 @@ func (r *runFlags) args(env *Env) map[string]any {
 		"dataset_file": sbPath(env, r.datasetFile), "image_template": r.imageTmpl, "codex_binary": sbPath(env, r.codexBinary),
 		"codex_config": sbPath(env, r.codexConfig), "base_url": r.baseURL, "model": r.model, "api_key_env": r.apiKeyEnv,
 		"code_dir": r.codeDir, "network": r.network, "env_names": envNames,
+		"instance_timeout": r.instanceTimeout.String(), "max_tokens": r.maxTokens,
 	}
 }
 

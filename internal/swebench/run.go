@@ -27,6 +27,13 @@ type Options struct {
 	// PhaseTimeout bounds each codex exec; Codex retries a dead endpoint
 	// forever, so there is always one.
 	PhaseTimeout time.Duration
+	// InstanceTimeout bounds the whole instance (all phases); zero means
+	// none. At the defaults one instance could otherwise take
+	// (1 + 2 x MaxLoops) x PhaseTimeout, about 50 h.
+	InstanceTimeout time.Duration
+	// MaxTokens bounds the tokens (input + output, over all phases, from
+	// the event ledger) one instance may spend; zero means none.
+	MaxTokens int64
 	Prompts      ralph.Prompts
 	// DatasetFile holds the problem statements (json/jsonl records).
 	DatasetFile   string
@@ -173,7 +180,21 @@ func Run(ctx context.Context, o Options) (Status, error) {
 			logf("removed container %s, left by a benchgate run that was killed", name)
 		}
 	}
-	outcome := o.process(ctx, p, &st, logf)
+	// The instance's own budgets end it as incomplete with a named detail;
+	// a cancelled run (SIGTERM) stays an interruption.
+	instCtx, stopInstance := context.WithCancelCause(ctx)
+	defer stopInstance(nil)
+	if o.InstanceTimeout > 0 {
+		timer := time.AfterFunc(o.InstanceTimeout, func() {
+			stopInstance(fmt.Errorf("%w: the instance ran for its whole --instance-timeout of %s", errBudget, o.InstanceTimeout))
+		})
+		defer timer.Stop()
+	}
+	outcome := o.process(instCtx, stopInstance, p, &st, logf)
+	if cause := context.Cause(instCtx); ctx.Err() == nil && errors.Is(cause, errBudget) {
+		logf("budget: %v", cause)
+		outcome.Status, outcome.Code, outcome.Detail, outcome.Interrupted = ralph.StatusIncomplete, ralph.StatusIncomplete, cause.Error(), false
+	}
 	// The patch is the agent's file: read it without following a link
 	// (a link to a host file would put that file in the prediction) and
 	// with a size cap. A refused patch fails the instance, named.
@@ -222,7 +243,8 @@ func Run(ctx context.Context, o Options) (Status, error) {
 
 // process runs the steps that can fail per instance and returns the
 // outcome; the caller writes it whatever it is.
-func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(string, ...any)) (out ralph.Outcome) {
+// stop ends the instance early with a cause (a spent budget).
+func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p Paths, st *Status, logf func(string, ...any)) (out ralph.Outcome) {
 	id := o.InstanceID
 	fail := func(code, detail string) ralph.Outcome {
 		return ralph.Outcome{Status: ralph.StatusFailed, Code: code, Detail: detail, Interrupted: ctx.Err() != nil}
@@ -302,12 +324,17 @@ func (o *Options) process(ctx context.Context, p Paths, st *Status, logf func(st
 			env = append(env, k+"="+getenv(k))
 		}
 	}
+	var spent int64
 	agent := &containerAgent{dc: o.Docker, containerID: cid, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, logs: p.Logs, root: o.OutputDir}
 	loop := &ralph.Loop{
 		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops,
 		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": id},
 		OnPhase: func(r ralph.Record) {
 			logf("%s pass=%d exit=%d timed_out=%v failed=%v state=%s log=%s errors=%q", r.Phase, r.Pass, r.ExitCode, r.TimedOut, r.Failed, r.StateAfter, agent.lastLog, r.Errors)
+			spent += r.Usage.InputTokens + r.Usage.OutputTokens
+			if o.MaxTokens > 0 && spent > o.MaxTokens {
+				stop(fmt.Errorf("%w: the instance spent %d tokens, over its --max-tokens of %d", errBudget, spent, o.MaxTokens))
+			}
 		},
 	}
 	out = loop.Run(ctx)
@@ -420,6 +447,9 @@ func (o *Options) ensureCodex(ctx context.Context, cid, image string, logf func(
 	}
 	return ralph.Outcome{}, true
 }
+
+// errBudget marks the end of an instance by one of its own budgets.
+var errBudget = errors.New("budget spent")
 
 // Container labels; tests and operators find runner containers by them.
 const (
