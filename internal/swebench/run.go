@@ -34,7 +34,7 @@ type Options struct {
 	// MaxTokens bounds the tokens (input + output, over all phases, from
 	// the event ledger) one instance may spend; zero means none.
 	MaxTokens int64
-	Prompts      ralph.Prompts
+	Prompts   ralph.Prompts
 	// DatasetFile holds the problem statements (json/jsonl records).
 	DatasetFile   string
 	ImageTemplate string
