@@ -260,6 +260,14 @@ func TestSwebenchBatchCLI(t *testing.T) {
 	if want := filepath.Join(dir, "results", "phase5", "ralph-codex-local", "20261122T030405.000Z-"); !strings.HasPrefix(root, want) {
 		t.Errorf("run root %s, want it under %s<suffix>", root, want)
 	}
+	// One progress line per instance: its own figures and the batch's.
+	progress := regexp.MustCompile(`(?m)^acme__clibatch-1 status=success reason=null duration=[0-9.]+m?s passes=1 tokens=240 done=1/2 success_rate=100% eta=[0-9a-z.]+$`)
+	if !progress.MatchString(stdout.String()) {
+		t.Errorf("no progress line for the first instance in:\n%s", stdout)
+	}
+	if !strings.Contains(stdout.String(), "done=2/2 success_rate=50% eta=0s") {
+		t.Errorf("the last line does not count the batch:\n%s", stdout)
+	}
 	first := strings.Index(stdout.String(), "acme__clibatch-1 status=success")
 	second := strings.Index(stdout.String(), "acme__clibatch-2 status=failed reason=missing_image")
 	if first < 0 || second < first {

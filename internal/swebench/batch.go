@@ -218,6 +218,7 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		return res, err
 	}
 
+	prog := progress{total: len(ids), began: time.Now()}
 	for _, id := range ids {
 		if ctx.Err() != nil {
 			break
@@ -226,6 +227,7 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		if b.Resume {
 			if st, err := ReadStatus(PathsFor(dir, id).Status); err == nil && st.Terminal() && !b.retry(st) {
 				res.Skipped = append(res.Skipped, id)
+				prog.skipped++
 				fmt.Fprintf(b.Stdout, "skip %s (%s)\n", id, st.Status)
 				continue
 			}
@@ -247,7 +249,8 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		if st.FailureReasonCode != nil {
 			code = *st.FailureReasonCode
 		}
-		fmt.Fprintf(b.Stdout, "%s status=%s reason=%s\n", id, st.Status, code)
+		prog.finished(st)
+		fmt.Fprintf(b.Stdout, "%s status=%s reason=%s %s\n", id, st.Status, code, prog.line(st))
 	}
 
 	var rows []Pred
@@ -281,4 +284,32 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	fmt.Fprintf(b.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d\n",
 		b.RunRoot, res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete)
 	return res, ctx.Err()
+}
+
+// progress words a batch's advance for a person watching a long run: one
+// line per instance with its own figures and the batch's so far.
+type progress struct {
+	total, done, skipped, success int
+	began                         time.Time
+}
+
+func (p *progress) finished(st Status) {
+	p.done++
+	if st.Status == ralph.StatusSuccess {
+		p.success++
+	}
+}
+
+// line is "duration=... passes=... tokens=... done=3/10 success_rate=67% eta=12m0s".
+func (p *progress) line(st Status) string {
+	took := st.EndTime.Sub(st.StartTime).Round(100 * time.Millisecond)
+	tokens := st.Usage.InputTokens + st.Usage.OutputTokens
+	rate := 100 * p.success / p.done
+	left := p.total - p.done - p.skipped
+	eta := time.Duration(0)
+	if p.done > 0 {
+		eta = (time.Since(p.began) / time.Duration(p.done) * time.Duration(left)).Round(time.Second)
+	}
+	return fmt.Sprintf("duration=%s passes=%d tokens=%d done=%d/%d success_rate=%d%% eta=%s",
+		took, st.ExecutePasses, tokens, p.done+p.skipped, p.total, rate, eta)
 }
