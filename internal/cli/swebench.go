@@ -226,6 +226,7 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
 	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended failed with runtime_error (runtime_error) or every failed or incomplete one (all)")
 	filter := fs.String("filter", "", "run only the instance IDs this regular expression matches")
+	maxFailures := fs.Int("max-consecutive-endpoint-failures", swebench.DefaultMaxEndpointFailures, "stop the batch after this many instances in a row failed with runtime_error while the endpoint preflight fails too")
 	slice := fs.String("slice", "", "run only START:END (0-based, END excluded) of the sorted instance list, after --filter")
 	if code, ok := sbParse(env, fs, args); !ok {
 		return code
@@ -250,6 +251,11 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		return sbUsage(env, "batch", errors.New("--retry-failed needs --resume <run root>: it re-runs failed instances of an earlier batch"))
 	}
 	b.RetryFailed = *retryFailed
+	if *maxFailures < 1 {
+		return sbUsage(env, "batch", fmt.Errorf("--max-consecutive-endpoint-failures %d: expected a whole number >= 1", *maxFailures))
+	}
+	b.MaxEndpointFailures = *maxFailures
+	b.Args["max_consecutive_endpoint_failures"] = *maxFailures
 	if *filter != "" {
 		re, err := regexp.Compile(*filter)
 		if err != nil {

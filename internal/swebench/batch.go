@@ -45,8 +45,13 @@ type BatchOptions struct {
 	// Preflight, when set, checks the model endpoint once before any
 	// instance.
 	Preflight func(ctx context.Context) error
-	Stdout    io.Writer
-	Args      map[string]any
+	// MaxEndpointFailures stops the batch after that many instances in a
+	// row ended failed with runtime_error and the endpoint preflight (when
+	// there is one) fails too: the rest would only fail the same way, each
+	// after its phase timeouts. Zero means DefaultMaxEndpointFailures.
+	MaxEndpointFailures int
+	Stdout              io.Writer
+	Args                map[string]any
 }
 
 // BatchResult is what the batch ran.
@@ -55,7 +60,13 @@ type BatchResult struct {
 	Order   []string
 	Skipped []string
 	Counts  Counts
+	// Stopped says why the batch ended before its last instance, when it
+	// gave up on a failing endpoint; empty otherwise.
+	Stopped string
 }
+
+// DefaultMaxEndpointFailures is the default of MaxEndpointFailures.
+const DefaultMaxEndpointFailures = 3
 
 // What RetryFailed re-runs.
 const (
@@ -219,7 +230,12 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	}
 
 	prog := progress{total: len(ids), began: time.Now()}
-	for _, id := range ids {
+	limit := b.MaxEndpointFailures
+	if limit <= 0 {
+		limit = DefaultMaxEndpointFailures
+	}
+	inARow := 0
+	for i, id := range ids {
 		if ctx.Err() != nil {
 			break
 		}
@@ -251,6 +267,25 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		}
 		prog.finished(st)
 		fmt.Fprintf(b.Stdout, "%s status=%s reason=%s %s\n", id, st.Status, code, prog.line(st))
+		if st.Status != ralph.StatusFailed || code != ralph.CodeRuntimeError || st.Interrupted {
+			inARow = 0
+			continue
+		}
+		if inARow++; inARow < limit || i == len(ids)-1 {
+			continue
+		}
+		why := fmt.Sprintf("%d instances in a row failed with runtime_error", inARow)
+		if b.Preflight != nil {
+			perr := b.Preflight(ctx)
+			if perr == nil {
+				inARow = 0 // the endpoint answers: the failures were the instances' own
+				continue
+			}
+			why += " and the endpoint preflight fails: " + perr.Error()
+		}
+		res.Stopped = fmt.Sprintf("stopped after %s; %d instance(s) not run (continue with --resume %s --retry-failed runtime_error)", why, len(ids)-i-1, b.RunRoot)
+		fmt.Fprintf(b.Stdout, "batch %s\n", res.Stopped)
+		break
 	}
 
 	var rows []Pred
@@ -272,7 +307,7 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		if m.Batch == nil {
 			return
 		}
-		m.Batch.EndTime, m.Batch.Counts = end, res.Counts
+		m.Batch.EndTime, m.Batch.Counts, m.Batch.Stopped = end, res.Counts, res.Stopped
 		if n := len(m.Batch.Resumes); b.Resume && n > 0 {
 			m.Batch.Resumes[n-1].EndTime, m.Batch.Resumes[n-1].Skipped = end, res.Skipped
 		} else {

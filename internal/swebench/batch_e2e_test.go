@@ -3,6 +3,7 @@ package swebench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -300,5 +301,57 @@ func TestFilterAndSlice(t *testing.T) {
 		if got := strings.Join(b.narrow(ids), " "); got != tc.want {
 			t.Errorf("filter %q slice %q: %s, want %s", tc.filter, tc.slice, got, tc.want)
 		}
+	}
+}
+
+// TestBatchStopsOnAFailingEndpoint: every instance fails with
+// runtime_error. While the endpoint preflight answers, the failures are
+// the instances' own and the batch goes on; when it fails too, the batch
+// stops after three, says how to continue, and leaves the rest not run.
+func TestBatchStopsOnAFailingEndpoint(t *testing.T) {
+	ids := []string{"acme__e-1", "acme__e-2", "acme__e-3", "acme__e-4", "acme__e-5"}
+	for _, tc := range []struct {
+		name     string
+		endpoint error
+		ran      int
+	}{
+		{"endpoint answers", nil, 5},
+		{"endpoint down", errors.New("dial tcp 127.0.0.1:8000: connect: connection refused"), 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := batchFixture(t, ids, "")
+			b.Instance.Env = []string{"FAKE_CODEX_SCENARIO=crash"}
+			b.Preflight = func(context.Context) error { return tc.endpoint }
+			var out bytes.Buffer
+			b.Stdout = &out
+			calls := 0
+			pre := b.Preflight
+			b.Preflight = func(ctx context.Context) error {
+				// The endpoint answered when the batch began.
+				if calls++; calls == 1 {
+					return nil
+				}
+				return pre(ctx)
+			}
+			res, err := Batch(context.Background(), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(out.String(), "status=failed reason=runtime_error"); n != tc.ran {
+				t.Fatalf("%d instances ran, want %d:\n%s", n, tc.ran, out.String())
+			}
+			if res.Counts.Total != 5 || res.Counts.Failed != 5 {
+				t.Errorf("counts %+v: the instances not run count as failed", res.Counts)
+			}
+			stopped := strings.Contains(out.String(), "batch stopped after 3 instances in a row failed with runtime_error and the endpoint preflight fails: dial tcp")
+			if stopped != (tc.endpoint != nil) || (tc.endpoint != nil && !strings.Contains(res.Stopped, "2 instance(s) not run (continue with --resume")) {
+				t.Errorf("stopped %v, res.Stopped %q:\n%s", stopped, res.Stopped, out.String())
+			}
+			var m Manifest
+			readJSON(t, filepath.Join(b.RunRoot, ManifestFile), &m)
+			if (m.Batch.Stopped != "") != (tc.endpoint != nil) {
+				t.Errorf("manifest batch.stopped %q", m.Batch.Stopped)
+			}
+		})
 	}
 }

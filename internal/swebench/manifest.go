@@ -85,6 +85,8 @@ type BatchInfo struct {
 	Counts    Counts    `json:"counts"`
 	// Resumes lists every later invocation on this run root.
 	Resumes []Resume `json:"resumes,omitempty"`
+	// Stopped says why the last invocation gave up before the end.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Resume is one --resume of a batch.
