@@ -2,9 +2,11 @@ package swebench
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/ralph"
 )
@@ -29,6 +31,50 @@ func BenchmarkRunInstance(b *testing.B) {
 		st, err := Run(context.Background(), o)
 		if err != nil || st.Status != ralph.StatusSuccess {
 			b.Fatalf("%+v %v", st, err)
+		}
+	}
+}
+
+// BenchmarkRunInstanceBootstrap is BenchmarkRunInstance with an image
+// that lacks codex: each instance also copies the binary in and checks it.
+func BenchmarkRunInstanceBootstrap(b *testing.B) {
+	dc := dockerClient(b)
+	dir := b.TempDir()
+	id := "acme__benchboot-1"
+	tmpl := "sweb.eval.arm64.{id}:latest"
+	importImage(b, dc, ImageName(tmpl, id), false)
+	o := baseOptions(b, dc, datasetFile(b, dir, id), tmpl, "success")
+	o.InstanceID, o.CodexBinary = id, fakeCodex(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		o.OutputDir = filepath.Join(dir, "run", strconv.Itoa(i), id)
+		o.ManifestDir = filepath.Join(dir, "run")
+		st, err := Run(context.Background(), o)
+		if err != nil || st.Status != ralph.StatusSuccess {
+			b.Fatalf("%+v %v", st, err)
+		}
+	}
+}
+
+// BenchmarkBatch100 runs a batch of 100 instances whose agent finishes at
+// once: the batch's own cost per instance at scale (manifest under its
+// lock, predictions, the reaper's listing, progress lines).
+func BenchmarkBatch100(b *testing.B) {
+	dc := dockerClient(b)
+	dir := b.TempDir()
+	tmpl := "sweb.eval.arm64.{id}:latest"
+	var ids []string
+	for i := 0; i < 100; i++ {
+		id := "acme__batch100-" + strconv.Itoa(i+1)
+		importImage(b, dc, ImageName(tmpl, id), true)
+		ids = append(ids, id)
+	}
+	o := baseOptions(b, dc, datasetFile(b, dir, ids...), tmpl, "success")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Batch(context.Background(), BatchOptions{IDs: ids, Instance: o, RunRoot: RunRootFor(filepath.Join(dir, strconv.Itoa(i)), time.Now()), Stdout: io.Discard})
+		if err != nil || res.Counts.Success != 100 {
+			b.Fatalf("%+v %v", res.Counts, err)
 		}
 	}
 }
