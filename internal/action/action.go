@@ -115,6 +115,12 @@ func Run(ctx context.Context, cfg Config) int {
 		rep.summary(&doc)
 		return rep.fileCommandFailure(exitUsage)
 	}
+	if plan.Mode == "swebench-batch" && cfg.Getenv("GITHUB_STEP_SUMMARY") != "" {
+		// The job summary grows as instances finish, so a job cancelled
+		// after hours still shows what it did; the full summary replaces
+		// the table when the step ends normally.
+		plan.Args = append(plan.Args, "--progress-md", cfg.Getenv("GITHUB_STEP_SUMMARY"))
+	}
 	for _, name := range plan.Ignored {
 		a.Warningf("input %q is not used by mode %s and was ignored", name, plan.Mode)
 	}
@@ -236,8 +242,8 @@ func (r *reporter) output(k, v string) {
 }
 
 func (r *reporter) summary(doc *jobsummary.Doc) {
-	// appendSummary adds a newline; keep the whole step under the limit.
-	r.files.appendSummary(doc.Render(jobsummary.MaxBytes - 1))
+	// writeSummary adds a newline; keep the whole step under the limit.
+	r.files.writeSummary(doc.Render(jobsummary.MaxBytes - 1))
 }
 
 type artifact struct {

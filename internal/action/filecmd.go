@@ -47,13 +47,18 @@ func (f *fileCommands) setOutput(name, value string) {
 	f.append("GITHUB_OUTPUT", path, name+"<<"+delim+"\n"+value+"\n"+delim+"\n")
 }
 
-// appendSummary appends Markdown to GITHUB_STEP_SUMMARY.
-func (f *fileCommands) appendSummary(markdown string) {
+// writeSummary writes the step's job summary. The file is this step's
+// own (the runner gives each step a new one), so it is replaced, not
+// appended to: a progress table the mode kept there while it ran (the
+// SWE-bench batch) gives way to the full summary.
+func (f *fileCommands) writeSummary(markdown string) {
 	path := f.getenv("GITHUB_STEP_SUMMARY")
 	if path == "" || f.err != nil {
 		return
 	}
-	f.append("GITHUB_STEP_SUMMARY", path, markdown+"\n")
+	if err := os.WriteFile(path, []byte(markdown+"\n"), 0o644); err != nil {
+		f.err = fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+	}
 }
 
 func (f *fileCommands) append(variable, path, text string) {

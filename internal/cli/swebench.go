@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 	"github.com/benchgate/benchgate/internal/swebench"
 )
@@ -227,6 +228,7 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended failed with runtime_error (runtime_error) or every failed or incomplete one (all)")
 	filter := fs.String("filter", "", "run only the instance IDs this regular expression matches")
 	maxFailures := fs.Int("max-consecutive-endpoint-failures", swebench.DefaultMaxEndpointFailures, "stop the batch after this many instances in a row failed with runtime_error while the endpoint preflight fails too")
+	progressMD := fs.String("progress-md", "", "rewrite this Markdown file with the table of finished instances after each one (the Action passes its job summary)")
 	slice := fs.String("slice", "", "run only START:END (0-based, END excluded) of the sorted instance list, after --filter")
 	if code, ok := sbParse(env, fs, args); !ok {
 		return code
@@ -255,6 +257,14 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		return sbUsage(env, "batch", fmt.Errorf("--max-consecutive-endpoint-failures %d: expected a whole number >= 1", *maxFailures))
 	}
 	b.MaxEndpointFailures = *maxFailures
+	if *progressMD != "" {
+		path := sbPath(env, *progressMD)
+		b.OnInstance = func(done []swebench.InstanceReport, total int) {
+			if err := fsutil.WriteFileAtomic(path, []byte(progressTable(done, total)), 0o644); err != nil {
+				fmt.Fprintf(env.Stderr, "benchgate swebench batch: progress table: %v\n", err)
+			}
+		}
+	}
 	b.Args["max_consecutive_endpoint_failures"] = *maxFailures
 	if *filter != "" {
 		re, err := regexp.Compile(*filter)
@@ -402,4 +412,16 @@ func swebenchMerge(env *Env, args []string) int {
 	fmt.Fprintf(env.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d\n",
 		sbPath(env, *out), res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete)
 	return res.Counts.ExitCode()
+}
+
+// progressTable is the Markdown table of the instances a batch finished
+// so far, rewritten after each one.
+func progressTable(done []swebench.InstanceReport, total int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## SWE-bench batch: %d of %d instances done\n\n", len(done), total)
+	b.WriteString("| instance | status | reason | duration | passes | tokens |\n|---|---|---|---:|---:|---:|\n")
+	for _, r := range done {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %d |\n", r.ID, r.Status, r.Reason, r.Duration.Round(100*time.Millisecond), r.Passes, r.Tokens)
+	}
+	return b.String()
 }

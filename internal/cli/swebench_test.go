@@ -248,7 +248,7 @@ func TestSwebenchBatchCLI(t *testing.T) {
 	env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host})
 	env.Now = func() time.Time { return time.Date(2026, 11, 22, 3, 4, 5, 0, time.UTC) }
 	code := Main(context.Background(), env, []string{"swebench-batch", "--instance-file", dataset, "--max-loops", "1",
-		"--network", "none", "--env", "FAKE_CODEX_SCENARIO=success"})
+		"--network", "none", "--env", "FAKE_CODEX_SCENARIO=success", "--progress-md", "progress.md"})
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFailed, stderr)
 	}
@@ -267,6 +267,16 @@ func TestSwebenchBatchCLI(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "done=2/2 success_rate=50% eta=0s") {
 		t.Errorf("the last line does not count the batch:\n%s", stdout)
+	}
+	// The progress table holds every finished instance (rewritten after each).
+	table, err := os.ReadFile(filepath.Join(dir, "progress.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## SWE-bench batch: 2 of 2 instances done", "| `acme__clibatch-1` | success | null |", "| `acme__clibatch-2` | failed | missing_image |"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("progress table lacks %q:\n%s", want, table)
+		}
 	}
 	first := strings.Index(stdout.String(), "acme__clibatch-1 status=success")
 	second := strings.Index(stdout.String(), "acme__clibatch-2 status=failed reason=missing_image")

@@ -50,8 +50,13 @@ type BatchOptions struct {
 	// there is one) fails too: the rest would only fail the same way, each
 	// after its phase timeouts. Zero means DefaultMaxEndpointFailures.
 	MaxEndpointFailures int
-	Stdout              io.Writer
-	Args                map[string]any
+	// OnInstance, when set, is called after every instance with all the
+	// instances finished or skipped so far, in order: a caller can keep a
+	// table for people (the Action's job summary) that a cancelled job
+	// still shows.
+	OnInstance func(done []InstanceReport, total int)
+	Stdout     io.Writer
+	Args       map[string]any
 }
 
 // BatchResult is what the batch ran.
@@ -63,6 +68,14 @@ type BatchResult struct {
 	// Stopped says why the batch ended before its last instance, when it
 	// gave up on a failing endpoint; empty otherwise.
 	Stopped string
+}
+
+// InstanceReport is one finished instance, for progress tables.
+type InstanceReport struct {
+	ID, Status, Reason string
+	Duration           time.Duration
+	Passes             int
+	Tokens             int64
 }
 
 // DefaultMaxEndpointFailures is the default of MaxEndpointFailures.
@@ -235,6 +248,7 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		limit = DefaultMaxEndpointFailures
 	}
 	inARow := 0
+	var reports []InstanceReport
 	for i, id := range ids {
 		if ctx.Err() != nil {
 			break
@@ -244,6 +258,10 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 			if st, err := ReadStatus(PathsFor(dir, id).Status); err == nil && st.Terminal() && !b.retry(st) {
 				res.Skipped = append(res.Skipped, id)
 				prog.skipped++
+				reports = append(reports, InstanceReport{ID: id, Status: "skipped (" + st.Status + ")"})
+				if b.OnInstance != nil {
+					b.OnInstance(reports, len(ids))
+				}
 				fmt.Fprintf(b.Stdout, "skip %s (%s)\n", id, st.Status)
 				continue
 			}
@@ -267,6 +285,11 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		}
 		prog.finished(st)
 		fmt.Fprintf(b.Stdout, "%s status=%s reason=%s %s\n", id, st.Status, code, prog.line(st))
+		reports = append(reports, InstanceReport{ID: id, Status: st.Status, Reason: code, Duration: st.EndTime.Sub(st.StartTime),
+			Passes: st.ExecutePasses, Tokens: st.Usage.InputTokens + st.Usage.OutputTokens})
+		if b.OnInstance != nil {
+			b.OnInstance(reports, len(ids))
+		}
 		if st.Status != ralph.StatusFailed || code != ralph.CodeRuntimeError || st.Interrupted {
 			inARow = 0
 			continue

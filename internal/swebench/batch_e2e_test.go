@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -353,5 +354,26 @@ func TestBatchStopsOnAFailingEndpoint(t *testing.T) {
 				t.Errorf("manifest batch.stopped %q", m.Batch.Stopped)
 			}
 		})
+	}
+}
+
+// TestBatchReportsEachInstance: OnInstance sees the list grow by one
+// after every instance, skipped ones included, so a table rewritten from
+// it shows what a cancelled batch did.
+func TestBatchReportsEachInstance(t *testing.T) {
+	ids := []string{"acme__rep-1", "acme__rep-2", "acme__rep-3"}
+	b := batchFixture(t, ids, "acme__rep-2")
+	var seen []int
+	b.OnInstance = func(done []InstanceReport, total int) {
+		if total != 3 {
+			t.Errorf("total %d", total)
+		}
+		seen = append(seen, len(done))
+	}
+	if _, err := Batch(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[1 2 3]" {
+		t.Errorf("OnInstance saw %v, want [1 2 3]", seen)
 	}
 }
