@@ -316,6 +316,14 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	if o.Provider != nil && !*skipPreflight {
 		p := *o.Provider
 		b.Preflight = func(ctx context.Context) error { return codex.PreflightProvider(ctx, p, env.Getenv) }
+		// After failures, /models answering is not enough: a /responses
+		// that hangs fails every instance while /models looks fine.
+		b.EndpointCheck = func(ctx context.Context) error {
+			if err := codex.PreflightProvider(ctx, p, env.Getenv); err != nil {
+				return err
+			}
+			return codex.ProbeResponses(ctx, p, env.Getenv)
+		}
 	}
 	res, err := swebench.Batch(ctx, b)
 	var ue *swebench.UsageError

@@ -45,6 +45,9 @@ type BatchOptions struct {
 	// Preflight, when set, checks the model endpoint once before any
 	// instance.
 	Preflight func(ctx context.Context) error
+	// EndpointCheck, when set, is what the batch asks after instances in
+	// a row failed: does the endpoint still serve? Nil means Preflight.
+	EndpointCheck func(ctx context.Context) error
 	// MaxEndpointFailures stops the batch after that many instances in a
 	// row ended failed with runtime_error and the endpoint preflight (when
 	// there is one) fails too: the rest would only fail the same way, each
@@ -298,8 +301,12 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 			continue
 		}
 		why := fmt.Sprintf("%d instances in a row failed with runtime_error", inARow)
-		if b.Preflight != nil {
-			perr := b.Preflight(ctx)
+		check := b.EndpointCheck
+		if check == nil {
+			check = b.Preflight
+		}
+		if check != nil {
+			perr := check(ctx)
 			if perr == nil {
 				inARow = 0 // the endpoint answers: the failures were the instances' own
 				continue

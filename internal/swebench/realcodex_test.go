@@ -3,6 +3,8 @@ package swebench
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,4 +248,54 @@ func importRealCodexImage(t testing.TB, dc *container.Client, ref string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
+}
+
+// BenchmarkBatch100RealCodex runs a batch of 100 instances with the real
+// Codex CLI, bootstrapped into each instance container, against the
+// scripted Responses server: per instance a plan phase and an execute
+// phase that archives the plans and writes a patch that applies. It is
+// the whole cost of a batch whose model answers at once.
+func BenchmarkBatch100RealCodex(b *testing.B) {
+	codexBin := testenv.Codex(b)
+	dc := swebenchtest.Docker(b)
+	const model = "qwen3-coder-next-FP8"
+	const patch = "diff --git a/README b/README\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-code\n+fixed code\n"
+	prompts, err := ralph.LoadPrompts("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmpl := "sweb.eval.arm64.{id}:latest"
+	var ids []string
+	for i := 0; i < 100; i++ {
+		id := fmt.Sprintf("acme__rc100-%03d", i+1)
+		importRealCodexImage(b, dc, ImageName(tmpl, id))
+		ids = append(ids, id)
+	}
+	for n := 0; n < b.N; n++ {
+		dir := b.TempDir()
+		root := filepath.Join(dir, "root")
+		var script []fakeresponses.Turn
+		for _, id := range ids {
+			p := PathsFor(filepath.Join(root, id), id)
+			archive := filepath.Join(p.Plans, "archive")
+			fix := "mkdir -p " + archive + " && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/" +
+				" && printf '" + strings.ReplaceAll(patch, "\n", "\\n") + "' > " + p.Patch
+			script = append(script,
+				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n' > " + filepath.Join(p.Plans, ralph.PlanFile))}},
+				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}},
+				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell(fix)}},
+				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}},
+			)
+		}
+		srv := fakeresponses.New([]string{model}, script...)
+		o := Options{MaxLoops: 2, PhaseTimeout: 2 * time.Minute, Prompts: prompts, DatasetFile: swebenchtest.DatasetFile(b, dir, ids...),
+			ImageTemplate: tmpl, CodexBinary: codexBin, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: model}, Network: "host", Docker: dc}
+		b.StartTimer()
+		res, err := Batch(context.Background(), BatchOptions{IDs: ids, Instance: o, RunRoot: root, Stdout: io.Discard})
+		b.StopTimer()
+		srv.Close()
+		if err != nil || res.Counts.Success != 100 {
+			b.Fatalf("%+v %v; violations %q", res.Counts, err, srv.Violations())
+		}
+	}
 }
