@@ -7,7 +7,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -27,29 +30,68 @@ var (
 	fakeErr  error
 )
 
-// FakeCodex builds testdata/fakecodex statically, once per test binary.
+// FakeCodex builds testdata/fakecodex statically, once per test binary,
+// into the user's cache folder under a name derived from its source: the
+// next run reuses it, and nothing is left in the temporary folder.
 func FakeCodex(t testing.TB) string {
 	t.Helper()
 	fakeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "benchgate-fakecodex-")
-		if err != nil {
-			fakeErr = err
-			return
-		}
-		fakePath = filepath.Join(dir, "codex")
 		_, self, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-o", fakePath, "./testdata/fakecodex")
-		cmd.Dir = filepath.Dir(self)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fakeErr = err
-			fakePath = string(out)
-		}
+		src := filepath.Join(filepath.Dir(self), "testdata", "fakecodex")
+		fakePath, fakeErr = buildCached(src)
 	})
 	if fakeErr != nil {
-		t.Fatalf("build fake codex: %v: %s", fakeErr, fakePath)
+		t.Fatalf("build fake codex: %v", fakeErr)
 	}
 	return fakePath
+}
+
+// buildCached builds the Go program in src once per content.
+func buildCached(src string) (string, error) {
+	h := sha256.New()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte(e.Name()))
+		h.Write(b)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "benchgate-test", "fakecodex-"+hex.EncodeToString(h.Sum(nil))[:16])
+	bin := filepath.Join(dir, "codex")
+	if info, err := os.Stat(bin); err == nil && info.Mode().IsRegular() {
+		return bin, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// Built under a temporary name and renamed, so that two test binaries
+	// building at once never run a half-written file.
+	tmp, err := os.CreateTemp(dir, "codex-*")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	cmd := exec.Command("go", "build", "-o", tmp.Name(), ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("%v: %s", err, out)
+	}
+	if err := os.Rename(tmp.Name(), bin); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return bin, nil
 }
 
 func Docker(t testing.TB) *container.Client {
