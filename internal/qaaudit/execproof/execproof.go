@@ -135,7 +135,10 @@ func explain(d verdict.Decision, checks []pipeline.OptionResult) string {
 		// reader knows what to fix or to check by hand.
 		parts := make([]string, len(d.Unknown))
 		for i, k := range d.Unknown {
-			why := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(message[k]), "Skipped:"))
+			why := strings.TrimSpace(message[k])
+			if len(why) >= 8 && strings.EqualFold(why[:8], "skipped:") {
+				why = strings.TrimSpace(why[8:])
+			}
 			if why == "" {
 				why = "no evidence"
 			}

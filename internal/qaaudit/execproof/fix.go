@@ -74,7 +74,8 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		o := &checks[i]
 		o.TestPath, o.Outcome, o.Runs, o.DurationMS = out.TestPath, string(out.Status), 1, out.Duration.Milliseconds()
 		o.Message = out.Message
-		if !out.Evidence {
+		if !out.Evidence && out.Status != sandbox.StatusSkipped {
+			// The skip reason says it all; other outcomes need the output.
 			o.Message = strings.TrimSpace(o.Message + "\n" + tail(out.Output, 1500))
 		}
 		switch {

@@ -320,7 +320,42 @@ func (a *Auditor) verify(ctx context.Context, c *questions.Case, v version, n in
 	if runErr != nil && decision.Verdict != verdict.Inconclusive && len(decision.Unknown) > 0 {
 		at.Verdict = verdict.Inconclusive
 	}
+	if at.Verdict == verdict.Inconclusive {
+		// Say why each unproven option proves nothing (a skip reason, a
+		// timeout, a collection error), so that the reason is actionable.
+		d := *decision
+		d.Reason = strings.TrimSuffix(d.Reason+"; "+unprovenReasons(at.Options, d.Unknown), "; ")
+		at.Decision = &d
+	}
 	return at
+}
+
+// unprovenReasons words why each option in keys has no evidence.
+func unprovenReasons(opts []OptionResult, keys []string) string {
+	byKey := map[string]OptionResult{}
+	for _, o := range opts {
+		byKey[o.Option] = o
+	}
+	var parts []string
+	for _, k := range keys {
+		o := byKey[k]
+		switch {
+		case o.Derived:
+			continue // follows from the others
+		case o.Outcome == "not_run" || o.Outcome == "":
+			parts = append(parts, k+": no test was run")
+		default:
+			msg := strings.Join(strings.Fields(o.Message), " ")
+			if msg == "" {
+				msg = "no message"
+			}
+			if !strings.HasPrefix(strings.ToLower(msg), strings.ToLower(o.Outcome)) {
+				msg = o.Outcome + ": " + msg
+			}
+			parts = append(parts, k+": "+truncate(msg, 300))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func decide(v version, rec *recorder) (*verdict.Decision, error) {

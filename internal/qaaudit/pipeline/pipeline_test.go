@@ -47,6 +47,8 @@ var stdlibTests = map[string]string{
 	`bool("x")`:             assertTest(`bool("x") is True`),
 	`bool("y")`:             assertTest(`bool("y") is True`),
 	`bool(0)`:               assertTest(`bool(0) is True`),
+	`The integer 3`:         assertTest(`abs(-3) == 3`),
+	`The integer -3`:        "import pytest\n\n@pytest.mark.skip(reason='needs the GPU build')\ndef test_option():\n    assert abs(-3) == -3\n",
 }
 
 var stdlibFixes = map[string][]string{
@@ -105,6 +107,7 @@ func TestAuditWithRealPytest(t *testing.T) {
 		"stdlib:hanging_test":          {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "timeout"}},
 		"stdlib:never_fixed":           {verdict.Ambiguous, verdict.Ambiguous, 4, true, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
 		"stdlib:none_of_the_above_key": {verdict.Valid, verdict.Valid, 1, false, map[string]string{"A": "failed", "B": "failed", "C": "derived"}},
+		"stdlib:skipped_test":          {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "skipped"}},
 	}
 	results := map[string]pipeline.CaseResult{}
 	for _, c := range loadCases(t) {
@@ -163,6 +166,20 @@ func TestAuditWithRealPytest(t *testing.T) {
 				t.Errorf("NOTA option: %+v", o)
 			}
 		}
+	}
+	// A skipped test says why, in the option, the case's reason and the
+	// tool result the engineer reads.
+	if r := results["stdlib:skipped_test"]; len(r.Attempts) > 0 {
+		at := r.Attempts[0]
+		if len(at.Options) != 2 || at.Options[1].Message != "skipped: needs the GPU build" {
+			t.Errorf("skipped option: %+v", at.Options)
+		}
+		if at.Decision == nil || !strings.Contains(at.Decision.Reason, "B: skipped: needs the GPU build") {
+			t.Errorf("reason of the Inconclusive case does not carry the skip reason: %+v", at.Decision)
+		}
+	}
+	if !containsAny(m.Requests(pipeline.EngineerName), "skipped: needs the GPU build") {
+		t.Errorf("the engineer's tool result does not carry the skip reason")
 	}
 	_, remediated := results["stdlib:ambiguous_four"]
 	checkGroundTruthHidden(t, m, remediated)

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
 )
 
@@ -150,7 +151,7 @@ func writeCase(b *bytes.Buffer, c Case) {
 		b.WriteString("\n")
 	}
 	if len(c.Options) > 0 {
-		b.WriteString("| Option | Text | Outcome | Proves | Test |\n|---|---|---|---|---|\n")
+		b.WriteString("| Option | Text | Outcome | Proves | Message | Test |\n|---|---|---|---|---|---|\n")
 		for _, o := range c.Options {
 			outcome := string(o.Outcome)
 			if o.Derived {
@@ -160,7 +161,13 @@ func writeCase(b *bytes.Buffer, c Case) {
 			if o.TestPath != "" {
 				test = "`" + cell(o.TestPath) + "`"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(o.Key), cell(o.Text), cell(outcome), cell(string(o.Truth)), test)
+			// The failure, error or skip reason: why the outcome proves
+			// what it proves, or why it proves nothing.
+			msg := ""
+			if o.Message != "" && o.Outcome != sandbox.StatusPassed {
+				msg = clipCell(o.Message, 240)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(o.Key), cell(o.Text), cell(outcome), cell(string(o.Truth)), msg, test)
 		}
 	}
 	if c.ProposedFix != nil {
@@ -178,6 +185,15 @@ func writeCase(b *bytes.Buffer, c Case) {
 			fmt.Fprintf(b, "- explanation: %s\n", inline(*c.ProposedFix.Explanation))
 		}
 	}
+}
+
+// clipCell is cell(s) cut to at most n runes.
+func clipCell(s string, n int) string {
+	r := []rune(inline(s))
+	if len(r) > n {
+		r = append(r[:n], '…')
+	}
+	return cell(string(r))
 }
 
 // inline flattens text to one Markdown line.

@@ -25,6 +25,11 @@ func opt(key, text string, truth verdict.Truth, status sandbox.Status, d time.Du
 		TestPath: "/tmp/qa/test_option_" + key + ".py", Duration: Seconds(d)}
 }
 
+func withMessage(o Option, msg string) Option {
+	o.Message = msg
+	return o
+}
+
 // sampleReport has one case of every kind of result, deliberately out of
 // order.
 func sampleReport() *Report {
@@ -39,7 +44,7 @@ func sampleReport() *Report {
 	}
 	fixedOpts := []Option{
 		opt("A", "It raises ValueError.", verdict.True, sandbox.StatusPassed, time.Second),
-		opt("B", "It returns 3.", verdict.False, sandbox.StatusFailed, time.Second),
+		withMessage(opt("B", "It returns 3.", verdict.False, sandbox.StatusFailed, time.Second), "test_option: ValueError: invalid literal for int() with base 10: '3.5' | raised"),
 	}
 	return &Report{
 		StartedAt:  time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC),
@@ -59,7 +64,7 @@ func sampleReport() *Report {
 				Attempts: []Attempt{{Number: 0, Verdict: verdict.Incorrect, Options: fixedOpts}, {Number: 1, Verdict: verdict.Valid, Options: fixedOpts, Fix: &questions.Fix{CorrectAnswer: str("A")}}}},
 			{File: "a.yaml", Line: 40, ID: "a:inconclusive", Kind: "multiple_choice", CorrectAnswer: "A", Verdict: verdict.Inconclusive,
 				Reason: "no evidence for the correct_answer A", NeedsHumanReview: true,
-				Options:  []Option{opt("A", "x", verdict.Unknown, sandbox.StatusCollectionError, 2*time.Second)},
+				Options:  []Option{withMessage(opt("A", "x", verdict.Unknown, sandbox.StatusCollectionError, 2*time.Second), "test_option_A: collection failure\nImportError: cannot import name 'Y'")},
 				Attempts: []Attempt{{Number: 0, Verdict: verdict.Inconclusive}}},
 			{File: "a.yaml", Line: 50, ID: "a:broken", Kind: "multiple_choice", Skipped: "malformed case",
 				Problems: []questions.Problem{{CaseID: "a:broken", File: "a.yaml", Line: 52, Field: "correct_answer", Message: "missing or empty"}}},

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"encoding/xml"
 	"fmt"
+	"regexp"
+	"strings"
 )
 
 // JUnit is the part of pytest's --junitxml report the verdict needs.
@@ -13,6 +15,10 @@ type JUnit struct {
 	Skipped  int // <skipped>: skips and xfails, which prove nothing
 	// Message is the first failure or error message, for the report.
 	Message string
+	// SkipReason is the reason of the first skipped or xfailed test
+	// ("xfail: " before an xfail's reason), so that a run that proves
+	// nothing says why.
+	SkipReason string
 	// Cases is the outcome of every test, in report order, for checks
 	// that run several tests in one file and judge each one.
 	Cases []TestCase
@@ -33,6 +39,7 @@ type junitCase struct {
 }
 
 type junitItem struct {
+	Type    string `xml:"type,attr"`
 	Message string `xml:"message,attr"`
 	Text    string `xml:",chardata"`
 }
@@ -82,7 +89,10 @@ func ParseJUnit(data []byte) (JUnit, error) {
 			tc.Status, tc.Message = StatusFailed, itemMessage(c.Failure[0])
 		case len(c.Skipped) > 0:
 			j.Skipped++
-			tc.Status, tc.Message = StatusSkipped, itemMessage(c.Skipped[0])
+			tc.Status, tc.Message = StatusSkipped, skipMessage(c.Skipped[0])
+			if j.SkipReason == "" {
+				j.SkipReason = tc.Message
+			}
 		}
 		j.Cases = append(j.Cases, tc)
 	}
@@ -101,8 +111,37 @@ func itemMessage(it junitItem) string {
 	if msg == "" {
 		msg = it.Text
 	}
+	return clip(msg)
+}
+
+func clip(msg string) string {
 	if len(msg) > 500 {
-		msg = msg[:500] + "…"
+		msg = strings.ToValidUTF8(msg[:500], "") + "…"
 	}
 	return msg
+}
+
+// skipPattern finds the reason in the text pytest writes for a skip at
+// collection time: ('path', 0, "Skipped: reason").
+var skipPattern = regexp.MustCompile(`Skipped: (.*?)['"]?\)?\s*$`)
+
+// skipMessage is the reason of a skip or xfail. A skip during collection
+// (a module that skips itself, or the missing-package guard) has the
+// generic message "collection skipped" and its reason in the text.
+func skipMessage(it junitItem) string {
+	msg := it.Message
+	if msg == "" || msg == "collection skipped" {
+		if m := skipPattern.FindStringSubmatch(strings.TrimSpace(it.Text)); m != nil {
+			msg = m[1]
+		} else if t := strings.TrimSpace(it.Text); t != "" {
+			msg = t
+		}
+	}
+	if msg == "" {
+		msg = "skipped without a reason"
+	}
+	if it.Type == "pytest.xfail" && !strings.HasPrefix(msg, "xfail") {
+		msg = "xfail: " + msg
+	}
+	return clip(msg)
 }

@@ -297,7 +297,7 @@ func classify(raw rawResult) Outcome {
 		case j.Failures > 0 || j.Errors > 0:
 			o.Status, o.Message = StatusError, "pytest exited 0 but its report lists failures: "+j.Message
 		case j.Skipped == j.Tests:
-			o.Status, o.Message = StatusSkipped, "every test was skipped or xfailed"
+			o.Status, o.Message = StatusSkipped, "skipped: "+j.SkipReason
 		default:
 			o.Status, o.Evidence = StatusPassed, true
 		}
@@ -319,6 +319,11 @@ func classify(raw rawResult) Outcome {
 		}
 	case 5:
 		o.Status, o.Message = StatusNoTests, "no tests collected (pytest exit 5)"
+		if reportOK && j.Skipped > 0 {
+			// The module skipped itself while being collected (or the
+			// missing-package guard skipped it): say why.
+			o.Status, o.Message = StatusSkipped, "skipped: "+j.SkipReason
+		}
 	case 3:
 		o.Status, o.Message = StatusError, "pytest internal error (exit 3)"
 	case 4:

@@ -24,8 +24,12 @@ const (
 	badImp  = "import module_that_does_not_exist\n\ndef test_option():\n    pass\n"
 	hangs   = "import time\n\ndef test_option():\n    time.sleep(60)\n"
 	noTests = "def helper():\n    return 1\n"
-	skipped = "import pytest\n\n@pytest.mark.skip(reason='no')\ndef test_option():\n    pass\n"
-	xfailed = "import pytest\n\n@pytest.mark.xfail\ndef test_option():\n    assert False\n"
+	skipped = "import pytest\n\n@pytest.mark.skip(reason='needs a GPU')\ndef test_option():\n    pass\n"
+	xfailed = "import pytest\n\n@pytest.mark.xfail(reason='known bug 12')\ndef test_option():\n    assert False\n"
+	modSkip = "import pytest\n\npytest.skip('not on this platform', allow_module_level=True)\n\ndef test_option():\n    pass\n"
+	// A module that imports a package that is not installed at its top,
+	// run with the missing-package guard as conftest.py.
+	notInst = "import package_that_is_not_installed.sub\n\ndef test_option():\n    pass\n"
 	fixErr  = "import pytest\n\n@pytest.fixture\ndef broken():\n    raise RuntimeError('fixture broke')\n\ndef test_option(broken):\n    pass\n"
 	support = "from snippet import answer\n\ndef test_option():\n    assert answer() == 42\n"
 )
@@ -49,8 +53,11 @@ func TestRunTestClassifiesRealPytest(t *testing.T) {
 		{"syntax error", syntax, nil, StatusCollectionError, false, false, 2, "collection failure"},
 		{"import error", badImp, nil, StatusCollectionError, false, false, 2, "collection failure"},
 		{"no tests", noTests, nil, StatusNoTests, false, false, 5, "no tests"},
-		{"skipped", skipped, nil, StatusSkipped, false, false, 0, "skipped"},
-		{"xfail", xfailed, nil, StatusSkipped, false, false, 0, "skipped"},
+		{"skipped", skipped, nil, StatusSkipped, false, false, 0, "skipped: needs a GPU"},
+		{"xfail", xfailed, nil, StatusSkipped, false, false, 0, "skipped: xfail: known bug 12"},
+		{"module skips itself", modSkip, nil, StatusSkipped, false, false, 5, "skipped: not on this platform"},
+		{"package not installed at the top", notInst, map[string][]byte{"conftest.py": []byte(MissingPackageGuard)}, StatusSkipped, false, false, 5,
+			"skipped: package_that_is_not_installed is not installed in this Python: No module named 'package_that_is_not_installed'"},
 		{"fixture error", fixErr, nil, StatusError, false, false, 1, "fixture broke"},
 		{"support file", support, map[string][]byte{"snippet.py": []byte("def answer():\n    return 42\n")}, StatusPassed, true, true, 0, ""},
 	}
