@@ -32,6 +32,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&c.OutDir, "output-dir", "qa-audit", "alias of --out-dir")
 	_ = fs.MarkHidden("output-dir")
 	fs.StringArrayVar(&c.Cases, "case", nil, "audit only this case id (repeatable)")
+	fs.StringSliceVar(&c.Kinds, "kinds", nil, "audit only these benchmark types, comma-separated: multiple_choice, api_understanding, fix_error (the last two need no model)")
 	fs.StringVar(&c.Backend, "model-backend", "gemini", "model backend: gemini (key in GEMINI_API_KEY or GOOGLE_API_KEY) or openai (any OpenAI-compatible chat-completions endpoint)")
 	fs.StringVar(&c.Backend, "backend", "gemini", "alias of --model-backend")
 	_ = fs.MarkHidden("backend")

@@ -3,65 +3,144 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
-// TestQAAuditGivesUpOnADeadModelEndpoint audits ten multiple_choice cases
-// against an endpoint that refuses every connection: after three failed
-// calls in a row the model is no longer called, the run ends in seconds,
-// says so once, and the report lists the error once with its cases.
-func TestQAAuditGivesUpOnADeadModelEndpoint(t *testing.T) {
+// mcFile writes n multiple_choice cases and returns the file name.
+func mcFile(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("benchmarks:\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "- id: t:mc_%d\n  category: c\n  question: What does len(\"ab\") return?\n  options:\n    A: \"2\"\n    B: \"3\"\n  correct_answer: A\n  rationale: two characters.\n  benchmark_type: multiple_choice\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mc.benchmark.yaml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "mc.benchmark.yaml"
+}
+
+func runBinary(t *testing.T, dir string, env []string, bin string, args ...string) (int, string, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), took
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String(), took
+}
+
+// TestQAAuditChecksTheModelOnceFirst audits ten multiple_choice cases
+// against an endpoint that refuses every connection: the one check call
+// before the first case fails, no case calls the model, the run says so
+// once and the report lists the error once with its ten cases.
+func TestQAAuditChecksTheModelOnceFirst(t *testing.T) {
 	py := testenv.Python(t)
 	dir := t.TempDir()
 	bin := buildBenchgate(t, dir)
-	// A port nothing listens on: open one and close it again.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dead := ln.Addr().String()
 	ln.Close()
-	var b strings.Builder
-	b.WriteString("benchmarks:\n")
-	for i := 0; i < 10; i++ {
-		fmt.Fprintf(&b, "- id: t:mc_%d\n  category: c\n  question: What does len(\"ab\") return?\n  options:\n    A: \"2\"\n    B: \"3\"\n  correct_answer: A\n  rationale: two characters.\n  benchmark_type: multiple_choice\n", i)
+	file := mcFile(t, dir, 10)
+	code, out, took := runBinary(t, dir, append(os.Environ(), "OPENAI_API_KEY=sk-local-123456"), bin, "qa-audit", "--model-backend", "openai", "--model", "m", "--model-url", "http://"+dead+"/v1",
+		"--python", py, "--output-dir", "out", file)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitFailed, out)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "mc.benchmark.yaml"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "qa-audit", "--model-backend", "openai", "--model", "m", "--model-url", "http://"+dead+"/v1",
-		"--python", py, "--output-dir", "out", "mc.benchmark.yaml")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=sk-local-123456")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitFailed {
-		t.Fatalf("err %v, want exit %d\n%s", err, ExitFailed, out.String())
-	}
-	if took := time.Since(start); took > 60*time.Second {
+	if took > 30*time.Second {
 		t.Errorf("took %s against a dead endpoint", took)
 	}
-	if n := strings.Count(out.String(), "stopped calling the model after 3 failed calls in a row"); n != 1 {
-		t.Errorf("the breaker is reported %d times, want once:\n%s", n, out.String())
+	if n := strings.Count(out, "qa-audit: model check failed"); n != 1 {
+		t.Errorf("the failed check is reported %d times, want once:\n%s", n, out)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "out", "quality_report.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "### 3 case(s): model m at http://"+dead) || !strings.Contains(string(md), "### 7 case(s): model endpoint unavailable") {
+	if !strings.Contains(string(md), "### 10 case(s): model check failed: model m at http://"+dead) {
 		t.Errorf("the report does not group the errors:\n%s", md)
 	}
-	if n := strings.Count(string(md), "connection refused"); n > 2 {
-		t.Errorf("the connection error is repeated %d times in the report", n)
+	if n := strings.Count(string(md), "connection refused"); n != 1 {
+		t.Errorf("the connection error appears %d times in the report, want once", n)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "out", "quality_report.json"))
+	if !strings.Contains(string(raw), `"model_check": {`) || !strings.Contains(string(raw), `"model_calls": 1,`) {
+		t.Errorf("the report does not record the one check call:\n%.600s", raw)
+	}
+}
+
+// TestQAAuditGivesUpOnAModelEndpointThatDies audits ten multiple_choice
+// cases against an endpoint that answers the check call and then fails
+// every call: after three failed calls in a row the model is no longer
+// called, the run says so once, and the report lists each identical
+// error once with the count of its cases.
+func TestQAAuditGivesUpOnAModelEndpointThatDies(t *testing.T) {
+	py := testenv.Python(t)
+	dir := t.TempDir()
+	bin := buildBenchgate(t, dir)
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 1 {
+			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"OK"},"finish_reason":"stop"}]}`)
+			return
+		}
+		http.Error(w, `{"error":{"message":"the model is overloaded"}}`, http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	file := mcFile(t, dir, 10)
+	code, out, took := runBinary(t, dir, append(os.Environ(), "OPENAI_API_KEY=sk-local-123456"), bin, "qa-audit", "--model-backend", "openai", "--model", "m", "--model-url", srv.URL+"/v1",
+		"--python", py, "--output-dir", "out", file)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitFailed, out)
+	}
+	if took > 60*time.Second {
+		t.Errorf("took %s against a failing endpoint", took)
+	}
+	if n := strings.Count(out, "stopped calling the model after 3 failed calls in a row"); n != 1 {
+		t.Errorf("the breaker is reported %d times, want once:\n%s", n, out)
+	}
+	mu.Lock()
+	if calls != 4 {
+		t.Errorf("%d calls reached the endpoint, want 4 (the check and three failures)", calls)
+	}
+	mu.Unlock()
+	md, err := os.ReadFile(filepath.Join(dir, "out", "quality_report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "### 3 case(s): model m at "+srv.URL) || !strings.Contains(string(md), "### 7 case(s): model endpoint unavailable") {
+		t.Errorf("the report does not group the errors:\n%s", md)
+	}
+	if n := strings.Count(string(md), "the model is overloaded"); n > 2 {
+		t.Errorf("the endpoint's error is repeated %d times in the report", n)
 	}
 }

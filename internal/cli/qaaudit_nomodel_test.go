@@ -66,8 +66,8 @@ func TestQAAuditNeedsNoModelForExecutionProofs(t *testing.T) {
 		}
 		env = append(env, kv)
 	}
-	run := func(file, out string) (int, string) {
-		cmd := exec.Command(bin, "qa-audit", "--python", py, "--output-dir", out, file)
+	run := func(file, out string, extra ...string) (int, string) {
+		cmd := exec.Command(bin, append([]string{"qa-audit", "--python", py, "--output-dir", out, file}, extra...)...)
 		cmd.Dir, cmd.Env = dir, env
 		var b bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &b, &b
@@ -109,7 +109,57 @@ func TestQAAuditNeedsNoModelForExecutionProofs(t *testing.T) {
 	}
 
 	code, out = run("mixed.benchmark.yaml", "out-mixed")
-	if code != ExitUsage || !strings.Contains(out, "a model is needed because multiple_choice cases are selected") {
+	if code != ExitUsage || !strings.Contains(out, "a model is needed because 1 multiple_choice case(s) are selected; --kinds api_understanding,fix_error") {
 		t.Errorf("mixed file: exit %d, want 2 naming why a model is needed:\n%s", code, out)
+	}
+
+	// --kinds leaves the multiple_choice case out: no model needed.
+	code, out = run("mixed.benchmark.yaml", "out-kinds", "--kinds", "api_understanding,fix_error")
+	if code != ExitFailed || strings.Contains(out, "API key") {
+		t.Fatalf("--kinds: exit %d, want 1 and no model error:\n%s", code, out)
+	}
+	raw, err = os.ReadFile(filepath.Join(dir, "out-kinds", "quality_report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Cases = nil
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != 2 || rep.Model != "none" {
+		t.Errorf("--kinds report: %d cases, model %q; want the 2 api_understanding cases and model none", len(rep.Cases), rep.Model)
+	}
+
+	// A library the benchmark needs (--require-module) that does not
+	// import settles the multiple_choice case without a model.
+	code, out = run("mixed.benchmark.yaml", "out-nolib", "--require-module", "module_that_is_not_installed")
+	if code != ExitFailed || strings.Contains(out, "API key") {
+		t.Fatalf("--require-module: exit %d, want 1 and no model error:\n%s", code, out)
+	}
+	raw, err = os.ReadFile(filepath.Join(dir, "out-nolib", "quality_report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nolib struct {
+		Cases []struct {
+			ID, Verdict, Reason string
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &nolib); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range nolib.Cases {
+		if c.ID == "stdlib:mc" && (c.Verdict != "Inconclusive" || !strings.Contains(c.Reason, "module_that_is_not_installed") || !strings.Contains(c.Reason, "not installed")) {
+			t.Errorf("multiple_choice case without its library: %+v", c)
+		}
+	}
+	if len(nolib.Cases) != 3 {
+		t.Errorf("%d cases in the report, want 3", len(nolib.Cases))
+	}
+
+	// A bad --kinds value names the flag and the value.
+	code, out = run("mixed.benchmark.yaml", "out-bad", "--kinds", "api_understanding,essay")
+	if code != ExitUsage || !strings.Contains(out, `--kinds "api_understanding,essay"`) || !strings.Contains(out, `"essay"`) {
+		t.Errorf("bad --kinds: exit %d:\n%s", code, out)
 	}
 }

@@ -32,6 +32,7 @@ type chatFake struct {
 	bodies    map[string][]string // agent -> raw request bodies
 	auth      []string
 	calls     int
+	checks    int // model check calls
 }
 
 var (
@@ -62,6 +63,13 @@ func (f *chatFake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	sys := *req.Messages[0].Content
 	role := qaRole.FindStringSubmatch(sys)[1]
+	if role == "model_check" {
+		f.mu.Lock()
+		f.checks++
+		f.mu.Unlock()
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"OK"},"finish_reason":"stop"}]}`)
+		return
+	}
 	f.mu.Lock()
 	f.bodies[role] = append(f.bodies[role], string(raw))
 	f.auth = append(f.auth, r.Header.Get("Authorization"))
@@ -470,10 +478,13 @@ func TestQAAuditProvesEveryKind(t *testing.T) {
 				}
 			}
 			chat.mu.Lock()
-			calls, bodies := chat.calls, chat.bodies
+			calls, bodies, checks := chat.calls, chat.bodies, chat.checks
 			chat.mu.Unlock()
 			if mcCalls == 0 || calls != mcCalls {
 				t.Errorf("the model served %d calls, the multiple-choice case made %d: the other kinds must make none", calls, mcCalls)
+			}
+			if checks != 1 || rep.ModelCheck == nil || !rep.ModelCheck.OK || rep.Totals.ModelCalls != mcCalls+1 {
+				t.Errorf("%d check calls, report check %+v, total model calls %d; want one check before the case's %d calls", checks, rep.ModelCheck, rep.Totals.ModelCalls, mcCalls)
 			}
 			for _, bs := range bodies {
 				for _, b := range bs {

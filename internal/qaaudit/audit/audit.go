@@ -40,6 +40,11 @@ type Options struct {
 	Now      func() time.Time
 	// Only, when non-empty, restricts the audit to these case ids.
 	Only map[string]bool
+	// Kinds, when non-empty, restricts the audit to these benchmark types.
+	Kinds map[questions.Kind]bool
+	// Annotate, when set, adds run-level facts to the report before each
+	// write (the model check).
+	Annotate func(*qreport.Report)
 	// SnapshotEvery is the least time between two rewrites of the report
 	// while cases are audited; zero means DefaultSnapshotEvery. The report
 	// is always written when the run ends, stopped or not.
@@ -110,6 +115,9 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 	write := func() error {
 		lastWrite = time.Now()
 		rep.FinishedAt = opts.Now()
+		if opts.Annotate != nil {
+			opts.Annotate(rep)
+		}
 		if err := rep.WriteJSON(res.ReportPath); err != nil {
 			return err
 		}
@@ -118,7 +126,7 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 	for _, f := range files {
 		var changes []ghpr.CaseChange
 		for _, c := range f.Cases() {
-			if len(opts.Only) > 0 && !opts.Only[c.ID] {
+			if !opts.selected(c) {
 				continue
 			}
 			var r pipeline.CaseResult
@@ -159,6 +167,11 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 		return res, err
 	}
 	return res, ctx.Err()
+}
+
+// selected reports whether --case and --kinds keep the case.
+func (o Options) selected(c *questions.Case) bool {
+	return (len(o.Only) == 0 || o.Only[c.ID]) && (len(o.Kinds) == 0 || o.Kinds[c.Kind])
 }
 
 func writeFixed(f *questions.File, opts Options, changes []ghpr.CaseChange) (FixedFile, error) {

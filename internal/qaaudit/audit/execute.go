@@ -41,6 +41,8 @@ type Config struct {
 	RepoRoot string
 	OutDir   string
 	Cases    []string
+	// Kinds restricts the audit to these benchmark types (--kinds).
+	Kinds []string
 
 	Backend, Model, ModelURL, APIKeyEnv string
 	ModelTimeout                        time.Duration
@@ -146,6 +148,14 @@ func (c *Config) check() error {
 			return badInput("%s %v: must not be negative", f.flag, f.value)
 		}
 	}
+	for _, k := range c.Kinds {
+		switch questions.Kind(k) {
+		case questions.MultipleChoice, questions.APIUnderstanding, questions.FixError:
+		default:
+			return badInput("--kinds %q: unknown benchmark type %q; want %s, %s or %s", strings.Join(c.Kinds, ","), k,
+				questions.MultipleChoice, questions.APIUnderstanding, questions.FixError)
+		}
+	}
 	if c.MaxRemediations > 10 {
 		return badInput("--max-remediations %d: at most 10", c.MaxRemediations)
 	}
@@ -197,30 +207,24 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, badInput("--case %q: no such case id in %d question file(s)", id, len(files))
 		}
 	}
-	// A model is needed only for multiple_choice cases: api_understanding
-	// and fix_error cases are proven by execution alone, so an audit of
-	// those runs with no model configured and no API key.
-	var m model.LLM
-	var breaker *llm.Breaker
-	modelName := "none"
-	if needsModel(files, cfg.Cases) {
-		llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v (a model is needed because multiple_choice cases are selected)", ErrBadInput, err)
-		}
-		// After a few failed calls in a row the endpoint is given up on:
-		// the remaining cases end Inconclusive at once, with that error.
-		breaker = &llm.Breaker{LLM: llmModel, Threshold: cfg.ModelFailureLimit}
-		m, modelName = breaker, llmModel.Name()
-		if cfg.Backend != "" {
-			modelName = cfg.Backend + "/" + modelName
-		}
+	only := map[string]bool{}
+	for _, id := range cfg.Cases {
+		only[id] = true
 	}
+	kinds := map[questions.Kind]bool{}
+	for _, k := range cfg.Kinds {
+		kinds[questions.Kind(k)] = true
+	}
+	sel := Options{Only: only, Kinds: kinds}
 	outDir, err := filepath.Abs(cfg.OutDir)
 	if err != nil {
 		return nil, err
 	}
+	// The sandbox's Python first: without pytest nothing can be proven,
+	// and a missing library settles the multiple_choice cases without a
+	// model.
 	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv}
+	missingLibrary := ""
 	if cfg.Image == "" {
 		it, err := runner.Preflight(ctx, cfg.RequireModules)
 		if err != nil {
@@ -229,6 +233,28 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		fmt.Fprintf(cfg.Stdout, "qa-audit: sandbox %s: Python %s, pytest %s\n", it.Python, it.Version, it.Pytest)
 		for _, m := range it.Missing {
 			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: %s does not import in %s; every check that needs it is Inconclusive (library not installed)\n", m, it.Python)
+		}
+		if len(it.Missing) > 0 {
+			missingLibrary = fmt.Sprintf("the benchmark's library is not installed in %s (--require-module): %s", it.Python, strings.Join(it.Missing, "; "))
+		}
+	}
+	// A model is needed only for multiple_choice cases that can be
+	// proven: api_understanding and fix_error cases are proven by
+	// execution alone, and without the library no option can be.
+	var m model.LLM
+	var breaker *llm.Breaker
+	modelName := "none"
+	if n := modelCases(files, sel); n > 0 && missingLibrary == "" {
+		llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v (a model is needed because %d multiple_choice case(s) are selected; --kinds api_understanding,fix_error audits the kinds that need none)", ErrBadInput, err, n)
+		}
+		// After a few failed calls in a row the endpoint is given up on:
+		// the remaining cases end Inconclusive at once, with that error.
+		breaker = &llm.Breaker{LLM: llmModel, Threshold: cfg.ModelFailureLimit}
+		m, modelName = breaker, llmModel.Name()
+		if cfg.Backend != "" {
+			modelName = cfg.Backend + "/" + modelName
 		}
 	}
 	agents, err := pipeline.New(pipeline.Config{
@@ -243,15 +269,16 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	only := map[string]bool{}
-	for _, id := range cfg.Cases {
-		only[id] = true
+	gate := &ModelGate{Next: agents, MissingLibrary: missingLibrary, CheckTimeout: cfg.ModelTimeout, Stdout: cfg.Stdout}
+	if breaker != nil {
+		gate.Model = breaker.LLM // the check is not one of the breaker's calls
 	}
 	auditor := ByKind{
-		Agents: agents,
+		Agents: gate,
 		Exec:   &execproof.Auditor{Runner: runner, WorkDir: filepath.Join(outDir, "work"), RepoRoot: cfg.RepoRoot},
 	}
-	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Auditor: progress{auditor, cfg.Stdout}, Now: cfg.Now, Only: only})
+	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Auditor: progress{auditor, cfg.Stdout}, Now: cfg.Now,
+		Only: only, Kinds: kinds, Annotate: func(r *qreport.Report) { r.ModelCheck = gate.ModelCheck() }})
 	sum := &Summary{Result: res}
 	if err != nil {
 		return sum, err
@@ -433,25 +460,18 @@ func remediations(n int) int {
 	return n
 }
 
-// needsModel reports whether any selected, well-formed case is a
-// multiple_choice case, the only kind whose options are proven by tests a
-// model writes.
-func needsModel(files []*questions.File, only []string) bool {
-	selected := map[string]bool{}
-	for _, id := range only {
-		selected[id] = true
-	}
+// modelCases counts the selected, well-formed multiple_choice cases, the
+// only kind whose options are proven by tests a model writes.
+func modelCases(files []*questions.File, sel Options) int {
+	n := 0
 	for _, f := range files {
 		for _, c := range f.Cases() {
-			if len(selected) > 0 && !selected[c.ID] {
-				continue
-			}
-			if c.OK() && c.Kind == questions.MultipleChoice {
-				return true
+			if sel.selected(c) && c.OK() && c.Kind == questions.MultipleChoice {
+				n++
 			}
 		}
 	}
-	return false
+	return n
 }
 
 func breakerLimit(n int) int {

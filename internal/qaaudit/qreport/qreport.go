@@ -55,9 +55,20 @@ type Report struct {
 	StartedAt     time.Time `json:"started_at"`
 	FinishedAt    time.Time `json:"finished_at"`
 	Model         string    `json:"model,omitempty"`
-	Files         []string  `json:"files"`
+	// ModelCheck is the one small call made before the first case that
+	// needed the model; nil when no case did.
+	ModelCheck *ModelCheck `json:"model_check,omitempty"`
+	Files      []string    `json:"files"`
 	Totals        Totals    `json:"totals"`
 	Cases         []Case    `json:"cases"`
+}
+
+// ModelCheck is the outcome of the model check call.
+type ModelCheck struct {
+	Model    string  `json:"model"`
+	OK       bool    `json:"ok"`
+	Error    string  `json:"error,omitempty"`
+	Duration Seconds `json:"duration_s"`
 }
 
 // Totals count the run's cases.
@@ -73,7 +84,7 @@ type Totals struct {
 	Fixed            int     `json:"fixed"`   // a proposed fix was verified Valid
 	NeedsHumanReview int     `json:"needs_human_review"`
 	Attempts         int     `json:"attempts"`      // verification rounds, originals included
-	ModelCalls       int     `json:"model_calls"`   // sum of the cases' model calls
+	ModelCalls       int     `json:"model_calls"`   // the cases' model calls, and the model check
 	TestRuns         int     `json:"test_runs"`     // option tests run
 	Duration         Seconds `json:"duration_s"`    // wall time of the run
 	TestDuration     Seconds `json:"test_duration"` // sum of option test times
@@ -208,6 +219,9 @@ func (r *Report) Finalize() {
 		default:
 			t.Inconclusive++
 		}
+	}
+	if r.ModelCheck != nil {
+		t.ModelCalls++
 	}
 	r.Files = r.Files[:0]
 	for f := range files {
