@@ -59,8 +59,8 @@ type Report struct {
 	// needed the model; nil when no case did.
 	ModelCheck *ModelCheck `json:"model_check,omitempty"`
 	Files      []string    `json:"files"`
-	Totals        Totals    `json:"totals"`
-	Cases         []Case    `json:"cases"`
+	Totals     Totals      `json:"totals"`
+	Cases      []Case      `json:"cases"`
 }
 
 // ModelCheck is the outcome of the model check call.
