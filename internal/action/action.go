@@ -22,8 +22,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/jobsummary"
 )
 
 // MaxErrorAnnotations is how many error annotations of one step the
@@ -32,10 +34,9 @@ const MaxErrorAnnotations = 10
 
 // Exit codes, the same as the command line's.
 const (
-	exitOK         = 0
-	exitFailed     = 1
-	exitUsage      = 2
-	exitIncomplete = 20
+	exitOK     = exitcode.OK
+	exitFailed = exitcode.Failed
+	exitUsage  = exitcode.Usage
 )
 
 // RunFunc runs one mode in dir with extra environment variables and the
@@ -189,18 +190,7 @@ func runTag(getenv func(string) string, now time.Time) string {
 }
 
 // Status is the word the "status" output carries for an exit code.
-func Status(code int) string {
-	switch code {
-	case exitOK:
-		return "pass"
-	case exitFailed:
-		return "fail"
-	case exitIncomplete:
-		return "incomplete"
-	default:
-		return "error"
-	}
-}
+func Status(code int) string { return exitcode.Status(code) }
 
 type reporter struct {
 	cfg       Config

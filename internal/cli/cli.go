@@ -11,14 +11,17 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/exitcode"
 )
 
-// Exit codes shared by every mode. Modes with their own contract (the
-// SWE-bench runner's 20 for "incomplete") document theirs.
+// The exit codes under the names the commands use; package exitcode
+// defines them and maps error kinds to them.
 const (
-	ExitOK     = 0 // the mode ran and what it judged holds
-	ExitFailed = 1 // the mode ran and what it judged does not hold
-	ExitUsage  = 2 // bad flags or bad input: nothing was judged
+	ExitOK         = exitcode.OK
+	ExitFailed     = exitcode.Failed
+	ExitUsage      = exitcode.Usage
+	ExitIncomplete = exitcode.Incomplete
 )
 
 // Env is what a mode may use of the outside world. Tests fill it with

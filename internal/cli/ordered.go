@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 
@@ -50,12 +50,9 @@ func runOrdered(ctx context.Context, env *Env, args []string) int {
 		GateProfile: bf.gateProfile, Report: reporter(), Log: env.Stderr, Stdout: env.Stdout, Now: env.Now,
 	})
 	switch {
-	case errors.Is(err, verify.ErrBadInput):
-		fmt.Fprintf(env.Stderr, "benchgate ordered: %v\n", err)
-		return ExitUsage
 	case err != nil:
 		fmt.Fprintf(env.Stderr, "benchgate ordered: %v\n", err)
-		return ExitFailed
+		return exitcode.Of(err)
 	case !res.Passed():
 		return ExitFailed
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/benchgate/benchgate/internal/bench"
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/verify"
 )
@@ -133,12 +133,9 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stdout, res.TrackingPath)
 	}
 	switch {
-	case errors.Is(err, verify.ErrBadInput):
-		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
-		return ExitUsage
 	case err != nil:
 		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
-		return ExitFailed
+		return exitcode.Of(err)
 	case !res.Passed():
 		return ExitFailed
 	}

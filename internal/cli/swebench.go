@@ -18,10 +18,6 @@ import (
 	"github.com/benchgate/benchgate/internal/swebench"
 )
 
-// Exit code of a single-instance run that ended incomplete, as the origin
-// scripts used.
-const ExitIncomplete = 20
-
 // runSwebench dispatches `benchgate swebench run|batch|prepare-images|merge`.
 func runSwebench(ctx context.Context, env *Env, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
@@ -160,10 +161,7 @@ func (b BatchOptions) retry(st Status) bool {
 
 // UsageError marks a batch error caused by its input (exit 2), as opposed
 // to one met while running.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
+type UsageError = exitcode.UsageError
 
 // RunRootFor names a new run root under base (results/phase5/ralph-codex-local
 // by default): the UTC time to the millisecond and a random suffix, e.g.
@@ -187,20 +185,20 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	ids := b.Shard.Select(b.narrow(SortUnique(b.IDs)))
 	res := BatchResult{RunRoot: b.RunRoot, Order: ids}
 	if len(ids) == 0 {
-		return res, &UsageError{errors.New("the batch has no instances (empty instance file or shard)")}
+		return res, &UsageError{Err: errors.New("the batch has no instances (empty instance file or shard)")}
 	}
 	// A resumed root must be an earlier batch's: a mistyped path would
 	// otherwise start a whole new batch somewhere unexpected.
 	if b.Resume {
 		if fi, err := os.Stat(b.RunRoot); err != nil || !fi.IsDir() {
-			return res, &UsageError{fmt.Errorf("--resume %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
+			return res, &UsageError{Err: fmt.Errorf("--resume %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
 		}
 	}
 	// Usage checks on the template, with a valid placeholder ID.
 	probe := o
 	probe.InstanceID, probe.OutputDir = ids[0], filepath.Join(b.RunRoot, ids[0])
 	if err := probe.Validate(); err != nil {
-		return res, &UsageError{err}
+		return res, &UsageError{Err: err}
 	}
 	// A dead engine would fail every instance; say so once instead.
 	if err := o.Docker.Ping(ctx); err != nil {

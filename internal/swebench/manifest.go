@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
@@ -160,11 +161,11 @@ func (c *Counts) add(status string) {
 func (c Counts) ExitCode() int {
 	switch {
 	case c.Failed > 0:
-		return 1
+		return exitcode.Failed
 	case c.Incomplete > 0:
-		return 20
+		return exitcode.Incomplete
 	}
-	return 0
+	return exitcode.OK
 }
 
 func sortedKeys(m map[string]InstanceEntry) []string {

@@ -36,7 +36,7 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 	// Copying a root onto itself would truncate its files.
 	for _, root := range roots {
 		if samePath(out, root) {
-			return res, &UsageError{fmt.Errorf("merge: --output-dir %s is one of the run roots; merge into a new folder", out)}
+			return res, &UsageError{Err: fmt.Errorf("merge: --output-dir %s is one of the run roots; merge into a new folder", out)}
 		}
 	}
 	from := map[string]string{}
@@ -46,7 +46,7 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 	for _, root := range roots {
 		m, err := ReadManifest(filepath.Join(root, ManifestFile))
 		if errors.Is(err, fs.ErrNotExist) {
-			return res, &UsageError{fmt.Errorf("merge: %s is not a run root: it has no %s", root, ManifestFile)}
+			return res, &UsageError{Err: fmt.Errorf("merge: %s is not a run root: it has no %s", root, ManifestFile)}
 		}
 		if err != nil {
 			return res, fmt.Errorf("merge: run root %s: %w", root, err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/bench"
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 )
 
@@ -26,7 +27,7 @@ const DefaultGateProfile = "verify_pr"
 
 // ErrBadInput marks errors in what the user asked for (unknown set, bad
 // scenario ID, missing scenario-sets.json) as opposed to a failed run.
-var ErrBadInput = errors.New("bad input")
+var ErrBadInput = exitcode.ErrUsage
 
 // ReportRequest is what the set asks of the report: summaries of the
 // final, merged suite files at explicit paths.

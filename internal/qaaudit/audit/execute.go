@@ -3,7 +3,6 @@ package audit
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +16,9 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"google.golang.org/adk/model"
+
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ghpr"
 	"github.com/benchgate/benchgate/internal/llm"
@@ -25,11 +27,10 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
-	"google.golang.org/adk/model"
 )
 
 // ErrBadInput marks errors caused by the user's flags or files (exit 2).
-var ErrBadInput = errors.New("bad input")
+var ErrBadInput = exitcode.ErrUsage
 
 func badInput(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, a...))
