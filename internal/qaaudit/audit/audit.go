@@ -220,8 +220,11 @@ func ReportCase(c *questions.Case, r pipeline.CaseResult) qreport.Case {
 	rc := qreport.Case{
 		File: c.File, Line: c.Line, ID: c.ID, Kind: string(c.Kind), Question: c.Question,
 		CorrectAnswer: c.CorrectAnswer, NeedsHumanReview: r.NeedsHumanReview,
-		Problems: r.Problems, Skipped: r.Skipped, Error: r.Error, ModelCalls: int(r.ModelCalls),
+		Problems: r.Problems, Warnings: c.Warnings, Skipped: r.Skipped, Error: r.Error, ModelCalls: int(r.ModelCalls),
 		Duration: qreport.Seconds(time.Duration(r.DurationMS) * time.Millisecond),
+	}
+	if ref := c.SnippetRef; ref != nil {
+		rc.CodeSnippet = &qreport.Snippet{File: ref.File, Section: ref.Section, Lines: strings.Count(c.CodeSnippet, "\n")}
 	}
 	if len(r.Problems) > 0 && !c.OK() {
 		rc.Skipped = fmt.Sprintf("malformed case (%d problem(s))", len(r.Problems))

@@ -147,7 +147,10 @@ func writeCase(b *bytes.Buffer, c Case) {
 	for _, p := range c.Problems {
 		fmt.Fprintf(b, "- line %d, `%s`: %s\n", p.Line, p.Field, inline(p.Message))
 	}
-	if len(c.Problems) > 0 {
+	for _, p := range c.Warnings {
+		fmt.Fprintf(b, "- warning, line %d, `%s`: %s\n", p.Line, p.Field, inline(p.Message))
+	}
+	if len(c.Problems)+len(c.Warnings) > 0 {
 		b.WriteString("\n")
 	}
 	if len(c.Options) > 0 {

@@ -63,6 +63,13 @@ type Report struct {
 	Cases      []Case      `json:"cases"`
 }
 
+// Snippet locates the code a question shows.
+type Snippet struct {
+	File    string `json:"file"`
+	Section string `json:"section"`
+	Lines   int    `json:"lines"` // lines resolved; 0 when the section could not be read
+}
+
 // ModelCheck is the outcome of the model check call.
 type ModelCheck struct {
 	Model    string  `json:"model"`
@@ -98,6 +105,9 @@ type Case struct {
 	Kind          string `json:"kind"`
 	Question      string `json:"question,omitempty"`
 	CorrectAnswer string `json:"correct_answer,omitempty"`
+	// CodeSnippet is the code the question shows (its code_snippet_ref),
+	// as resolved: file, section and the number of lines shown.
+	CodeSnippet *Snippet `json:"code_snippet,omitempty"`
 	// Verdict is the final verdict (after remediation); empty when the
 	// case was skipped or the audit failed.
 	Verdict verdict.Verdict `json:"verdict,omitempty"`
@@ -112,9 +122,12 @@ type Case struct {
 	ProposedFix *questions.Fix      `json:"proposed_fix,omitempty"`
 	Skipped     string              `json:"skipped,omitempty"` // why the case was not audited
 	Problems    []questions.Problem `json:"problems,omitempty"`
-	Error       string              `json:"error,omitempty"`
-	ModelCalls  int                 `json:"model_calls,omitempty"`
-	Duration    Seconds             `json:"duration_s"`
+	// Warnings are oddities of the case that did not stop its audit (an
+	// unclosed snippet section read to the end of its file).
+	Warnings   []questions.Problem `json:"warnings,omitempty"`
+	Error      string              `json:"error,omitempty"`
+	ModelCalls int                 `json:"model_calls,omitempty"`
+	Duration   Seconds             `json:"duration_s"`
 }
 
 // Attempt is one verification round: number 0 is the question as written,

@@ -3,6 +3,7 @@ package questions
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,17 +54,38 @@ func resolveSnippet(yamlPath, root string, c *Case) {
 		return
 	}
 	snippet, err := ExtractSection(data, ref.Section)
-	if err != nil {
+	var open *UnclosedError
+	switch {
+	case errors.As(err, &open):
+		// Upstream's load_snippet reads an unclosed section to the end of
+		// the file; so does the audit, and says so.
+		c.Warnings = append(c.Warnings, Problem{CaseID: c.ID, File: c.File, Line: line, Field: "code_snippet_ref.section",
+			Message: fmt.Sprintf("%s: %v; the snippet runs to the end of the file", ref.Path, err)})
+	case err != nil:
 		c.problem(line, "code_snippet_ref.section", fmt.Sprintf("%s: %v", ref.Path, err))
 		return
 	}
 	c.CodeSnippet = snippet
 }
 
+// UnclosedError is returned, with the snippet read to the end of the
+// file, when a section has no end marker.
+type UnclosedError struct {
+	Section string
+	Line    int
+}
+
+func (e *UnclosedError) Error() string {
+	return fmt.Sprintf("section %q opened at line %d is never closed with %q", e.Section, e.Line, "# --8<-- [end:"+e.Section+"]")
+}
+
 // ExtractSection returns the lines strictly between the markers
 // `# --8<-- [start:<section>]` and `# --8<-- [end:<section>]`, dedented by
 // their common leading whitespace (the snippet syntax of the benchmark's
-// documentation tooling).
+// documentation tooling). Marker lines of other sections inside it are
+// left out, as upstream's load_snippet does. A section that is never
+// closed runs to the end of the file (upstream reads it so too): the
+// snippet comes back with an *UnclosedError.
 func ExtractSection(src []byte, section string) (string, error) {
 	start := "--8<-- [start:" + section + "]"
 	end := "--8<-- [end:" + section + "]"
@@ -85,6 +107,8 @@ func ExtractSection(src []byte, section string) (string, error) {
 			in, found, startLine = true, true, n
 		case in && marker == end:
 			in, closed = false, true
+		case in && (strings.HasPrefix(marker, "--8<-- [start:") || strings.HasPrefix(marker, "--8<-- [end:")):
+			// another section's marker
 		case in:
 			lines = append(lines, text)
 		}
@@ -96,7 +120,7 @@ func ExtractSection(src []byte, section string) (string, error) {
 		return "", fmt.Errorf("section %q: start marker %q %w", section, "# "+start, errNotFound)
 	}
 	if !closed {
-		return "", fmt.Errorf("section %q opened at line %d is never closed with %q", section, startLine, "# "+end)
+		return dedent(lines), &UnclosedError{Section: section, Line: startLine}
 	}
 	return dedent(lines), nil
 }

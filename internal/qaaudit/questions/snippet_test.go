@@ -58,7 +58,8 @@ func TestExtractSection(t *testing.T) {
 		{"top level", "# --8<-- [start:s]\nimport os\n# --8<-- [end:s]\n", "s", "import os\n", ""},
 		{"other section ignored", "# --8<-- [start:a]\nA\n# --8<-- [end:a]\n# --8<-- [start:b]\nB\n# --8<-- [end:b]\n", "b", "B\n", ""},
 		{"missing", "x\n", "s", "", "start marker"},
-		{"unclosed", "# --8<-- [start:s]\nx\n", "s", "", "never closed"},
+		{"unclosed runs to the end", "# --8<-- [start:s]\nx\n", "s", "x\n", "never closed"},
+		{"markers of another section inside", "# --8<-- [start:s]\nx\n# --8<-- [start:t]\ny\n# --8<-- [end:t]\n# --8<-- [end:s]\n", "s", "x\ny\n", ""},
 		{"twice", "# --8<-- [start:s]\n# --8<-- [end:s]\n# --8<-- [start:s]\n", "s", "", "starts twice"},
 	}
 	for _, tt := range tests {
@@ -67,6 +68,9 @@ func TestExtractSection(t *testing.T) {
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				if got != tt.want {
+					t.Errorf("got %q with the error, want %q", got, tt.want)
 				}
 				return
 			}
