@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/ident"
 )
 
 // OrderedSets is the fixed verification order of the seed.
@@ -44,16 +45,11 @@ func PolicyFor(set string) SeedPolicy {
 	return WithSeed
 }
 
-var (
-	setPattern      = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-	scenarioPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*-[0-9]{3}$`)
-)
-
 // CheckSetName rejects set names that cannot safely become a path segment
 // or an argument.
 func CheckSetName(set string) error {
-	if !setPattern.MatchString(set) {
-		return fmt.Errorf("set %q: expected lower-case letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)", set)
+	if !ident.SetName.Match(set) {
+		return fmt.Errorf("set %q: expected %s", set, ident.SetName.Expected)
 	}
 	return nil
 }
@@ -62,8 +58,8 @@ func CheckSetName(set string) error {
 // benchmark's scenario ID pattern (for example pr-view-001).
 func NormalizeScenarioID(id string) (string, error) {
 	n := strings.ToLower(strings.TrimSpace(id))
-	if !scenarioPattern.MatchString(n) {
-		return "", fmt.Errorf("scenario id %q: expected lower-case words joined by '-' and ending in a three-digit number, such as pr-view-001", id)
+	if !ident.ScenarioID.Match(n) {
+		return "", fmt.Errorf("scenario id %q: expected %s", id, ident.ScenarioID.Expected)
 	}
 	return n, nil
 }

@@ -11,11 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/benchgate/benchgate/internal/ident"
 )
 
 // Grouping says how changed files are split into pull requests.
@@ -87,8 +88,6 @@ type group struct {
 	changes []Change
 }
 
-var unsafeBranchChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // BranchFor returns the head branch a file (PerFile) or a run (PerRun) uses.
 // Names are stable so a later run finds and updates the same pull request.
 func BranchFor(cfg Config, path string) string {
@@ -101,10 +100,10 @@ func BranchFor(cfg Config, path string) string {
 		if id == "" {
 			id = "fixes"
 		}
-		return prefix + "/" + strings.Trim(unsafeBranchChars.ReplaceAllString(id, "-"), "-.")
+		return prefix + "/" + strings.Trim(ident.Sanitize(id, "-"), "-.")
 	}
 	p := strings.TrimSuffix(strings.TrimSuffix(path, ".yaml"), ".yml")
-	return prefix + "/" + strings.Trim(unsafeBranchChars.ReplaceAllString(p, "-"), "-.")
+	return prefix + "/" + strings.Trim(ident.Sanitize(p, "-"), "-.")
 }
 
 func groups(cfg Config, changes []Change) []group {

@@ -12,9 +12,10 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/ident"
 )
 
 //go:embed defaultids/multilingual_test.txt
@@ -25,10 +26,6 @@ const (
 	DefaultDataset = "SWE-bench/SWE-bench_Multilingual"
 	DefaultSplit   = "test"
 )
-
-// idPattern is `owner__repo-NUMBER`; owner and repo may hold letters,
-// digits, '.', '_' and '-' (e.g. mrdoob__three.js-25687).
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*__[A-Za-z0-9][A-Za-z0-9._-]*-[0-9]+$`)
 
 // ValidateID rejects anything that is not an `owner__repo-NUMBER` instance
 // ID. IDs become folder, file and container names, so path separators,
@@ -41,8 +38,8 @@ func ValidateID(id string) error {
 		return fmt.Errorf("instance ID %.40q... is %d characters long (at most 200)", id, len(id))
 	case strings.Contains(id, ".."):
 		return fmt.Errorf("instance ID %q contains \"..\" (expected owner__repo-NUMBER)", id)
-	case !idPattern.MatchString(id):
-		return fmt.Errorf("instance ID %q is not of the form owner__repo-NUMBER (letters, digits, '.', '_', '-'; e.g. apache__druid-13704)", id)
+	case !ident.InstanceID.Match(id):
+		return fmt.Errorf("instance ID %q is not of the form %s", id, ident.InstanceID.Expected)
 	}
 	return nil
 }

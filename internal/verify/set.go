@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/ident"
 )
 
 // MaxReruns is the seed's bound on scenario-level reruns per set.
@@ -615,10 +615,8 @@ func (s *set) stop(status string, cause error) error {
 	return cause
 }
 
-var modelUnsafe = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
-
 // ModelSlug makes a model name safe for a path segment, as upstream does.
-func ModelSlug(model string) string { return modelUnsafe.ReplaceAllString(model, "-") }
+func ModelSlug(model string) string { return ident.Sanitize(model, "-") }
 
 // BaseDir is the seed's run-level folder:
 // <bench dir>/reports/verification-<date>-<model>-by-set.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
@@ -16,11 +16,6 @@ import (
 
 // FQNTestFile is the generated test of an api_understanding case.
 const FQNTestFile = "test_fqn.py"
-
-var (
-	fqnPattern   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,30}$`)
-	identPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
 
 // fqnPrelude resolves a dotted name the way Python code would reach it:
 // import the top-level package, then walk attributes, importing a
@@ -230,7 +225,7 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 				fn:    fmt.Sprintf("test_fqn_%d_%d", i, j),
 			}
 			fqn = strings.TrimSpace(fqn)
-			if !fqnPattern.MatchString(fqn) {
+			if !ident.FQN.Match(fqn) {
 				ck.bad = fmt.Sprintf("%q is not a dotted Python name", ck.text)
 				checks = append(checks, ck)
 				continue
@@ -239,7 +234,7 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 			fmt.Fprintf(&src, "\n\ndef %s():\n    resolve(%s)\n", ck.fn, strconv.Quote(fqn))
 			checks = append(checks, ck)
 		}
-		if len(good) > 0 && identPattern.MatchString(ans.Answer) && (ans.AnswerTemplate == "" || ans.AnswerTemplate == "StringMatchAnswer") {
+		if len(good) > 0 && ident.PythonName.Match(ans.Answer) && (ans.AnswerTemplate == "" || ans.AnswerTemplate == "StringMatchAnswer") {
 			ck := apiCheck{
 				key:   fmt.Sprintf("answers[%d].answer", i),
 				text:  ans.Answer,

@@ -17,10 +17,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
@@ -92,16 +92,10 @@ func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res pipelin
 	return res
 }
 
-var unsafePath = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // caseDir is the case's work folder, laid out like the agent pipeline's
 // (<work>/<case>/attempt-0) so that every case's files are found alike.
 func (a *Auditor) caseDir(id string) string {
-	safe := strings.Trim(unsafePath.ReplaceAllString(id, "_"), "._")
-	if safe == "" {
-		safe = "case"
-	}
-	return filepath.Join(a.WorkDir, safe, "attempt-0")
+	return filepath.Join(a.WorkDir, ident.PathSegment(id), "attempt-0")
 }
 
 // truthOf maps one test's status to what it proves about its check.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
@@ -174,7 +175,7 @@ func (a *Auditor) readFixFiles(c *questions.Case) (fixFiles, []questions.Problem
 	f.unfixedMod = path.Base(filepath.ToSlash(c.UnfixedFile))
 	f.fixedMod = path.Base(filepath.ToSlash(c.FixedFile))
 	for field, name := range map[string]string{"unfixed_file": f.unfixedMod, "fixed_file": f.fixedMod} {
-		if !strings.HasSuffix(name, ".py") || !identPattern.MatchString(strings.TrimSuffix(name, ".py")) {
+		if !strings.HasSuffix(name, ".py") || !ident.PythonName.Match(strings.TrimSuffix(name, ".py")) {
 			problem(field, fmt.Sprintf("%s: expected a Python module file name (letters, digits, _; .py)", name))
 		}
 		if name == f.testName || name == "conftest.py" {

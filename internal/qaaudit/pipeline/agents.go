@@ -26,6 +26,7 @@ import (
 	"google.golang.org/adk/tool/functiontool"
 	"google.golang.org/genai"
 
+	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
 )
@@ -91,16 +92,10 @@ func (r *recorder) pending() []string {
 	return out
 }
 
-var unsafePath = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // caseDir is the case's work folder; the id is made path-safe so that a
 // hostile id cannot escape WorkDir.
 func (a *Auditor) caseDir(id string, attempt int) string {
-	safe := strings.Trim(unsafePath.ReplaceAllString(id, "_"), "._")
-	if safe == "" {
-		safe = "case"
-	}
-	return filepath.Join(a.cfg.WorkDir, safe, fmt.Sprintf("attempt-%d", attempt))
+	return filepath.Join(a.cfg.WorkDir, ident.PathSegment(id), fmt.Sprintf("attempt-%d", attempt))
 }
 
 type runTestArgs struct {

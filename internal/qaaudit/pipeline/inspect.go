@@ -5,19 +5,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"google.golang.org/adk/tool"
 	"google.golang.org/adk/tool/functiontool"
+
+	"github.com/benchgate/benchgate/internal/ident"
 )
 
 // InspectTool is the research tool of the analyst and the engineer: it
 // shows the signature and documentation of a name in the installed library,
 // so claims are grounded in the real API rather than in the model's memory.
 const InspectTool = "inspect_fqn"
-
-var fqnPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,15}$`)
 
 // inspectSource is a pytest file that imports fqn and fails on purpose with
 // its signature and documentation as the message: the sandbox reports a
@@ -68,7 +67,7 @@ func (a *Auditor) newInspectTool(dir string) (tool.Tool, error) {
 		Description: "Shows the signature and documentation of a module, class, function or attribute of the installed library, by its fully qualified name.",
 	}, func(tc tool.Context, args inspectArgs) (inspectResult, error) {
 		fqn := strings.TrimSpace(args.FQN)
-		if !fqnPattern.MatchString(fqn) {
+		if !ident.FQN.Match(fqn) {
 			return inspectResult{}, fmt.Errorf("%q is not a dotted Python name", args.FQN)
 		}
 		n++

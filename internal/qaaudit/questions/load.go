@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/benchgate/benchgate/internal/ident"
 )
 
 // Options tune loading.
@@ -38,8 +40,7 @@ func Load(path string, opts Options) (*File, error) {
 }
 
 var (
-	yamlLine  = regexp.MustCompile(`line (\d+)`)
-	idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$`)
+	yamlLine = regexp.MustCompile(`line (\d+)`)
 )
 
 // Parse parses question-file bytes; path names the file in errors and
@@ -183,8 +184,8 @@ func parseCase(path string, item *yaml.Node) *Case {
 	switch {
 	case c.ID == "":
 		c.problem(c.fieldLine("id"), "id", "missing or empty; every case needs a unique id")
-	case !idPattern.MatchString(c.ID):
-		c.problem(c.fieldLine("id"), "id", fmt.Sprintf("%q: expected letters, digits and _ . : - only (at most 200), since ids name folders and branches", c.ID))
+	case !ident.CaseID.Match(c.ID):
+		c.problem(c.fieldLine("id"), "id", fmt.Sprintf("%q: expected %s", c.ID, ident.CaseID.Expected))
 	}
 	kind := c.str("benchmark_type")
 	switch Kind(kind) {
