@@ -26,6 +26,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // MaxErrorAnnotations is how many error annotations of one step the
@@ -112,7 +113,7 @@ func Run(ctx context.Context, cfg Config) int {
 		rep.output("status", "error")
 		rep.output("exit-code", strconv.Itoa(exitUsage))
 		var doc jobsummary.Doc
-		doc.Section("benchgate: bad input").Para("The step did not run: %s", jobsummary.Cell(err.Error()))
+		doc.Section("benchgate: bad input").Para("The step did not run: %s", textfmt.Cell(err.Error()))
 		rep.summary(&doc)
 		return rep.fileCommandFailure(exitUsage)
 	}
@@ -153,12 +154,12 @@ func Run(ctx context.Context, cfg Config) int {
 		why := ""
 		for _, st := range res.Sets {
 			if st.Tracking.Error != "" {
-				why = ": set " + st.Tracking.Set + ": " + shorten(st.Tracking.Error, 500)
+				why = ": set " + st.Tracking.Set + ": " + textfmt.Truncate(st.Tracking.Error, 500)
 				break
 			}
 		}
 		if why == "" && tap.errs.last != "" {
-			why = ": " + shorten(tap.errs.last, 500)
+			why = ": " + textfmt.Truncate(tap.errs.last, 500)
 		}
 		a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, rep.rel(plan.OutDir))
 	}
@@ -411,7 +412,7 @@ func (r *reporter) annotateOthers(res *results, budget int) int {
 				msg += ": " + in.FailureReasonCode
 			}
 			if in.FailureReasonDetail != "" {
-				msg += ": " + shorten(in.FailureReasonDetail, 500)
+				msg += ": " + textfmt.Truncate(in.FailureReasonDetail, 500)
 			}
 			emit(map[string]string{"file": r.rel(filepath.Join(in.Dir, in.InstanceID+".status.json")), "title": "SWE-bench " + in.InstanceID}, msg)
 		}
@@ -425,7 +426,7 @@ func (r *reporter) annotateOthers(res *results, budget int) int {
 			if c.Line > 0 {
 				props["line"] = strconv.Itoa(c.Line)
 			}
-			emit(props, strings.TrimSpace(orDefault(c.Verdict, "not audited")+": "+shorten(c.Reason, 500)))
+			emit(props, strings.TrimSpace(orDefault(c.Verdict, "not audited")+": "+textfmt.Truncate(c.Reason, 500)))
 		}
 	}
 	return n
@@ -460,7 +461,7 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact
 	head.Note = "see the uploaded artifacts or " + r.rel(orDefault(p.OutDir, p.WorkDir))
 	head.Para("Command: `benchgate %s` (exit code %d).", strings.Join(redactArgs(p.Args, r.workspace), " "), code)
 	if code != exitOK && res.ModeError != "" {
-		head.Para("Last error: %s", jobsummary.Cell(shorten(res.ModeError, 2000)))
+		head.Para("Last error: %s", textfmt.Cell(textfmt.Truncate(res.ModeError, 2000)))
 	}
 	if trig := r.trigger(); trig != "" {
 		head.Para("%s", trig)
@@ -538,7 +539,7 @@ func (r *reporter) trigger() string {
 		}
 	}
 	if ctx.SHA != "" {
-		out += " at `" + shorten(ctx.SHA, 12) + "`"
+		out += " at `" + textfmt.Truncate(ctx.SHA, 12) + "`"
 	}
 	return out + "."
 }
@@ -560,13 +561,13 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
 	sec := doc.Section("Set " + t.Set + ": " + orDefault(t.FinalStatus, "unknown"))
 	sec.Note = "see " + r.rel(s.Dir)
 	if s.TrackingErr != nil {
-		sec.Para("tracking.json could not be read: %s", jobsummary.Cell(s.TrackingErr.Error()))
+		sec.Para("tracking.json could not be read: %s", textfmt.Cell(s.TrackingErr.Error()))
 	}
 	if t.Provider != "" || t.Model != "" {
 		sec.Para("Provider `%s`, model `%s`; folder `%s`.", t.Provider, t.Model, r.rel(s.Dir))
 	}
 	if t.Error != "" {
-		sec.Para("**Stopped:** %s", jobsummary.Cell(t.Error))
+		sec.Para("**Stopped:** %s", textfmt.Cell(t.Error))
 	}
 	modes := map[string]bool{}
 	for m := range t.RowsExpected {
@@ -709,7 +710,7 @@ func (r *reporter) batchSection(doc *jobsummary.Doc, b *batchResult) {
 	rows := [][]string{}
 	for _, in := range b.Instances {
 		counts[in.Status]++
-		rows = append(rows, []string{in.InstanceID, in.Status, in.FailureReasonCode, shorten(in.FailureReasonDetail, 200)})
+		rows = append(rows, []string{in.InstanceID, in.Status, in.FailureReasonCode, textfmt.Truncate(in.FailureReasonDetail, 200)})
 	}
 	labels := append([]string(nil), batchStatuses...)
 	for s := range counts {

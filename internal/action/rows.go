@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/benchgate/benchgate/internal/suite"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // violation is one blocking row rule that does not hold.
@@ -38,14 +39,14 @@ func readSuite(path string) (*suiteStats, error) {
 	st := &suiteStats{Active: map[string][]float64{}, Latency: map[string][]float64{}}
 	opts := suite.ReadOptions{OnBadRow: func(e *suite.ParseError) error {
 		st.Rows++
-		st.Violations = append(st.Violations, violation{File: path, Line: e.Line, Field: e.Field, Want: e.Expected, Got: shorten(e.Got, 200)})
+		st.Violations = append(st.Violations, violation{File: path, Line: e.Line, Field: e.Field, Want: e.Expected, Got: textfmt.Truncate(e.Got, 200)})
 		return nil
 	}}
 	err := suite.ReadFileWith(path, opts, func(r *suite.Row) error {
 		st.Rows++
 		vs := r.Violations()
 		for _, v := range vs {
-			st.Violations = append(st.Violations, violation{File: path, Line: r.Line, ScenarioID: r.ScenarioID, Field: v.Field, Want: v.Want, Got: shorten(v.Got, 200)})
+			st.Violations = append(st.Violations, violation{File: path, Line: r.Line, ScenarioID: r.ScenarioID, Field: v.Field, Want: v.Want, Got: textfmt.Truncate(v.Got, 200)})
 		}
 		if len(vs) == 0 {
 			st.Active[r.ScenarioID] = append(st.Active[r.ScenarioID], r.ActiveTokens())
@@ -70,11 +71,4 @@ func median(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Environment variables the Actions runner passes to every step, including
@@ -334,10 +336,7 @@ func (c *Client) call(ctx context.Context, method string, req, resp any) error {
 			if json.Unmarshal(data, &tw) == nil {
 				te.Code, te.Msg = tw.Code, tw.Msg
 			} else {
-				te.Msg = strings.TrimSpace(string(data))
-				if len(te.Msg) > 200 {
-					te.Msg = te.Msg[:200] + "..."
-				}
+				te.Msg = textfmt.Truncate(strings.TrimSpace(string(data)), 200)
 			}
 			if retryable(hres.StatusCode) {
 				return te

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/ident"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // OrderedSets is the fixed verification order of the seed.
@@ -99,7 +100,7 @@ func ParseScenarioSets(path string, data []byte) (*ScenarioSets, error) {
 	for _, name := range names {
 		var ids []string
 		if err := json.Unmarshal(raw[name], &ids); err != nil || len(ids) == 0 {
-			return nil, fmt.Errorf("scenario sets %s: set %q: expected a non-empty array of scenario IDs, got %s", path, name, clip(raw[name]))
+			return nil, fmt.Errorf("scenario sets %s: set %q: expected a non-empty array of scenario IDs, got %s", path, name, textfmt.Truncate(string(raw[name]), 60))
 		}
 		for i, id := range ids {
 			if _, err := NormalizeScenarioID(id); err != nil || id != strings.TrimSpace(id) {
@@ -205,12 +206,4 @@ func lineOf(data []byte, err error) string {
 		return fmt.Sprintf("line %d: %v", line, err)
 	}
 	return err.Error()
-}
-
-func clip(b []byte) string {
-	s := string(b)
-	if len(s) > 60 {
-		s = s[:60] + "..."
-	}
-	return s
 }

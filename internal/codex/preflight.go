@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // DefaultPreflightTimeout bounds Preflight when ctx has no deadline.
@@ -68,9 +70,7 @@ func Preflight(ctx context.Context, baseURL, model string, hc *http.Client) erro
 
 func snippet(b []byte) string {
 	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
+	s = textfmt.Truncate(s, 200)
 	if s == "" {
 		return "(empty body)"
 	}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // MaxBytes is the runner's limit for one step's summary (1024 KiB).
@@ -84,7 +86,7 @@ func (l list) render(b *strings.Builder, maxRows int, note string) {
 	}
 	for _, it := range l[:n] {
 		b.WriteString("- ")
-		b.WriteString(oneLine(it))
+		b.WriteString(textfmt.OneLine(it))
 		b.WriteString("\n")
 	}
 	if n < len(l) {
@@ -114,7 +116,7 @@ type table struct {
 func (t table) render(b *strings.Builder, maxRows int, note string) {
 	b.WriteString("|")
 	for _, h := range t.header {
-		b.WriteString(" " + Cell(h) + " |")
+		b.WriteString(" " + textfmt.Cell(h) + " |")
 	}
 	b.WriteString("\n|")
 	for range t.header {
@@ -132,7 +134,7 @@ func (t table) render(b *strings.Builder, maxRows int, note string) {
 			if i < len(r) {
 				v = r[i]
 			}
-			b.WriteString(" " + Cell(v) + " |")
+			b.WriteString(" " + textfmt.Cell(v) + " |")
 		}
 		b.WriteString("\n")
 	}
@@ -147,18 +149,6 @@ func where(note string) string {
 		return ""
 	}
 	return "; " + note
-}
-
-// Cell escapes a value for a Markdown table cell.
-func Cell(s string) string {
-	s = oneLine(s)
-	return strings.ReplaceAll(s, "|", `\|`)
-}
-
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", " ")
-	s = strings.ReplaceAll(s, "\n", " ")
-	return strings.ReplaceAll(s, "\r", " ")
 }
 
 // rowLimits are the table sizes tried in turn until the document fits.
@@ -189,7 +179,7 @@ func (d *Doc) Render(limit int) string {
 func (d *Doc) render(maxRows int) string {
 	var b strings.Builder
 	for _, s := range d.sections {
-		b.WriteString("## " + oneLine(s.Title) + "\n\n")
+		b.WriteString("## " + textfmt.OneLine(s.Title) + "\n\n")
 		for _, bl := range s.blocks {
 			bl.render(&b, maxRows, s.Note)
 		}
@@ -242,5 +232,5 @@ func Pie(title string, labels []string, counts []int) string {
 // quote makes a mermaid string literal; mermaid has no escape for a
 // double quote inside one, so it becomes a single quote.
 func quote(s string) string {
-	return `"` + strings.ReplaceAll(oneLine(s), `"`, "'") + `"`
+	return `"` + strings.ReplaceAll(textfmt.OneLine(s), `"`, "'") + `"`
 }

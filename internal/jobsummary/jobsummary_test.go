@@ -84,20 +84,6 @@ func shorten(s string) string {
 	return s
 }
 
-func TestCell(t *testing.T) {
-	tests := map[string]string{
-		"a|b":          `a\|b`,
-		"line1\nline2": "line1 line2",
-		"cr\r\nlf":     "cr lf",
-		"plain":        "plain",
-	}
-	for in, want := range tests {
-		if got := Cell(in); got != want {
-			t.Errorf("Cell(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestCharts(t *testing.T) {
 	got := XYBars(`Tokens "median"`, "tokens", []string{"a-001", "b\n002"}, []Series{{"agent_direct", []float64{1.5, 2}}, {"ghx", []float64{3, 4}}})
 	want := "xychart-beta\n  title \"Tokens 'median'\"\n  x-axis [\"a-001\", \"b 002\"]\n  y-axis \"tokens\"\n  bar [1.5, 2]\n  bar [3, 4]\n"

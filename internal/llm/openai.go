@@ -12,6 +12,8 @@ import (
 
 	"google.golang.org/adk/model"
 	"google.golang.org/genai"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // ChatModel is a model.LLM over an OpenAI-compatible /chat/completions
@@ -220,9 +222,7 @@ func (m *ChatModel) parseResponse(status int, raw []byte) (*model.LLMResponse, e
 		if jsonErr == nil && cr.Error != nil {
 			msg = cr.Error.Message
 		}
-		if len(msg) > 500 {
-			msg = msg[:500] + "…"
-		}
+		msg = textfmt.Truncate(msg, 500)
 		return nil, fmt.Errorf("HTTP %d: %s", status, msg)
 	}
 	if jsonErr != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Request is one phase for the agent to run.
@@ -202,9 +203,7 @@ func blockerHint(plansDir string) string {
 		return ""
 	}
 	s := strings.TrimSpace(string(b))
-	if len(s) > 300 {
-		s = s[:300] + "..."
-	}
+	s = textfmt.Truncate(s, 300)
 	if s == "" {
 		return ""
 	}

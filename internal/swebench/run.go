@@ -16,6 +16,7 @@ import (
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/ralph"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Options configure one single-instance run.
@@ -360,20 +361,11 @@ func (o *Options) checkPatch(ctx context.Context, cid, patch string) (string, bo
 	case err != nil:
 		return "the patch could not be checked: " + err.Error(), false
 	case res.ExitCode == 126 || res.ExitCode == 127:
-		return fmt.Sprintf("the patch could not be checked: git is not available in the image (exit %d: %s)", res.ExitCode, clipText(msg, 300)), false
+		return fmt.Sprintf("the patch could not be checked: git is not available in the image (exit %d: %s)", res.ExitCode, textfmt.Truncate(msg, 300)), false
 	case res.ExitCode != 0:
-		return fmt.Sprintf("the patch does not apply to %s: git apply --check exited %d: %s", o.CodeDir, res.ExitCode, clipText(msg, 500)), false
+		return fmt.Sprintf("the patch does not apply to %s: git apply --check exited %d: %s", o.CodeDir, res.ExitCode, textfmt.Truncate(msg, 500)), false
 	}
 	return "", true
-}
-
-// clipText shortens s to n runes.
-func clipText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
 }
 
 // chownOutput gives the files the agent created as root in the bind-mounted

@@ -14,6 +14,7 @@ import (
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/proc"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // OrderedOptions configures an ordered run over bench.OrderedSets.
@@ -305,7 +306,7 @@ func consolidatedMarkdown(c *Consolidated) string {
 			failing = strings.Join(s.FailingScenarios, ", ")
 		}
 		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %d | %s | %s |\n", i+1, s.Set, s.SeedPolicy, s.Status,
-			rows("agent_direct"), rows("ghx"), s.Reruns, gate, strings.ReplaceAll(failing, "|", "\\|"))
+			rows("agent_direct"), rows("ghx"), s.Reruns, gate, textfmt.Cell(failing))
 	}
 	fmt.Fprintf(&b, "\nRow checks over all sets: success %d pass / %d fail, output_valid %d / %d, error_null %d / %d.\n",
 		c.Checks.Success.Pass, c.Checks.Success.Fail, c.Checks.OutputValid.Pass, c.Checks.OutputValid.Fail,

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/benchgate/benchgate/internal/suite"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Row is what the set check needs of one suite JSONL row. Raw keeps the
@@ -130,7 +131,7 @@ func parseRow(b []byte, path string, line int, mode string) Row {
 		if err != nil {
 			msg = err.Error()
 		}
-		add("row", "a JSON object", clip(msg))
+		add("row", "a JSON object", textfmt.Truncate(msg, 120))
 		return row
 	}
 	if err := json.Unmarshal(m["scenario_id"], &row.ScenarioID); err != nil || row.ScenarioID == "" {
@@ -174,12 +175,5 @@ func describe(v json.RawMessage) string {
 	if v == nil {
 		return "nothing (field missing)"
 	}
-	return clip(string(v))
-}
-
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "..."
-	}
-	return s
+	return textfmt.Truncate(string(v), 120)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // CaseAuditor audits one case; *pipeline.Auditor is the implementation.
@@ -273,19 +274,19 @@ func Proof(r pipeline.CaseResult) string {
 	if r.Fix != nil {
 		sb.WriteString("\nChange:\n")
 		if r.Fix.Question != nil {
-			fmt.Fprintf(&sb, "- question: %s\n", oneLine(*r.Fix.Question))
+			fmt.Fprintf(&sb, "- question: %s\n", textfmt.OneLine(*r.Fix.Question))
 		}
 		for _, k := range sortedKeys(r.Fix.Options) {
-			fmt.Fprintf(&sb, "- option %s: %s\n", k, oneLine(r.Fix.Options[k]))
+			fmt.Fprintf(&sb, "- option %s: %s\n", k, textfmt.OneLine(r.Fix.Options[k]))
 		}
 		if r.Fix.CorrectAnswer != nil {
 			fmt.Fprintf(&sb, "- correct_answer: %s\n", *r.Fix.CorrectAnswer)
 		}
 		if r.Fix.Explanation != nil {
-			fmt.Fprintf(&sb, "- explanation: %s\n", oneLine(*r.Fix.Explanation))
+			fmt.Fprintf(&sb, "- explanation: %s\n", textfmt.OneLine(*r.Fix.Explanation))
 		}
 		if last.Rationale != "" {
-			fmt.Fprintf(&sb, "\nRationale: %s\n", oneLine(last.Rationale))
+			fmt.Fprintf(&sb, "\nRationale: %s\n", textfmt.OneLine(last.Rationale))
 		}
 	}
 	if last.Decision != nil {
@@ -308,13 +309,9 @@ func Proof(r pipeline.CaseResult) string {
 func writeTable(sb *strings.Builder, opts []pipeline.OptionResult) {
 	sb.WriteString("| option | text | outcome | truth |\n|---|---|---|---|\n")
 	for _, o := range opts {
-		fmt.Fprintf(sb, "| %s | %s | %s | %s |\n", o.Option, cell(o.Text), o.Outcome, o.Truth)
+		fmt.Fprintf(sb, "| %s | %s | %s | %s |\n", o.Option, textfmt.Cell(o.Text), o.Outcome, o.Truth)
 	}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", "\\|") }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))

@@ -15,6 +15,7 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // ModelGate stands before the agent pipeline and settles a
@@ -72,7 +73,7 @@ func (g *ModelGate) runCheck(ctx context.Context) {
 	err := llm.Check(ctx, g.Model, g.CheckTimeout)
 	mc := &qreport.ModelCheck{Model: g.Model.Name(), OK: err == nil, Duration: qreport.Seconds(time.Since(start))}
 	if err != nil {
-		mc.Error = oneLine(err.Error())
+		mc.Error = textfmt.OneLine(err.Error())
 	}
 	g.mu.Lock()
 	g.check = mc

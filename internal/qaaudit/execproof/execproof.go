@@ -25,6 +25,7 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Auditor proves api_understanding and fix_error cases.
@@ -136,19 +137,10 @@ func explain(d verdict.Decision, checks []pipeline.OptionResult) string {
 			if why == "" {
 				why = "no evidence"
 			}
-			parts[i] = fmt.Sprintf("%s (%s): not proven: %s", claim[k], k, clipRunes(why, 400))
+			parts[i] = fmt.Sprintf("%s (%s): not proven: %s", claim[k], k, textfmt.Truncate(why, 400))
 		}
 		return strings.Join(parts, "; ")
 	default:
 		return d.Reason
 	}
-}
-
-// clipRunes shortens s to at most n runes, never cutting a character.
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Agent names. The fake model in tests and the logs key on them.
@@ -112,13 +113,6 @@ type runTestResult struct {
 	Pending  string `json:"pending_options"`
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // newRunTestTool is the proof engineer's only way to execute code: it writes
 // the test into the option's own folder and runs it through the Prover.
 func (a *Auditor) newRunTestTool(v version, dir string, rec *recorder) (tool.Tool, error) {
@@ -157,11 +151,11 @@ func (a *Auditor) newRunTestTool(v version, dir string, rec *recorder) (tool.Too
 		}
 		rec.put(OptionResult{
 			Option: key, Text: texts[key], TestPath: pr.TestPath, Outcome: pr.Outcome,
-			Evidence: pr.Evidence, Truth: truth, Message: truncate(pr.Message, 2000),
+			Evidence: pr.Evidence, Truth: truth, Message: textfmt.Truncate(pr.Message, 2000),
 			DurationMS: pr.Duration.Milliseconds(),
 		})
 		return runTestResult{Option: key, Outcome: pr.Outcome, Evidence: pr.Evidence, Passed: pr.Passed,
-			Message: truncate(pr.Message, 2000), Pending: strings.Join(rec.pending(), ",")}, nil
+			Message: textfmt.Truncate(pr.Message, 2000), Pending: strings.Join(rec.pending(), ",")}, nil
 	})
 }
 
@@ -347,7 +341,7 @@ func unprovenReasons(opts []OptionResult, keys []string) string {
 			if !strings.HasPrefix(strings.ToLower(msg), strings.ToLower(o.Outcome)) {
 				msg = o.Outcome + ": " + msg
 			}
-			parts = append(parts, k+": "+truncate(msg, 300))
+			parts = append(parts, k+": "+textfmt.Truncate(msg, 300))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -508,7 +502,7 @@ func (a *Auditor) remediate(ctx context.Context, c *questions.Case, orig version
 	dec := json.NewDecoder(strings.NewReader(jsonObject(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return questions.Fix{}, "", fmt.Errorf("remediation engineer answered no valid fix JSON (%v): %s", err, truncate(raw, 300))
+		return questions.Fix{}, "", fmt.Errorf("remediation engineer answered no valid fix JSON (%v): %s", err, textfmt.Truncate(raw, 300))
 	}
 	if p.Fix.Empty() {
 		return questions.Fix{}, "", errors.New("remediation engineer proposed no change")

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/adk/tool/functiontool"
 
 	"github.com/benchgate/benchgate/internal/ident"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // InspectTool is the research tool of the analyst and the engineer: it
@@ -85,6 +86,6 @@ func (a *Auditor) newInspectTool(dir string) (tool.Tool, error) {
 		} else if pr.Outcome == "passed" {
 			return inspectResult{}, errors.New("inspection produced no result")
 		}
-		return inspectResult{FQN: fqn, Result: truncate(msg, 6000)}, nil
+		return inspectResult{FQN: fqn, Result: textfmt.Truncate(msg, 6000)}, nil
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // CaseView is what the claim analyst and the proof engineer may see of a
@@ -105,7 +106,7 @@ func RemediationPrompt(c *questions.Case, history []Attempt) string {
 		for _, o := range at.Options {
 			fmt.Fprintf(&sb, "- %s: %s -> %s", o.Option, o.Outcome, o.Truth)
 			if o.Message != "" {
-				fmt.Fprintf(&sb, " (%s)", truncate(strings.ReplaceAll(o.Message, "\n", " "), 300))
+				fmt.Fprintf(&sb, " (%s)", textfmt.Truncate(strings.ReplaceAll(o.Message, "\n", " "), 300))
 			}
 			sb.WriteString("\n")
 		}

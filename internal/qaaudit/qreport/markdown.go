@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Markdown renders the summary: totals, then the cases that need
@@ -94,9 +95,9 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 	if len(skipped) > 0 {
 		fmt.Fprintf(&b, "\n## Skipped (%d)\n\n", len(skipped))
 		for _, c := range skipped {
-			fmt.Fprintf(&b, "- `%s` (%s:%d): %s\n", c.ID, c.File, c.Line, inline(c.Skipped))
+			fmt.Fprintf(&b, "- `%s` (%s:%d): %s\n", c.ID, c.File, c.Line, textfmt.OneLine(c.Skipped))
 			for _, p := range c.Problems {
-				fmt.Fprintf(&b, "  - line %d, `%s`: %s\n", p.Line, p.Field, inline(p.Message))
+				fmt.Fprintf(&b, "  - line %d, `%s`: %s\n", p.Line, p.Field, textfmt.OneLine(p.Message))
 			}
 			flush(false)
 		}
@@ -135,20 +136,20 @@ func writeCase(b *bytes.Buffer, c Case) {
 	}
 	b.WriteString("\n\n")
 	if c.Question != "" {
-		fmt.Fprintf(b, "> %s\n\n", inline(c.Question))
+		fmt.Fprintf(b, "> %s\n\n", textfmt.OneLine(c.Question))
 	}
 	if c.Error != "" {
-		fmt.Fprintf(b, "Error: %s\n", inline(c.Error))
+		fmt.Fprintf(b, "Error: %s\n", textfmt.OneLine(c.Error))
 		return
 	}
 	if c.Reason != "" {
-		fmt.Fprintf(b, "%s.\n\n", capitalize(inline(strings.TrimSuffix(c.Reason, "."))))
+		fmt.Fprintf(b, "%s.\n\n", capitalize(textfmt.OneLine(strings.TrimSuffix(c.Reason, "."))))
 	}
 	for _, p := range c.Problems {
-		fmt.Fprintf(b, "- line %d, `%s`: %s\n", p.Line, p.Field, inline(p.Message))
+		fmt.Fprintf(b, "- line %d, `%s`: %s\n", p.Line, p.Field, textfmt.OneLine(p.Message))
 	}
 	for _, p := range c.Warnings {
-		fmt.Fprintf(b, "- warning, line %d, `%s`: %s\n", p.Line, p.Field, inline(p.Message))
+		fmt.Fprintf(b, "- warning, line %d, `%s`: %s\n", p.Line, p.Field, textfmt.OneLine(p.Message))
 	}
 	if len(c.Problems)+len(c.Warnings) > 0 {
 		b.WriteString("\n")
@@ -162,53 +163,32 @@ func writeCase(b *bytes.Buffer, c Case) {
 			}
 			test := ""
 			if o.TestPath != "" {
-				test = "`" + cell(o.TestPath) + "`"
+				test = "`" + textfmt.Cell(o.TestPath) + "`"
 			}
 			// The failure, error or skip reason: why the outcome proves
 			// what it proves, or why it proves nothing.
 			msg := ""
 			if o.Message != "" && o.Outcome != sandbox.StatusPassed {
-				msg = clipCell(o.Message, 240)
+				msg = textfmt.Cell(textfmt.Truncate(textfmt.OneLine(o.Message), 240))
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(o.Key), cell(o.Text), cell(outcome), cell(string(o.Truth)), msg, test)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", textfmt.Cell(o.Key), textfmt.Cell(o.Text), textfmt.Cell(outcome), textfmt.Cell(string(o.Truth)), msg, test)
 		}
 	}
 	if c.ProposedFix != nil {
 		b.WriteString("\nProposed fix:\n\n")
 		if c.ProposedFix.Question != nil {
-			fmt.Fprintf(b, "- question: %s\n", inline(*c.ProposedFix.Question))
+			fmt.Fprintf(b, "- question: %s\n", textfmt.OneLine(*c.ProposedFix.Question))
 		}
 		for _, k := range sortedKeys(c.ProposedFix.Options) {
-			fmt.Fprintf(b, "- option %s: %s\n", k, inline(c.ProposedFix.Options[k]))
+			fmt.Fprintf(b, "- option %s: %s\n", k, textfmt.OneLine(c.ProposedFix.Options[k]))
 		}
 		if c.ProposedFix.CorrectAnswer != nil {
-			fmt.Fprintf(b, "- correct_answer: %s\n", inline(*c.ProposedFix.CorrectAnswer))
+			fmt.Fprintf(b, "- correct_answer: %s\n", textfmt.OneLine(*c.ProposedFix.CorrectAnswer))
 		}
 		if c.ProposedFix.Explanation != nil {
-			fmt.Fprintf(b, "- explanation: %s\n", inline(*c.ProposedFix.Explanation))
+			fmt.Fprintf(b, "- explanation: %s\n", textfmt.OneLine(*c.ProposedFix.Explanation))
 		}
 	}
-}
-
-// clipCell is cell(s) cut to at most n runes.
-func clipCell(s string, n int) string {
-	r := []rune(inline(s))
-	if len(r) > n {
-		r = append(r[:n], '…')
-	}
-	return cell(string(r))
-}
-
-// inline flattens text to one Markdown line.
-func inline(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// cell makes text safe inside a Markdown table cell.
-func cell(s string) string {
-	s = inline(s)
-	s = strings.ReplaceAll(s, "\\", "\\\\")
-	return strings.ReplaceAll(s, "|", "\\|")
 }
 
 func capitalize(s string) string {
@@ -231,7 +211,7 @@ func writeErrorGroups(b *bytes.Buffer, cases []Case, flush func()) {
 	}
 	for _, e := range order {
 		group := byErr[e]
-		fmt.Fprintf(b, "\n### %d case(s): %s\n\n", len(group), inline(e))
+		fmt.Fprintf(b, "\n### %d case(s): %s\n\n", len(group), textfmt.OneLine(e))
 		for _, c := range group {
 			fmt.Fprintf(b, "- `%s` (%s:%d)\n", c.ID, c.File, c.Line)
 			flush()

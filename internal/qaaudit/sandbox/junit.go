@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // JUnit is the part of pytest's --junitxml report the verdict needs.
@@ -111,14 +113,7 @@ func itemMessage(it junitItem) string {
 	if msg == "" {
 		msg = it.Text
 	}
-	return clip(msg)
-}
-
-func clip(msg string) string {
-	if len(msg) > 500 {
-		msg = strings.ToValidUTF8(msg[:500], "") + "…"
-	}
-	return msg
+	return textfmt.Truncate(msg, 500)
 }
 
 // skipPattern finds the reason in the text pytest writes for a skip at
@@ -143,5 +138,5 @@ func skipMessage(it junitItem) string {
 	if it.Type == "pytest.xfail" && !strings.HasPrefix(msg, "xfail") {
 		msg = "xfail: " + msg
 	}
-	return clip(msg)
+	return textfmt.Truncate(msg, 500)
 }

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Status classifies how one test run ended.
@@ -363,12 +364,18 @@ func slug(id string) string {
 }
 
 // truncate keeps the head and the tail of long output, where pytest puts
-// the failure summary.
+// the failure summary, cutting both at character boundaries.
 func truncate(b []byte, limit int) string {
 	if len(b) <= limit {
 		return string(b)
 	}
 	head := limit / 4
-	tail := limit - head
-	return string(b[:head]) + fmt.Sprintf("\n… %d bytes omitted …\n", len(b)-limit) + string(b[len(b)-tail:])
+	for head > 0 && !utf8.RuneStart(b[head]) {
+		head--
+	}
+	tail := len(b) - (limit - limit/4)
+	for tail < len(b) && !utf8.RuneStart(b[tail]) {
+		tail++
+	}
+	return string(b[:head]) + fmt.Sprintf("\n… %d bytes omitted …\n", tail-head) + string(b[tail:])
 }

@@ -1,0 +1,56 @@
+package textfmt
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc…"},
+		{"héllo wörld", 5, "héllo…"}, // 5 runes, 7 bytes
+		{"日本語のテキスト", 3, "日本語…"},      // never half a character
+		{"😀😀😀", 2, "😀😀…"},            // 4-byte runes
+		{"ab", 0, "…"},
+		{"", 0, ""},
+		{"\xff\xfeabc", 3, "\xff\xfea…"}, // invalid bytes count one each
+	}
+	for _, tc := range tests {
+		got := Truncate(tc.in, tc.n)
+		if got != tc.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+		if utf8.ValidString(tc.in) && !utf8.ValidString(got) {
+			t.Errorf("Truncate(%q, %d) cut a character: %q", tc.in, tc.n, got)
+		}
+	}
+	// A byte-length cut would split the 'é' here.
+	s := strings.Repeat("é", 100)
+	if got := Truncate(s, 51); !utf8.ValidString(got) || utf8.RuneCountInString(got) != 52 {
+		t.Errorf("Truncate of 2-byte runes = %q", got)
+	}
+}
+
+func TestCell(t *testing.T) {
+	tests := map[string]string{
+		"a|b":             `a\|b`,
+		"line1\nline2":    "line1 line2",
+		"cr\r\nlf":        "cr lf",
+		"plain":           "plain",
+		`C:\path|x`:       `C:\\path\|x`,
+		`already \| esc`:  `already \\\| esc`,
+		"  spaced\t out ": "spaced out",
+	}
+	for in, want := range tests {
+		if got := Cell(in); got != want {
+			t.Errorf("Cell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
