@@ -31,6 +31,16 @@ func TestAbsenceFromDirIsNotProof(t *testing.T) {
 		{"t:add_argument_help", "argparse.ArgumentParser.add_argument", "help", verdict.Inconclusive, "takes **kwargs, so help may be a keyword it forwards"},
 		{"t:decoder_keyword", "json.decoder.JSONDecoder", "object_hook", verdict.Valid, ""},
 		{"t:decoder_wrong", "json.decoder.JSONDecoder", "parse_lazily", verdict.Incorrect, "proven false"},
+		// subprocess.run passes its **kwargs to Popen, whose parameters
+		// are known: a keyword of Popen is one of run's, a name that is
+		// none is provably not.
+		{"t:run_forwards_cwd", "subprocess.run", "cwd", verdict.Valid, ""},
+		{"t:run_reads_stdin", "subprocess.run", "stdin", verdict.Valid, ""},
+		{"t:run_no_such_keyword", "subprocess.run", "working_folder", verdict.Incorrect, "proven false"},
+		// basicConfig tests "if kwargs:", a use that cannot be followed.
+		{"t:basicconfig_unknown", "logging.basicConfig", "colour", verdict.Inconclusive, "cannot be followed"},
+		// json.dump passes **kw to cls(...), a parameter.
+		{"t:dump_forwards_to_a_parameter", "json.dump", "parse_float", verdict.Inconclusive, "may be a keyword it forwards"},
 	}
 	var b strings.Builder
 	b.WriteString("benchmarks:\n")
@@ -62,6 +72,79 @@ func TestAbsenceFromDirIsNotProof(t *testing.T) {
 			}
 			if !strings.Contains(reason, tc.reason) {
 				t.Errorf("reason %q does not contain %q", reason, tc.reason)
+			}
+		})
+	}
+}
+
+// fakePydantic stands for a pydantic v2 model (which cannot be installed
+// here): keywords reach __init__ through **data, and are exactly the
+// fields (or their aliases) unless extra keywords are allowed.
+const fakePydantic = `class FieldInfo:
+    def __init__(self, alias=None):
+        self.alias = alias
+        self.validation_alias = None
+
+
+class BaseModel:
+    model_fields = {}
+    model_config = {}
+
+    def __init__(self, **data):
+        self.__validate(data)
+
+    def __validate(self, data):
+        pass
+
+
+class Agent(BaseModel):
+    model_fields = {"name": FieldInfo(), "sub_agents": FieldInfo(alias="children")}
+    model_config = {"extra": "forbid"}
+
+
+class Open(BaseModel):
+    model_fields = {"name": FieldInfo()}
+    model_config = {"extra": "allow"}
+`
+
+// TestPydanticFieldsDecideKeywords checks that a pydantic model's
+// keywords are its fields: a field or alias is present, another name is
+// provably absent, unless the model allows extra keywords.
+func TestPydanticFieldsDecideKeywords(t *testing.T) {
+	python := testenv.Python(t)
+	lib := t.TempDir()
+	if err := os.WriteFile(filepath.Join(lib, "fakepydantic.py"), []byte(fakePydantic), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		id, fqn, answer string
+		want            verdict.Verdict
+	}{
+		{"t:field", "fakepydantic.Agent", "sub_agents", verdict.Valid},
+		{"t:alias", "fakepydantic.Agent", "children", verdict.Valid},
+		{"t:not_a_field", "fakepydantic.Agent", "tools", verdict.Incorrect},
+		{"t:extra_allowed", "fakepydantic.Open", "tools", verdict.Inconclusive},
+	}
+	var b strings.Builder
+	b.WriteString("benchmarks:\n")
+	for _, tc := range tests {
+		b.WriteString("- id: " + tc.id + "\n  category: c\n  question: q\n  rationale: r\n  benchmark_type: api_understanding\n  template: identifier\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: " + tc.answer + "\n    fully_qualified_class_name: [" + tc.fqn + "]\n  file: f.py\n")
+	}
+	path := filepath.Join(t.TempDir(), "pyd.benchmark.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := questions.Load(path, questions.Options{SkipSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Auditor{Runner: sandbox.Runner{Python: python, Env: []string{"PYTHONPATH=" + lib}}, WorkDir: t.TempDir()}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			c, _ := f.Case(tc.id)
+			r := a.AuditCase(context.Background(), c)
+			if r.Verdict != tc.want {
+				t.Fatalf("verdict %s, want %s: %+v", r.Verdict, tc.want, r.Attempts[0].Decision)
 			}
 		})
 	}

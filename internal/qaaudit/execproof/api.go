@@ -90,6 +90,9 @@ def names(obj, answer):
                     return True
             except Exception:
                 pass
+    for f in (getattr(obj, "model_fields", None) or {}).values() if inspect.isclass(obj) else ():
+        if answer in (getattr(f, "alias", None), getattr(f, "validation_alias", None)):
+            return True
     try:
         return answer in inspect.signature(obj).parameters
     except (TypeError, ValueError):
@@ -131,6 +134,131 @@ def takes_var_keyword(obj):
         return False
 
 
+def _defining_class(fn, owner):
+    """The class in owner's MRO whose own dict holds fn."""
+    for klass in inspect.getmro(owner) if owner else ():
+        for v in vars(klass).values():
+            if getattr(v, "__func__", v) is fn:
+                return klass
+    return None
+
+
+def _callee(node, fn, owner):
+    """The object a call's function expression names, or None when it
+    cannot be known without running the code."""
+    import ast
+    import builtins
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" and owner is not None:
+        return ("super",)
+    if isinstance(node, ast.Name):
+        g = getattr(fn, "__globals__", {})
+        if node.id in g:
+            return g[node.id]
+        return getattr(builtins, node.id, None)
+    if isinstance(node, ast.Attribute):
+        if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) and node.value.func.id == "super" and owner is not None:
+            here = _defining_class(fn, owner)
+            mro = inspect.getmro(owner)
+            if here is None or here not in mro:
+                return None
+            for klass in mro[mro.index(here) + 1:]:
+                if node.attr in vars(klass):
+                    return getattr(klass, node.attr)
+            return None
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") and owner is not None:
+            return getattr(owner, node.attr, None)
+        base = _callee(node.value, fn, owner)
+        if base is None or isinstance(base, tuple):
+            return None
+        return getattr(base, node.attr, None)
+    return None
+
+
+def forwarded(fn, answer, owner=None, depth=0):
+    """Follow the **kwargs of fn: "present" when answer is a keyword fn
+    reads from them or passes on to a callee that takes it, "absent" when
+    every use of them was followed and none takes it, otherwise why it
+    cannot be told."""
+    import ast
+    import textwrap
+    target = inspect.unwrap(fn)
+    name = getattr(target, "__qualname__", repr(target))
+    try:
+        params = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return "the signature of %s cannot be read" % name
+    if answer in params and params[answer].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+        return "present"
+    var = [p.name for p in params.values() if p.kind == p.VAR_KEYWORD]
+    if not var:
+        return "absent"
+    var = var[0]
+    if depth >= 4:
+        return "%s passes its **%s on too deep to follow" % (name, var)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(target)))
+    except Exception:
+        return "the source of %s cannot be read" % name
+    fdef = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if fdef is None:
+        return "the source of %s holds no function" % name
+    parent = {}
+    for n in ast.walk(fdef):
+        for ch in ast.iter_child_nodes(n):
+            parent[ch] = n
+    unknown = []
+    for use in ast.walk(fdef):
+        if not (isinstance(use, ast.Name) and use.id == var):
+            continue
+        up = parent.get(use)
+        where = "%s line %d" % (name, getattr(use, "lineno", 0))
+        key = None
+        if isinstance(up, ast.keyword) and up.arg is None:
+            call = parent.get(up)
+            callee = _callee(call.func, target, owner)
+            if callee is None or isinstance(callee, tuple):
+                unknown.append("%s passes **%s to %s, which cannot be resolved" % (name, var, ast.unparse(call.func)))
+                continue
+            sub_owner = callee if inspect.isclass(callee) else owner
+            if inspect.isclass(callee):
+                callee = callee.__init__
+            r = forwarded(callee, answer, sub_owner, depth + 1)
+            if r == "present":
+                return r
+            if r != "absent":
+                unknown.append(r)
+            continue
+        if isinstance(up, ast.Subscript) and up.value is use and isinstance(up.slice, ast.Constant):
+            key = up.slice.value
+        elif isinstance(up, ast.Attribute) and up.attr in ("get", "pop", "setdefault"):
+            call = parent.get(up)
+            if isinstance(call, ast.Call) and call.func is up and call.args and isinstance(call.args[0], ast.Constant):
+                key = call.args[0].value
+        elif isinstance(up, ast.Compare) and use in up.comparators and isinstance(up.left, ast.Constant) and all(isinstance(o, (ast.In, ast.NotIn)) for o in up.ops):
+            key = up.left.value
+        if key is None:
+            unknown.append("%s uses its **%s in a way that cannot be followed (%s)" % (name, var, where))
+        elif key == answer:
+            return "present"
+    if unknown:
+        return unknown[0]
+    return "absent"
+
+
+def pydantic_fields_only(klass, answer):
+    """Whether klass is a pydantic (v2) model whose keywords are exactly its
+    fields: its __init__ takes **data, but extra keywords are refused (or
+    ignored), so a name that is no field nor alias is no keyword."""
+    fields = getattr(klass, "model_fields", None)
+    config = getattr(klass, "model_config", None)
+    if not isinstance(fields, dict) or not isinstance(config, dict) or config.get("extra") == "allow":
+        return False
+    for f in fields.values():
+        if answer in (getattr(f, "alias", None), getattr(f, "validation_alias", None)):
+            return False
+    return True
+
+
 def documented(obj, answer):
     import re
     docs = [inspect.getdoc(obj) or ""]
@@ -139,11 +267,12 @@ def documented(obj, answer):
     return any(re.search(r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])" % re.escape(answer), d) for d in docs)
 
 
-def absence(obj, answer):
+def absence(obj, answer, owner=None):
     """Why absence from dir() proves nothing here, or None when it does:
     the name may be an instance attribute, a keyword taken through
     **kwargs, or documented; only a class whose source was read whole and
-    a callable without **kwargs can be said to lack it."""
+    a callable whose **kwargs were followed to every callee (or that takes
+    none) can be said to lack it."""
     if inspect.isclass(obj):
         unreadable = []
         for klass in inspect.getmro(obj):
@@ -156,15 +285,23 @@ def absence(obj, answer):
                 return "present"
         if documented(obj, answer):
             return "present"
-        if takes_var_keyword(obj):
-            return "%s takes **kwargs, so %s may be a keyword it accepts" % (obj.__qualname__, answer)
+        if takes_var_keyword(obj) and not pydantic_fields_only(obj, answer):
+            why = forwarded(obj.__init__, answer, obj)
+            if why == "present":
+                return why
+            if why != "absent":
+                return "%s takes **kwargs, so %s may be a keyword it accepts (%s)" % (obj.__qualname__, answer, why)
         if unreadable:
             return "the source of %s cannot be read, so its instance attributes are unknown" % ", ".join(unreadable)
         return None
     if documented(obj, answer):
         return "present"
     if callable(obj) and takes_var_keyword(obj):
-        return "%s takes **kwargs, so %s may be a keyword it forwards" % (getattr(obj, "__qualname__", obj), answer)
+        why = forwarded(obj, answer, owner)
+        if why == "present":
+            return why
+        if why != "absent":
+            return "%s takes **kwargs, so %s may be a keyword it forwards (%s)" % (getattr(obj, "__qualname__", obj), answer, why)
     return None
 
 
@@ -180,7 +317,14 @@ def check_answer(answer, fqns):
             continue
         if names(obj, answer):
             return
-        why = absence(obj, answer)
+        owner = None
+        if "." in fqn and not inspect.isclass(obj):
+            try:
+                parent = resolve(fqn.rsplit(".", 1)[0])
+                owner = parent if inspect.isclass(parent) else None
+            except BaseException:
+                owner = None
+        why = absence(obj, answer, owner)
         if why == "present":
             return
         if why:
