@@ -48,16 +48,16 @@ func (b *benchFlags) load(env *Env) (bench.Config, error) {
 		cfg.BenchDir = abs(env, b.benchDir)
 	}
 	if b.benchmarkTimeout < 0 {
-		return cfg, fmt.Errorf("--benchmark-timeout: expected a positive duration, got %v", b.benchmarkTimeout)
+		return cfg, exitcode.Usagef("--benchmark-timeout: expected a positive duration, got %v", b.benchmarkTimeout)
 	}
 	if b.benchmarkTimeout > 0 {
 		cfg.BenchmarkTimeout = bench.Duration(b.benchmarkTimeout)
 	}
 	if b.provider == "" {
-		return cfg, fmt.Errorf("--provider is required (for example --provider openai)")
+		return cfg, exitcode.Usagef("--provider is required (for example --provider openai)")
 	}
 	if b.repetitions < 1 {
-		return cfg, fmt.Errorf("--repetitions: expected an integer >= 1, got %d", b.repetitions)
+		return cfg, exitcode.Usagef("--repetitions: expected an integer >= 1, got %d", b.repetitions)
 	}
 	return cfg, nil
 }

@@ -104,7 +104,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 		o.Now = time.Now
 	}
 	if o.Provider == "" {
-		return nil, fmt.Errorf("%w: --provider: expected a provider ID such as openai", ErrBadInput)
+		return nil, fmt.Errorf("%w: provider: expected a provider ID such as openai, got none", ErrBadInput)
 	}
 	sets, err := bench.LoadScenarioSets(o.Config.Path(o.Config.ScenarioSets))
 	if err != nil {

@@ -173,10 +173,10 @@ func (s *set) prepare() error {
 		return err
 	}
 	if s.opts.Provider == "" {
-		return fmt.Errorf("--provider: expected a provider ID such as openai")
+		return fmt.Errorf("provider: expected a provider ID such as openai, got none")
 	}
 	if s.opts.Repetitions < 1 {
-		return fmt.Errorf("--repetitions: expected an integer >= 1, got %d", s.opts.Repetitions)
+		return fmt.Errorf("repetitions: expected an integer >= 1, got %d", s.opts.Repetitions)
 	}
 	sets, err := bench.LoadScenarioSets(s.cfg.Path(s.cfg.ScenarioSets))
 	if err != nil {
