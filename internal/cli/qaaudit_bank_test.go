@@ -75,3 +75,30 @@ func TestQAAuditStdlibQuestionBank(t *testing.T) {
 		t.Errorf("the bank took %s", took)
 	}
 }
+
+// TestQAAuditHelpNamesItsFiles checks that --help names every file and
+// folder the audit writes, as docs/qa-audit.md lists them.
+func TestQAAuditHelpNamesItsFiles(t *testing.T) {
+	r := runQA(t, t.TempDir(), nil, "--help")
+	if r.code != ExitOK {
+		t.Fatalf("--help exit %d", r.code)
+	}
+	help := r.stdout + r.stderr
+	docs, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "docs", "qa-audit.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"quality_report.json", "quality_report.md", "fixed/", "work/", "pull-requests/", "plan.md", "pull_requests.json"} {
+		if !strings.Contains(help, name) {
+			t.Errorf("--help does not name %s", name)
+		}
+		if !strings.Contains(string(docs), name) {
+			t.Errorf("docs/qa-audit.md does not name %s", name)
+		}
+	}
+	for _, flag := range []string{"--kinds", "--require-module", "--python", "--image", "--test-timeout", "--max-consecutive-model-failures"} {
+		if !strings.Contains(help, flag) || !strings.Contains(string(docs), flag) {
+			t.Errorf("%s is missing from --help or from docs/qa-audit.md", flag)
+		}
+	}
+}

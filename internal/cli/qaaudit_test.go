@@ -211,6 +211,21 @@ func TestQAAuditEndToEnd(t *testing.T) {
 	}
 	if c := byID["stdlib:drifted_answer"][0]; c.OriginalVerdict != "Incorrect" || c.Verdict != "Valid" || c.ProposedFix == nil || len(c.Attempts) != 2 {
 		t.Errorf("drifted case: %+v", c)
+	} else if c.Attempts[1].Rationale != "A is proven true" || c.Attempts[1].ModelCalls == 0 {
+		t.Errorf("the accepted fix's attempt lacks the rationale or its model calls: %+v", c.Attempts[1])
+	}
+	// Counters count what ran: the two cases' option tests (no retries
+	// here), not the malformed cases' options nor the derived ones.
+	runs := 0
+	for _, c := range rep.Cases {
+		for _, a := range c.Attempts {
+			for _, o := range a.Options {
+				runs += o.Runs
+			}
+		}
+	}
+	if rep.Totals.TestRuns != runs || runs != 2+2+2 {
+		t.Errorf("test_runs %d, options ran %d times; want 6 (valid: A, B; drifted: A, B twice)", rep.Totals.TestRuns, runs)
 	}
 	// Malformed cases are reported with file, line and field, and did not stop the others.
 	wantProblems := map[string]string{"stdlib:valid_upper": "duplicated case id", "stdlib:no_answer": "correct_answer", "stdlib:unknown_option": "names no option"}
@@ -225,8 +240,8 @@ func TestQAAuditEndToEnd(t *testing.T) {
 		t.Errorf("totals %+v", rep.Totals)
 	}
 	md, err := os.ReadFile(filepath.Join(r.out, "quality_report.md"))
-	if err != nil || !strings.Contains(string(md), "stdlib:drifted_answer") {
-		t.Errorf("markdown summary: %v", err)
+	if err != nil || !strings.Contains(string(md), "stdlib:drifted_answer") || !strings.Contains(string(md), "rationale: A is proven true") {
+		t.Errorf("markdown summary (%v) lacks the case or the fix's rationale:\n%s", err, md)
 	}
 	// The fixed copy changes only the fixed case's lines.
 	fixed, err := os.ReadFile(filepath.Join(r.out, "fixed", "benchmarks", "stdlib", "benchmark.yaml"))

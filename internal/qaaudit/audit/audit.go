@@ -209,7 +209,7 @@ func reportOptions(opts []pipeline.OptionResult) []qreport.Option {
 	for _, o := range opts {
 		out = append(out, qreport.Option{
 			Key: o.Option, Text: o.Text, Claim: o.Claim, Derived: o.Derived, Truth: o.Truth,
-			TestPath: o.TestPath, Outcome: sandbox.Status(o.Outcome), Evidence: o.Evidence,
+			TestPath: o.TestPath, Outcome: sandbox.Status(o.Outcome), Evidence: o.Evidence, Runs: o.Runs,
 			Message: o.Message, Duration: qreport.Seconds(time.Duration(o.DurationMS) * time.Millisecond),
 		})
 	}
@@ -235,7 +235,7 @@ func ReportCase(c *questions.Case, r pipeline.CaseResult) qreport.Case {
 		return rc
 	}
 	for _, at := range r.Attempts {
-		ra := qreport.Attempt{Number: at.Number, Fix: at.Fix, Verdict: at.Verdict, Options: reportOptions(at.Options),
+		ra := qreport.Attempt{Number: at.Number, Fix: at.Fix, Rationale: at.Rationale, ModelCalls: int(at.ModelCalls), Verdict: at.Verdict, Options: reportOptions(at.Options),
 			Error: at.Error, Duration: qreport.Seconds(time.Duration(at.DurationMS) * time.Millisecond)}
 		if at.Decision != nil {
 			ra.Reason = at.Decision.Reason

@@ -56,6 +56,7 @@ func (r *recorder) put(o OptionResult) {
 	defer r.mu.Unlock()
 	prev := r.results[o.Option]
 	o.Runs = prev.Runs + 1
+	o.DurationMS += prev.DurationMS // the time of every run of the option
 	r.results[o.Option] = o
 }
 
@@ -255,10 +256,11 @@ func stateString(st session.State, key string) string {
 }
 
 // verify runs the verification pipeline on one version of a case.
-func (a *Auditor) verify(ctx context.Context, c *questions.Case, v version, n int) Attempt {
+func (a *Auditor) verify(ctx context.Context, c *questions.Case, v version, n int) (at Attempt) {
 	start := time.Now()
 	calls := a.calls.Load()
-	at := Attempt{Number: n, Verdict: verdict.Inconclusive}
+	at = Attempt{Number: n, Verdict: verdict.Inconclusive}
+	// A named result, so that the deferred bookkeeping reaches the caller.
 	defer func() {
 		at.DurationMS = time.Since(start).Milliseconds()
 		at.ModelCalls = a.calls.Load() - calls

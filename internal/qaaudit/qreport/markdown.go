@@ -40,7 +40,7 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 	if r.Model != "" {
 		fmt.Fprintf(&b, ", model `%s`", r.Model)
 	}
-	fmt.Fprintf(&b, ", %d option tests in %.1f s.\n\n", t.TestRuns, float64(t.TestDuration)/1e9)
+	fmt.Fprintf(&b, ", %d pytest runs in %.1f s, %d model calls.\n\n", t.TestRuns, float64(t.TestDuration)/1e9, t.ModelCalls)
 	b.WriteString("| Valid | Ambiguous | Incorrect | Inconclusive | Skipped | Errors | Fixed | Needs human review |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d |\n", t.Valid, t.Ambiguous, t.Incorrect, t.Inconclusive, t.Skipped, t.Errors, t.Fixed, t.NeedsHumanReview)
@@ -187,6 +187,34 @@ func writeCase(b *bytes.Buffer, c Case) {
 		}
 		if c.ProposedFix.Explanation != nil {
 			fmt.Fprintf(b, "- explanation: %s\n", textfmt.OneLine(*c.ProposedFix.Explanation))
+		}
+	}
+	// Every remediation attempt, with the engineer's rationale and what
+	// the verification of its proposal decided.
+	var rem []Attempt
+	for _, a := range c.Attempts {
+		if a.Number > 0 {
+			rem = append(rem, a)
+		}
+	}
+	if len(rem) > 0 {
+		b.WriteString("\nRemediation attempts:\n\n")
+		for _, a := range rem {
+			verdict := string(a.Verdict)
+			if verdict == "" {
+				verdict = "-"
+			}
+			fmt.Fprintf(b, "- %d: %s", a.Number, verdict)
+			if a.Reason != "" {
+				fmt.Fprintf(b, " (%s)", textfmt.OneLine(a.Reason))
+			}
+			if a.Rationale != "" {
+				fmt.Fprintf(b, "; rationale: %s", textfmt.OneLine(a.Rationale))
+			}
+			if a.Error != "" {
+				fmt.Fprintf(b, "; error: %s", textfmt.OneLine(a.Error))
+			}
+			b.WriteString("\n")
 		}
 	}
 }

@@ -90,11 +90,11 @@ type Totals struct {
 	Errors           int     `json:"errors"`  // the audit itself failed (model, sandbox)
 	Fixed            int     `json:"fixed"`   // a proposed fix was verified Valid
 	NeedsHumanReview int     `json:"needs_human_review"`
-	Attempts         int     `json:"attempts"`      // verification rounds, originals included
+	Attempts         int     `json:"attempts"`      // verification rounds that ran a test or called the model, originals included
 	ModelCalls       int     `json:"model_calls"`   // the cases' model calls, and the model check
-	TestRuns         int     `json:"test_runs"`     // option tests run
+	TestRuns         int     `json:"test_runs"`     // pytest runs (an option's test, retries included; a check file)
 	Duration         Seconds `json:"duration_s"`    // wall time of the run
-	TestDuration     Seconds `json:"test_duration"` // sum of option test times
+	TestDuration     Seconds `json:"test_duration"` // sum of the pytest runs' times
 }
 
 // Case is the result for one question.
@@ -133,13 +133,16 @@ type Case struct {
 // Attempt is one verification round: number 0 is the question as written,
 // 1..n are remediation proposals.
 type Attempt struct {
-	Number   int             `json:"number"`
-	Fix      *questions.Fix  `json:"fix,omitempty"`
-	Verdict  verdict.Verdict `json:"verdict,omitempty"`
-	Reason   string          `json:"reason,omitempty"`
-	Options  []Option        `json:"options,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Duration Seconds         `json:"duration_s"`
+	Number int            `json:"number"`
+	Fix    *questions.Fix `json:"fix,omitempty"`
+	// Rationale is the remediation engineer's reason for the fix.
+	Rationale  string          `json:"rationale,omitempty"`
+	ModelCalls int             `json:"model_calls,omitempty"`
+	Verdict    verdict.Verdict `json:"verdict,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+	Options    []Option        `json:"options,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Duration   Seconds         `json:"duration_s"`
 }
 
 // Option is the evidence about one option in one attempt.
@@ -155,9 +158,40 @@ type Option struct {
 	TestPath string         `json:"test_path,omitempty"`
 	Outcome  sandbox.Status `json:"outcome,omitempty"`
 	Evidence bool           `json:"evidence"`
-	ExitCode int            `json:"exit_code,omitempty"`
-	Message  string         `json:"message,omitempty"`
-	Duration Seconds        `json:"duration_s"`
+	// Runs is how many times pytest ran for this option (retries
+	// included); checks that share one test file share its run.
+	Runs     int     `json:"runs,omitempty"`
+	ExitCode int     `json:"exit_code,omitempty"`
+	Message  string  `json:"message,omitempty"`
+	Duration Seconds `json:"duration_s"`
+}
+
+// testRuns counts the pytest runs of an attempt and their time: each
+// option's runs, except that options sharing one test file (the checks of
+// an api_understanding case) share its runs. An option that was not run
+// ("not_run", a derived none-of-the-above) counts nothing.
+func (a Attempt) testRuns() (int, Seconds) {
+	type file struct {
+		runs int
+		d    Seconds
+	}
+	files := map[string]file{}
+	runs, d := 0, Seconds(0)
+	for _, o := range a.Options {
+		if o.Runs == 0 {
+			continue
+		}
+		if o.TestPath == "" {
+			runs, d = runs+o.Runs, d+o.Duration
+			continue
+		}
+		f := files[o.TestPath]
+		files[o.TestPath] = file{max(f.runs, o.Runs), max(f.d, o.Duration)}
+	}
+	for _, f := range files {
+		runs, d = runs+f.runs, d+f.d
+	}
+	return runs, d
 }
 
 // OptionFromOutcome fills an Option from a sandbox outcome.
@@ -170,7 +204,7 @@ func OptionFromOutcome(key, text, claim string, o sandbox.Outcome) Option {
 		}
 	}
 	return Option{Key: key, Text: text, Claim: claim, Truth: truth, TestPath: o.TestPath, Outcome: o.Status,
-		Evidence: o.Evidence, ExitCode: o.ExitCode, Message: o.Message, Duration: Seconds(o.Duration)}
+		Evidence: o.Evidence, Runs: 1, ExitCode: o.ExitCode, Message: o.Message, Duration: Seconds(o.Duration)}
 }
 
 // Finalize orders the cases and files and computes the totals. Call it
@@ -197,13 +231,12 @@ func (r *Report) Finalize() {
 		files[c.File] = true
 		sort.SliceStable(c.Attempts, func(i, j int) bool { return c.Attempts[i].Number < c.Attempts[j].Number })
 		t.Cases++
-		t.Attempts += len(c.Attempts)
 		for _, a := range c.Attempts {
-			for _, o := range a.Options {
-				if o.Outcome != "" {
-					t.TestRuns++
-					t.TestDuration += o.Duration
-				}
+			runs, d := a.testRuns()
+			t.TestRuns += runs
+			t.TestDuration += d
+			if runs > 0 || a.ModelCalls > 0 {
+				t.Attempts++
 			}
 		}
 		t.ModelCalls += c.ModelCalls

@@ -21,7 +21,7 @@ func str(s string) *string { return &s }
 
 func opt(key, text string, truth verdict.Truth, status sandbox.Status, d time.Duration) Option {
 	return Option{Key: key, Text: text, Claim: "claim " + key, Truth: truth, Outcome: status,
-		Evidence: status == sandbox.StatusPassed || status == sandbox.StatusFailed,
+		Evidence: status == sandbox.StatusPassed || status == sandbox.StatusFailed, Runs: 1,
 		TestPath: "/tmp/qa/test_option_" + key + ".py", Duration: Seconds(d)}
 }
 
@@ -61,7 +61,8 @@ func sampleReport() *Report {
 			{File: "b.yaml", Line: 3, ID: "b:fixed", Kind: "multiple_choice", Question: "What does int(\"3.5\") do?", CorrectAnswer: "B",
 				Verdict: verdict.Valid, OriginalVerdict: verdict.Incorrect, Reason: "the correct_answer A is proven true and every other option is proven false",
 				Options: fixedOpts, ProposedFix: &questions.Fix{CorrectAnswer: str("A"), Explanation: str("int() rejects a float string.")},
-				Attempts: []Attempt{{Number: 0, Verdict: verdict.Incorrect, Options: fixedOpts}, {Number: 1, Verdict: verdict.Valid, Options: fixedOpts, Fix: &questions.Fix{CorrectAnswer: str("A")}}}},
+				Attempts: []Attempt{{Number: 0, Verdict: verdict.Incorrect, Options: fixedOpts}, {Number: 1, Verdict: verdict.Valid, Options: fixedOpts, Fix: &questions.Fix{CorrectAnswer: str("A")},
+					Reason: "the correct_answer A is proven true", Rationale: "int(\"3.5\") raises ValueError, so A is the key"}}},
 			{File: "a.yaml", Line: 40, ID: "a:inconclusive", Kind: "multiple_choice", CorrectAnswer: "A", Verdict: verdict.Inconclusive,
 				Reason: "no evidence for the correct_answer A", NeedsHumanReview: true,
 				Options:  []Option{withMessage(opt("A", "x", verdict.Unknown, sandbox.StatusCollectionError, 2*time.Second), "test_option_A: collection failure\nImportError: cannot import name 'Y'")},
@@ -95,7 +96,9 @@ func TestFinalizeOrdersAndCounts(t *testing.T) {
 	}{
 		{"cases", tt.Cases, 7}, {"audited", tt.Audited, 4}, {"valid", tt.Valid, 2}, {"ambiguous", tt.Ambiguous, 1},
 		{"incorrect", tt.Incorrect, 0}, {"inconclusive", tt.Inconclusive, 1}, {"skipped", tt.Skipped, 2},
-		{"errors", tt.Errors, 1}, {"fixed", tt.Fixed, 1}, {"review", tt.NeedsHumanReview, 3}, {"attempts", tt.Attempts, 6},
+		{"errors", tt.Errors, 1}, {"fixed", tt.Fixed, 1}, {"review", tt.NeedsHumanReview, 3},
+		// The inconclusive case's attempt ran nothing: it is no attempt.
+		{"attempts", tt.Attempts, 5},
 		{"model calls", tt.ModelCalls, 12}, {"test runs", tt.TestRuns, 10},
 	}
 	for _, c := range checks {
@@ -104,6 +107,7 @@ func TestFinalizeOrdersAndCounts(t *testing.T) {
 		}
 	}
 	if time.Duration(tt.Duration) != 150*time.Second || time.Duration(tt.TestDuration) != 10*time.Second {
+		// 10 runs of 1 s; the inconclusive case's 2 s option is in no attempt.
 		t.Errorf("durations %v %v", time.Duration(tt.Duration), time.Duration(tt.TestDuration))
 	}
 	if strings.Join(r.Files, ",") != "a.yaml,b.yaml,c.yaml" {
@@ -275,5 +279,29 @@ func TestWriteJSONStreamsTheSameBytes(t *testing.T) {
 				t.Errorf("streamed report differs from JSON():\n%s\nwant:\n%s", got, want)
 			}
 		})
+	}
+}
+
+// TestCountersCountWhatRan: options that were not run count no test run;
+// checks sharing one test file count one run; an option retried counts
+// every run; an attempt in which nothing ran is no attempt.
+func TestCountersCountWhatRan(t *testing.T) {
+	shared := "/w/test_fqn.py"
+	r := &Report{Cases: []Case{
+		{ID: "mc", Attempts: []Attempt{{Number: 0, ModelCalls: 4, Options: []Option{
+			{Key: "A", Outcome: sandbox.StatusPassed, Runs: 2, TestPath: "/w/a.py", Duration: Seconds(3 * time.Second)},
+			{Key: "B", Outcome: "not_run"},
+			{Key: "C", Derived: true, Outcome: "derived"},
+		}}}},
+		{ID: "api", Attempts: []Attempt{{Number: 0, Options: []Option{
+			{Key: "fqn0", Outcome: sandbox.StatusPassed, Runs: 1, TestPath: shared, Duration: Seconds(time.Second)},
+			{Key: "fqn1", Outcome: sandbox.StatusPassed, Runs: 1, TestPath: shared, Duration: Seconds(time.Second)},
+			{Key: "answer", Outcome: sandbox.StatusSkipped, Runs: 1, TestPath: shared, Duration: Seconds(time.Second)},
+		}}}},
+		{ID: "nolib", Attempts: []Attempt{{Number: 0, Options: []Option{{Key: "A", Outcome: "not_run"}, {Key: "B", Outcome: "not_run"}}}}},
+	}}
+	r.Finalize()
+	if r.Totals.TestRuns != 3 || r.Totals.Attempts != 2 || time.Duration(r.Totals.TestDuration) != 4*time.Second {
+		t.Errorf("test runs %d, attempts %d, test time %v; want 3, 2, 4s", r.Totals.TestRuns, r.Totals.Attempts, time.Duration(r.Totals.TestDuration))
 	}
 }
