@@ -374,10 +374,10 @@ func allFailures(res *results) []rowFailure {
 	add := func(set string, st *suiteStats) {
 		for _, v := range st.Violations {
 			if n := len(out); n > 0 && out[n-1].File == v.File && out[n-1].Line == v.Line {
-				out[n-1].Msgs = append(out[n-1].Msgs, v.message())
+				out[n-1].Msgs = append(out[n-1].Msgs, v.Rule())
 				continue
 			}
-			out = append(out, rowFailure{Set: set, File: v.File, Line: v.Line, ID: v.ScenarioID, Msgs: []string{v.message()}})
+			out = append(out, rowFailure{Set: set, File: v.File, Line: v.Line, ID: v.ScenarioID, Msgs: []string{v.Rule()}})
 		}
 	}
 	for _, s := range res.Sets {

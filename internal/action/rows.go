@@ -2,55 +2,40 @@ package action
 
 import (
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/benchgate/benchgate/internal/suite"
-	"github.com/benchgate/benchgate/internal/textfmt"
 )
-
-// violation is one blocking row rule that does not hold.
-type violation struct {
-	File       string
-	Line       int
-	ScenarioID string
-	Field      string
-	Want, Got  string
-}
-
-func (v violation) message() string {
-	return fmt.Sprintf("%s: expected %s, got %s", v.Field, v.Want, v.Got)
-}
 
 // suiteStats is what one suite file contributes to a summary.
 type suiteStats struct {
-	Rows       int
-	Violations []violation
+	Rows int
+	// Violations are the diagnostics of the failing rows, in file order:
+	// the same ones set records in tracking.json.
+	Violations []suite.Diagnostic
 	// per scenario: active tokens and latency of rows that passed
 	Active  map[string][]float64
 	Latency map[string][]float64
 }
 
-// readSuite reads a suite JSONL file with the suite package and keeps
-// the rows that break a blocking rule (success true, output_valid true,
-// error null) with their line. A row that cannot be read at all is one
-// more failing row (field, expected, got from the parser), so that the
-// summary and annotations still point at it.
+// readSuite judges a suite JSONL file with suite's lenient reader, as set
+// does: every line is a row, and a line that is not a valid row is one
+// more failing row with its diagnostic, so that the summary and the
+// annotations point at it.
 func readSuite(path string) (*suiteStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read suite: %w", err)
+	}
+	defer f.Close()
 	st := &suiteStats{Active: map[string][]float64{}, Latency: map[string][]float64{}}
-	opts := suite.ReadOptions{OnBadRow: func(e *suite.ParseError) error {
+	err = suite.ReadChecked(f, path, func(c suite.Checked) error {
 		st.Rows++
-		st.Violations = append(st.Violations, violation{File: path, Line: e.Line, Field: e.Field, Want: e.Expected, Got: textfmt.Truncate(e.Got, 200)})
-		return nil
-	}}
-	err := suite.ReadFileWith(path, opts, func(r *suite.Row) error {
-		st.Rows++
-		vs := r.Violations()
-		for _, v := range vs {
-			st.Violations = append(st.Violations, violation{File: path, Line: r.Line, ScenarioID: r.ScenarioID, Field: v.Field, Want: v.Want, Got: textfmt.Truncate(v.Got, 200)})
-		}
-		if len(vs) == 0 {
-			st.Active[r.ScenarioID] = append(st.Active[r.ScenarioID], r.ActiveTokens())
-			st.Latency[r.ScenarioID] = append(st.Latency[r.ScenarioID], r.LatencyMsWall)
+		st.Violations = append(st.Violations, c.Diagnostics...)
+		if c.Passed() {
+			st.Active[c.ScenarioID] = append(st.Active[c.ScenarioID], c.Row.ActiveTokens())
+			st.Latency[c.ScenarioID] = append(st.Latency[c.ScenarioID], c.Row.LatencyMsWall)
 		}
 		return nil
 	})

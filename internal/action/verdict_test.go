@@ -1,21 +1,23 @@
 package action
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/suite"
 	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 
-// TestSameVerdictEverywhere feeds the same rows to the three readers a
-// user meets: set (verify.ReadRows, lenient), report (suite.ReadFile,
-// strict) and the Action's annotations (readSuite). Each row must fail in
-// all three or in none, and the rows after a bad one must still be read
-// by the lenient readers.
+// TestSameVerdictEverywhere feeds the same rows to the three places a
+// user meets them: set (verify.ReadRows, lenient), report (report.Run,
+// strict) and the Action's annotations (readSuite). A row must fail in all
+// three or in none, each failure located at the row's line, and the rows
+// after a bad one must still be read by the lenient readers.
 func TestSameVerdictEverywhere(t *testing.T) {
 	real, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "suites", "2026-02-25-ghx-suite.jsonl"))
 	if err != nil {
@@ -28,30 +30,43 @@ func TestSameVerdictEverywhere(t *testing.T) {
 		}
 		return strings.Replace(good, old, new, 1)
 	}
+	const (
+		pass      = ""
+		malformed = "malformed" // report refuses the file at the row
+	)
 	tests := []struct {
 		name string
 		line string
-		fail bool
+		// fail is "" for a passing row, malformed for a line that is not
+		// a valid row, or the summary metric in which report counts the
+		// broken rule.
+		fail  string
+		field string // the field every reader names
 	}{
-		{"good row", good, false},
-		{"success false", edit(`"success":true`, `"success":false`), true},
-		{"output_valid false", edit(`"output_valid":true`, `"output_valid":false`), true},
-		{"error object", edit(`"error":null`, `"error":{"type":"runner_error","message":"boom"}`), true},
-		{"tokens missing", edit(`"tokens":{"input":282,"output":85,"reasoning":8,"cache_read":11520,"cache_write":0,"total":11895},`, ``), true},
-		{"latency is text", edit(`"latency_ms_wall":22252`, `"latency_ms_wall":"fast"`), true},
-		{"number out of range", edit(`"latency_ms_wall":22252`, `"latency_ms_wall":1.7e308`), true},
-		{"truncated JSON", good[:len(good)/2], true},
-		{"not an object", `[1,2,3]`, true},
-		{"line over the limit", `{"pad":"` + strings.Repeat("x", suite.MaxLineBytes) + `"}`, true},
+		{"good row", good, pass, ""},
+		{"byte-order mark and a repeated key", "\ufeff" + edit(`"error":null`, `"error":{"type":"runner_error","message":"x"},"error":null`), pass, ""},
+		{"success false", edit(`"success":true`, `"success":false`), "successRate", "success"},
+		{"output_valid false", edit(`"output_valid":true`, `"output_valid":false`), "outputValidityRate", "output_valid"},
+		{"error object", edit(`"error":null`, `"error":{"type":"runner_error","message":"boom"}`), "runnerFailureRate", "error"},
+		{"tokens missing", edit(`"tokens":{"input":282,"output":85,"reasoning":8,"cache_read":11520,"cache_write":0,"total":11895},`, ``), malformed, "tokens"},
+		{"latency is text", edit(`"latency_ms_wall":22252`, `"latency_ms_wall":"fast"`), malformed, "latency_ms_wall"},
+		{"number out of range", edit(`"latency_ms_wall":22252`, `"latency_ms_wall":1.7e308`), malformed, "latency_ms_wall"},
+		{"success as text", edit(`"success":true`, `"success":"true"`), malformed, "success"},
+		{"truncated JSON", good[:len(good)/2], malformed, "row"},
+		{"not an object", `[1,2,3]`, malformed, "row"},
+		{"line over the limit", `{"pad":"` + strings.Repeat("x", suite.MaxLineBytes) + `"}`, malformed, "row"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// The row under test, then a good row that must still be read.
-			path := filepath.Join(t.TempDir(), "ghx-suite.jsonl")
+			dir := t.TempDir()
+			path := filepath.Join(dir, "ghx-suite.jsonl")
 			if err := os.WriteFile(path, []byte(tc.line+"\n"+good+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			wantFail := tc.fail != pass
 
+			// set
 			rows, err := verify.ReadRows(path, "ghx")
 			if err != nil {
 				t.Fatalf("set: %v", err)
@@ -59,8 +74,8 @@ func TestSameVerdictEverywhere(t *testing.T) {
 			if len(rows) != 2 {
 				t.Fatalf("set read %d rows, want 2", len(rows))
 			}
-			if setFails := len(rows[0].Problems) > 0; setFails != tc.fail {
-				t.Errorf("set: fails = %v, want %v (%v)", setFails, tc.fail, rows[0].Problems)
+			if setFails := len(rows[0].Problems) > 0; setFails != wantFail {
+				t.Errorf("set: fails = %v, want %v (%v)", setFails, wantFail, rows[0].Problems)
 			}
 			if len(rows[1].Problems) != 0 || rows[1].Line != 2 {
 				t.Errorf("set: the good row after it = %+v", rows[1].Problems)
@@ -70,26 +85,32 @@ func TestSameVerdictEverywhere(t *testing.T) {
 					t.Errorf("set: problem not located at %s:1: %+v", path, p)
 				}
 			}
+			if wantFail && rows[0].Problems[0].Field != tc.field {
+				t.Errorf("set: first problem names %q, want %q", rows[0].Problems[0].Field, tc.field)
+			}
 
-			var reportFails bool
-			err = suite.ReadFile(path, func(r *suite.Row) error {
-				if r.Line == 1 && len(r.Violations()) > 0 {
-					reportFails = true
+			// report
+			res, err := report.Run(context.Background(), report.Options{SuitePaths: []string{path}, Dir: dir,
+				SummaryJSON: filepath.Join(dir, "s.json"), SummaryMD: filepath.Join(dir, "s.md")})
+			switch {
+			case tc.fail == malformed:
+				if err == nil || !strings.Contains(err.Error(), path+":1: "+tc.field+": ") {
+					t.Errorf("report: err = %v, want the row refused at %s:1 naming %s", err, path, tc.field)
 				}
-				return nil
-			})
-			if pe, ok := err.(*suite.ParseError); ok {
-				reportFails = true
-				if pe.Line != 1 || !strings.HasPrefix(pe.Error(), path+":1: ") {
-					t.Errorf("report: error not located at line 1: %v", pe)
-				}
-			} else if err != nil {
+			case err != nil:
 				t.Fatalf("report: %v", err)
-			}
-			if reportFails != tc.fail {
-				t.Errorf("report: fails = %v, want %v", reportFails, tc.fail)
+			default:
+				m := res.Summary.Modes.Get("ghx")
+				got := map[string]bool{"successRate": m.SuccessRate < 100, "outputValidityRate": m.OutputValidityRate < 100,
+					"runnerFailureRate": m.RunnerFailureRate > 0}
+				for metric, counted := range got {
+					if counted != (metric == tc.fail) {
+						t.Errorf("report: %s counts the row as failing = %v, want %v", metric, counted, metric == tc.fail)
+					}
+				}
 			}
 
+			// the Action
 			st, err := readSuite(path)
 			if err != nil {
 				t.Fatalf("action: %v", err)
@@ -102,8 +123,11 @@ func TestSameVerdictEverywhere(t *testing.T) {
 					t.Errorf("action: the good row is annotated: %+v", v)
 				}
 			}
-			if actionFails != tc.fail || st.Rows != 2 {
-				t.Errorf("action: fails = %v over %d rows, want %v over 2", actionFails, st.Rows, tc.fail)
+			if actionFails != wantFail || st.Rows != 2 {
+				t.Errorf("action: fails = %v over %d rows, want %v over 2", actionFails, st.Rows, wantFail)
+			}
+			if wantFail && st.Violations[0].Field != tc.field {
+				t.Errorf("action: first annotation names %q, want %q", st.Violations[0].Field, tc.field)
 			}
 		})
 	}

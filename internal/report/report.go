@@ -69,7 +69,7 @@ type Result struct {
 	Gate        GateResult
 	SuitePaths  []string // the files read, after discovery
 	SkippedRows int
-	BadRows     []*suite.ParseError // the skipped rows, first 100
+	BadRows     []*suite.Diagnostic // the skipped rows, first 100
 	SummaryJSON string              // absolute paths written
 	SummaryMD   string
 }
@@ -236,7 +236,7 @@ type fileAcc struct {
 	modes   []*modeAcc
 	rows    int
 	skipped int
-	bad     []*suite.ParseError
+	bad     []*suite.Diagnostic
 }
 
 // readSuites reads the files concurrently (one file per CPU at a time; a
@@ -297,7 +297,7 @@ func readSuite(ctx context.Context, path string, skipBad bool) (*fileAcc, error)
 	fa := &fileAcc{}
 	var opts suite.ReadOptions
 	if skipBad {
-		opts.OnBadRow = func(pe *suite.ParseError) error {
+		opts.OnBadRow = func(pe *suite.Diagnostic) error {
 			fa.skipped++
 			if len(fa.bad) < maxBadRowsKept {
 				fa.bad = append(fa.bad, pe)

@@ -16,16 +16,6 @@ import (
 // checks the same things a schema validator would: every required key is
 // present, each value has its type, and nullable keys may be null.
 
-// fieldError is a decode failure inside one line; ReadFile adds the file
-// and line to turn it into a *ParseError.
-type fieldError struct {
-	Field, Expected, Got string
-}
-
-func (e *fieldError) Error() string {
-	return fmt.Sprintf("%s: expected %s, got %s", e.Field, e.Expected, e.Got)
-}
-
 // Presence bits of the required keys.
 const (
 	hasTimestamp = 1 << iota
@@ -99,7 +89,7 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 	d.buf, d.pos = line, 0
 	d.skipSpace()
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '{' {
-		return &fieldError{Field: "row", Expected: "a JSON object", Got: d.describe()}
+		return &Diagnostic{Field: "row", Expected: "a JSON object", Got: d.describe()}
 	}
 	var seen uint32
 	// The targets of the row's pointer fields share one allocation.
@@ -126,10 +116,10 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			seen |= hasMode
 			s, err := d.str("mode", true)
 			if err != nil {
-				return &fieldError{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: err.(*fieldError).Got}
+				return &Diagnostic{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: err.(*Diagnostic).Got}
 			}
 			if s != ModeAgentDirect && s != ModeMCP && s != ModeGhx {
-				return &fieldError{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: strconv.Quote(s)}
+				return &Diagnostic{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: strconv.Quote(s)}
 			}
 			r.Mode = s
 			return nil
@@ -147,10 +137,10 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			seen |= hasIteration
 			f, err := d.num("iteration")
 			if err != nil {
-				return &fieldError{Field: "iteration", Expected: "integer", Got: err.(*fieldError).Got}
+				return &Diagnostic{Field: "iteration", Expected: "integer", Got: err.(*Diagnostic).Got}
 			}
 			if f != float64(int(f)) {
-				return &fieldError{Field: "iteration", Expected: "integer", Got: strconv.FormatFloat(f, 'g', -1, 64)}
+				return &Diagnostic{Field: "iteration", Expected: "integer", Got: strconv.FormatFloat(f, 'g', -1, 64)}
 			}
 			r.Iteration = int(f)
 			return nil
@@ -162,7 +152,7 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 				return nil
 			}
 			if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
-				return &fieldError{Field: "session_id", Expected: "string or null", Got: d.describe()}
+				return &Diagnostic{Field: "session_id", Expected: "string or null", Got: d.describe()}
 			}
 			s, err := d.str("session_id", false)
 			if err != nil {
@@ -264,11 +254,11 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 	}
 	d.skipSpace()
 	if d.pos != len(d.buf) {
-		return &fieldError{Field: "row", Expected: "end of line after the JSON object", Got: d.describe()}
+		return &Diagnostic{Field: "row", Expected: "end of line after the JSON object", Got: d.describe()}
 	}
 	for _, k := range requiredRowKeys {
 		if seen&k.bit == 0 {
-			return &fieldError{Field: k.name, Expected: k.typ, Got: "missing key"}
+			return &Diagnostic{Field: k.name, Expected: k.typ, Got: "missing key"}
 		}
 	}
 	return nil
@@ -306,7 +296,7 @@ func (d *decoder) tokens(t *Tokens) error {
 	}
 	for i, n := range names {
 		if seen&(1<<i) == 0 {
-			return &fieldError{Field: n, Expected: "number", Got: "missing key"}
+			return &Diagnostic{Field: n, Expected: "number", Got: "missing key"}
 		}
 	}
 	return nil
@@ -376,7 +366,7 @@ func (d *decoder) rowError(e *RowError) error {
 		return err
 	})
 	if err != nil {
-		if fe, ok := err.(*fieldError); ok && fe.Field == "error" {
+		if fe, ok := err.(*Diagnostic); ok && fe.Field == "error" {
 			fe.Expected = "object or null"
 		}
 		return err
@@ -402,14 +392,14 @@ func (d *decoder) timing(t *TimingBreakdown) error {
 		return err
 	})
 	if err != nil {
-		if fe, ok := err.(*fieldError); ok && fe.Field == "timing_breakdown" {
+		if fe, ok := err.(*Diagnostic); ok && fe.Field == "timing_breakdown" {
 			fe.Expected = "object or absent"
 		}
 		return err
 	}
 	for i, k := range timingFields {
 		if seen&(1<<i) == 0 {
-			return &fieldError{Field: k, Expected: "number", Got: "missing key"}
+			return &Diagnostic{Field: k, Expected: "number", Got: "missing key"}
 		}
 	}
 	return nil
@@ -456,7 +446,7 @@ var timingFields = func() (out [len(timingKeys)]string) {
 func missing(seen uint8, names, types []string) error {
 	for i, n := range names {
 		if seen&(1<<i) == 0 {
-			return &fieldError{Field: n, Expected: types[i], Got: "missing key"}
+			return &Diagnostic{Field: n, Expected: types[i], Got: "missing key"}
 		}
 	}
 	return nil
@@ -466,7 +456,7 @@ func missing(seen uint8, names, types []string) error {
 func (d *decoder) objectValue(field string, fn func(key []byte) error) error {
 	d.skipSpace()
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '{' {
-		return &fieldError{Field: field, Expected: "object", Got: d.describe()}
+		return &Diagnostic{Field: field, Expected: "object", Got: d.describe()}
 	}
 	return d.object(field, fn)
 }
@@ -522,9 +512,9 @@ func (d *decoder) object(field string, fn func(key []byte) error) error {
 // a truncated row, which is what a killed benchmark leaves behind.
 func (d *decoder) syntax(field, expected string) error {
 	if d.pos >= len(d.buf) {
-		return &fieldError{Field: field, Expected: expected, Got: "end of line (truncated row)"}
+		return &Diagnostic{Field: field, Expected: expected, Got: "end of line (truncated row)"}
 	}
-	return &fieldError{Field: field, Expected: expected, Got: d.describe()}
+	return &Diagnostic{Field: field, Expected: expected, Got: d.describe()}
 }
 
 // describe names the value at the cursor for an error message.
@@ -577,11 +567,11 @@ func (d *decoder) isNull() bool {
 // rows and should be shared.
 func (d *decoder) str(field string, intern bool) (string, error) {
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
-		return "", &fieldError{Field: field, Expected: "string", Got: d.describe()}
+		return "", &Diagnostic{Field: field, Expected: "string", Got: d.describe()}
 	}
 	b, err := d.rawString()
 	if err != nil {
-		return "", &fieldError{Field: field, Expected: "a complete JSON string", Got: err.Error()}
+		return "", &Diagnostic{Field: field, Expected: "a complete JSON string", Got: err.Error()}
 	}
 	if intern {
 		if s, ok := d.intern[string(b)]; ok {
@@ -601,7 +591,7 @@ func (d *decoder) nullStr(field string, intern bool) (*string, error) {
 		return nil, nil
 	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
-		return nil, &fieldError{Field: field, Expected: "string or null", Got: d.describe()}
+		return nil, &Diagnostic{Field: field, Expected: "string or null", Got: d.describe()}
 	}
 	s, err := d.str(field, intern)
 	if err != nil {
@@ -631,7 +621,7 @@ func (d *decoder) boolean(field string) (bool, error) {
 		d.pos += 5
 		return false, nil
 	}
-	return false, &fieldError{Field: field, Expected: "boolean", Got: d.describe()}
+	return false, &Diagnostic{Field: field, Expected: "boolean", Got: d.describe()}
 }
 
 // nullNum reads a number into dst or reports null.
@@ -640,7 +630,7 @@ func (d *decoder) nullNum(field string, dst *float64) (null bool, err error) {
 		return true, nil
 	}
 	if d.pos >= len(d.buf) || !(d.buf[d.pos] == '-' || (d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9')) {
-		return false, &fieldError{Field: field, Expected: "number or null", Got: d.describe()}
+		return false, &Diagnostic{Field: field, Expected: "number or null", Got: d.describe()}
 	}
 	*dst, err = d.num(field)
 	return false, err
@@ -671,11 +661,11 @@ func (d *decoder) num(field string) (float64, error) {
 	digits := d.pos - intStart
 	if digits == 0 {
 		d.pos = start
-		return 0, &fieldError{Field: field, Expected: "number", Got: d.describe()}
+		return 0, &Diagnostic{Field: field, Expected: "number", Got: d.describe()}
 	}
 	if digits > 1 && d.buf[intStart] == '0' {
 		d.pos = start
-		return 0, &fieldError{Field: field, Expected: "number", Got: "a number with a leading zero"}
+		return 0, &Diagnostic{Field: field, Expected: "number", Got: "a number with a leading zero"}
 	}
 	simple := true
 	if d.pos < len(d.buf) && d.buf[d.pos] == '.' {
@@ -715,13 +705,13 @@ func (d *decoder) num(field string) (float64, error) {
 		return 0, d.badNumber(field, start)
 	}
 	if f > MaxMagnitude || f < -MaxMagnitude {
-		return 0, &fieldError{Field: field, Expected: fmt.Sprintf("a number of magnitude at most %g", MaxMagnitude), Got: strconv.Quote(string(d.buf[start:d.pos]))}
+		return 0, &Diagnostic{Field: field, Expected: fmt.Sprintf("a number of magnitude at most %g", MaxMagnitude), Got: strconv.Quote(string(d.buf[start:d.pos]))}
 	}
 	return f, nil
 }
 
 func (d *decoder) badNumber(field string, start int) error {
-	return &fieldError{Field: field, Expected: "number", Got: strconv.Quote(string(d.buf[start:d.pos]))}
+	return &Diagnostic{Field: field, Expected: "number", Got: strconv.Quote(string(d.buf[start:d.pos]))}
 }
 
 // rawString reads the string at the cursor and returns its unescaped
@@ -889,7 +879,7 @@ func (d *decoder) skipValue(field string) error {
 
 func (d *decoder) skipDepth(field string, depth int) error {
 	if depth > 64 {
-		return &fieldError{Field: field, Expected: "a value nested at most 64 levels deep", Got: "deeper nesting"}
+		return &Diagnostic{Field: field, Expected: "a value nested at most 64 levels deep", Got: "deeper nesting"}
 	}
 	d.skipSpace()
 	if d.pos >= len(d.buf) {
@@ -898,7 +888,7 @@ func (d *decoder) skipDepth(field string, depth int) error {
 	switch c := d.buf[d.pos]; {
 	case c == '"':
 		if _, err := d.rawString(); err != nil {
-			return &fieldError{Field: field, Expected: "a complete JSON string", Got: err.Error()}
+			return &Diagnostic{Field: field, Expected: "a complete JSON string", Got: err.Error()}
 		}
 		return nil
 	case c == '{':

@@ -11,37 +11,22 @@ import (
 // is not a row but a corrupted or wrong file.
 const MaxLineBytes = 16 << 20
 
-// ParseError is a row that cannot be read. Its message has the form
-// "file:line: field: expected X, got Y" so that a person can open the file
-// at the line and see what to fix.
-type ParseError struct {
-	File     string
-	Line     int    // 1-based
-	Field    string // dotted path, e.g. "tokens.cache_read", or "row" for the line as a whole
-	Expected string
-	Got      string
-}
-
-func (e *ParseError) Error() string {
-	return fmt.Sprintf("%s:%d: %s: expected %s, got %s", e.File, e.Line, e.Field, e.Expected, e.Got)
-}
-
 // ErrStop may be returned by a ReadFile callback to end reading early
 // without an error.
 var ErrStop = errors.New("stop reading")
 
 // ReadOptions tune ReadFileWith.
 type ReadOptions struct {
-	// OnBadRow is called for every row that cannot be read. Returning nil
-	// skips the row and goes on; returning an error stops reading with that
-	// error. A nil OnBadRow stops at the first bad row.
-	OnBadRow func(*ParseError) error
+	// OnBadRow is called for every line that is not a valid row. Returning
+	// nil skips the line and goes on; returning an error stops reading
+	// with that error. A nil OnBadRow stops at the first bad line.
+	OnBadRow func(*Diagnostic) error
 }
 
 // ReadFile streams the rows of the suite JSONL file at path to fn, in file
-// order, and stops at the first malformed row with a *ParseError. Blank
-// lines are skipped and unknown keys ignored, as the benchmark's own
-// reader does.
+// order, and stops at the first malformed row with a *Diagnostic: the
+// strict reading of report. Blank lines are skipped and unknown keys
+// ignored, as the benchmark's own reader does.
 //
 // The *Row passed to fn is reused for the next row: copy the value (not
 // the pointer) to keep it. A file without rows is not an error; callers
@@ -64,7 +49,7 @@ func ReadFileWith(path string, opts ReadOptions, fn func(*Row) error) error {
 	return err
 }
 
-// Read streams rows from r; name is used as the file in error messages.
+// Read streams rows from r; name is used as the file in diagnostics.
 // A line over MaxLineBytes is a bad row like any other: it is reported
 // with its line number, and with an OnBadRow that goes on, the rest of the
 // file is read.
@@ -72,29 +57,36 @@ func Read(r io.Reader, name string, opts ReadOptions, fn func(*Row) error) error
 	dec := newDecoder()
 	var row Row
 	return eachLine(r, name, func(lineNo int, line []byte, tooLong int) error {
-		var pe *ParseError
-		if tooLong > 0 {
-			pe = tooLongError(name, lineNo, tooLong)
-		} else {
-			row = Row{}
-			if derr := dec.decodeRow(line, &row); derr != nil {
-				fe := derr.(*fieldError)
-				pe = &ParseError{File: name, Line: lineNo, Field: fe.Field, Expected: fe.Expected, Got: fe.Got}
-			}
-		}
-		if pe != nil {
+		row = Row{}
+		if d := dec.line(name, lineNo, line, tooLong, &row); d != nil {
 			if opts.OnBadRow == nil {
-				return pe
+				return d
 			}
-			return opts.OnBadRow(pe)
+			return opts.OnBadRow(d)
 		}
-		row.File, row.Line = name, lineNo
 		return fn(&row)
 	})
 }
 
+// line decodes one line into row (which must be zero) and locates it, or
+// returns why the line is not a valid row. Both readers go through here,
+// so the lenient and the strict reader fail the same lines.
+func (dec *decoder) line(name string, lineNo int, line []byte, tooLong int, row *Row) *Diagnostic {
+	if tooLong > 0 {
+		return &Diagnostic{File: name, Line: lineNo, Field: "row",
+			Expected: fmt.Sprintf("a line of at most %d bytes", MaxLineBytes), Got: fmt.Sprintf("a line of %d bytes", tooLong)}
+	}
+	if err := dec.decodeRow(line, row); err != nil {
+		d := err.(*Diagnostic)
+		d.File, d.Line = name, lineNo
+		return d
+	}
+	row.File, row.Line = name, lineNo
+	return nil
+}
+
 // ReadAll reads every row of the suite file at path, stopping at the
-// first malformed row with a *ParseError.
+// first malformed row with a *Diagnostic.
 func ReadAll(path string) ([]Row, error) {
 	var rows []Row
 	err := ReadFile(path, func(r *Row) error {

@@ -10,6 +10,8 @@ package suite
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Benchmark modes a row may carry.
@@ -141,31 +143,25 @@ func (r *Row) Key() string { return r.ScenarioID + ":" + strconv.Itoa(r.Iteratio
 // Where is "file:line" for messages about this row.
 func (r *Row) Where() string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
 
-// Violation is one blocking row rule that a row breaks.
-type Violation struct {
-	Field string // "success", "output_valid" or "error"
-	Want  string // what the rule requires, e.g. "true" or "null"
-	Got   string // what the row holds
-}
-
-func (v Violation) String() string {
-	return fmt.Sprintf("%s: expected %s, got %s", v.Field, v.Want, v.Got)
-}
-
 // Violations returns the blocking row rules the row breaks, in schema
-// order: success must be true, output_valid must be true and error must be
-// null. A row with no violations passes; the benchmark process's exit code
-// says nothing about it (it exits 0 even when rows fail).
-func (r *Row) Violations() []Violation {
-	var vs []Violation
+// order, located at the row: success must be true, output_valid must be
+// true and error must be null. A row with no violations passes; the
+// benchmark process's exit code says nothing about it (it exits 0 even
+// when rows fail).
+func (r *Row) Violations() []Diagnostic {
+	var vs []Diagnostic
+	add := func(field, want, got string) {
+		vs = append(vs, Diagnostic{Mode: r.Mode, File: r.File, Line: r.Line, ScenarioID: r.ScenarioID, Iteration: r.Iteration,
+			Field: field, Expected: want, Got: got})
+	}
 	if !r.Success {
-		vs = append(vs, Violation{Field: "success", Want: "true", Got: "false"})
+		add("success", "true", "false")
 	}
 	if !r.OutputValid {
-		vs = append(vs, Violation{Field: "output_valid", Want: "true", Got: "false"})
+		add("output_valid", "true", "false")
 	}
 	if r.Error != nil {
-		vs = append(vs, Violation{Field: "error", Want: "null", Got: r.Error.Type + ": " + r.Error.Message})
+		add("error", "null", textfmt.Truncate(r.Error.Type+": "+r.Error.Message, 200))
 	}
 	return vs
 }

@@ -124,7 +124,7 @@ func TestViolations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			for _, v := range tc.row.Violations() {
-				got = append(got, v.String())
+				got = append(got, v.Rule())
 			}
 			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 				t.Fatalf("got %q, want %q", got, tc.want)
@@ -167,9 +167,9 @@ func TestReadBadRows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSuite(t, tc.content)
 			err := ReadFile(path, func(*Row) error { return nil })
-			var pe *ParseError
+			var pe *Diagnostic
 			if !errors.As(err, &pe) {
-				t.Fatalf("err = %v, want *ParseError", err)
+				t.Fatalf("err = %v, want *Diagnostic", err)
 			}
 			if err.Error() != path+tc.want {
 				t.Fatalf("err = %q\nwant %q", err.Error(), path+tc.want)
@@ -183,7 +183,7 @@ func TestReadSkipBadRows(t *testing.T) {
 	path := writeSuite(t, goodRow+"\n"+bad+"\n"+goodRow+"\n")
 	var skipped []int
 	var lines []int
-	err := ReadFileWith(path, ReadOptions{OnBadRow: func(pe *ParseError) error {
+	err := ReadFileWith(path, ReadOptions{OnBadRow: func(pe *Diagnostic) error {
 		skipped = append(skipped, pe.Line)
 		return nil
 	}}, func(r *Row) error {
@@ -217,7 +217,7 @@ func TestLongLine(t *testing.T) {
 }
 
 // FuzzDecodeRow checks that any input either decodes or fails with a
-// ParseError, never panics, and that what decodes agrees with
+// Diagnostic, never panics, and that what decodes agrees with
 // encoding/json on the fields it knows.
 func FuzzDecodeRow(f *testing.F) {
 	f.Add([]byte(goodRow))
@@ -227,7 +227,7 @@ func FuzzDecodeRow(f *testing.F) {
 		var got Row
 		err := newDecoder().decodeRow(data, &got)
 		if err != nil {
-			if _, ok := err.(*fieldError); !ok {
+			if _, ok := err.(*Diagnostic); !ok {
 				t.Fatalf("error of type %T", err)
 			}
 			return
@@ -326,9 +326,9 @@ func TestOversizedLineAndOverflow(t *testing.T) {
 		t.Fatal("goodRow has no cost field to replace")
 	}
 	in := goodRow + "\n" + huge + "\n" + overflow + "\n" + goodRow + "\n"
-	var bad []*ParseError
+	var bad []*Diagnostic
 	var lines []int
-	err := Read(strings.NewReader(in), "s.jsonl", ReadOptions{OnBadRow: func(pe *ParseError) error {
+	err := Read(strings.NewReader(in), "s.jsonl", ReadOptions{OnBadRow: func(pe *Diagnostic) error {
 		bad = append(bad, pe)
 		return nil
 	}}, func(r *Row) error {
@@ -352,8 +352,8 @@ func TestOversizedLineAndOverflow(t *testing.T) {
 	}
 	// Strict reading stops at the oversized line, naming it.
 	err = Read(strings.NewReader(in), "s.jsonl", ReadOptions{}, func(*Row) error { return nil })
-	if pe, ok := err.(*ParseError); !ok || pe.Line != 2 {
-		t.Errorf("strict: err = %v, want a ParseError at line 2", err)
+	if pe, ok := err.(*Diagnostic); !ok || pe.Line != 2 {
+		t.Errorf("strict: err = %v, want a Diagnostic at line 2", err)
 	}
 }
 

@@ -195,7 +195,7 @@ func TestSetEndToEnd(t *testing.T) {
 				{Attempt: 1, ScenarioIDs: []string{"pr-review-submit-comment-001"}, Result: "fail"},
 				{Attempt: 2, ScenarioIDs: []string{"pr-review-submit-comment-001"}, Result: "fail"},
 			},
-			wantStderr: []string{"agent_direct-suite.jsonl:9: agent_direct row: scenario (no scenario_id): row: expected a JSON object",
+			wantStderr: []string{"agent_direct-suite.jsonl:9: agent_direct row: scenario (no scenario_id): row: expected an object key, got null",
 				"scenario pr-review-submit-comment-001 (iteration 1): row: expected one row for this scenario and iteration, got none",
 				// The report refuses modes that cover different scenarios;
 				// that is recorded, and no stale summary is left behind.
@@ -208,7 +208,7 @@ func TestSetEndToEnd(t *testing.T) {
 			wantReruns: []verify.Rerun{{Attempt: 1, ScenarioIDs: []string{"pr-checks-rerun-all-001", "pr-reviewers-request-001",
 				"pr-assignees-update-001", "pr-branch-update-001", "pr-merge-execute-001"}, Result: "fail"}},
 			wantRows:   map[string]int{"agent_direct": 10, "ghx": 9},
-			wantStderr: []string{"benchmark agent_direct exited 3", "benchsim: simulated crash", "agent_direct-suite.jsonl:10: agent_direct row: scenario (no scenario_id): row: expected a JSON object"},
+			wantStderr: []string{"benchmark agent_direct exited 3", "benchsim: simulated crash", "agent_direct-suite.jsonl:10: agent_direct row: scenario (no scenario_id): mode: expected one of agent_direct, mcp, ghx, got end of line (truncated row)"},
 			wantSeeded: true, wantSummary: true,
 		},
 		{

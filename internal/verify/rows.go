@@ -1,8 +1,6 @@
 package verify
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +8,10 @@ import (
 	"strconv"
 
 	"github.com/benchgate/benchgate/internal/suite"
-	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
-// Row is what the set check needs of one suite JSONL row. Raw keeps the
+// Row is what the set keeps of one suite JSONL row: suite's judgement of
+// the line, plus the checks of the set's row-count contract. Raw keeps the
 // line as the benchmark wrote it, so merged files carry every field the
 // report reads.
 type Row struct {
@@ -23,38 +21,15 @@ type Row struct {
 	ScenarioID string
 	Iteration  int
 	Raw        []byte
-	// Problems lists the row rules this row breaks; empty means it passes.
+	// Problems lists what is wrong with this row; empty means it passes.
 	Problems []Problem
 	// Check results, for tracking.json's pass/fail counts.
 	SuccessOK, OutputValidOK, ErrorNullOK bool
 }
 
-// Problem is one broken rule, located precisely enough to act on.
-type Problem struct {
-	Mode       string `json:"mode"`
-	File       string `json:"file"`
-	Line       int    `json:"line"`
-	ScenarioID string `json:"scenario_id"`
-	Iteration  int    `json:"iteration,omitempty"`
-	Field      string `json:"field"`
-	Want       string `json:"expected"`
-	Got        string `json:"got"`
-}
-
-func (p Problem) String() string {
-	loc := p.File
-	if p.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", p.File, p.Line)
-	}
-	sc := p.ScenarioID
-	if sc == "" {
-		sc = "(no scenario_id)"
-	}
-	if p.Iteration > 0 {
-		sc = fmt.Sprintf("%s (iteration %d)", sc, p.Iteration)
-	}
-	return fmt.Sprintf("%s: %s row: scenario %s: %s: expected %s, got %s", loc, p.Mode, sc, p.Field, p.Want, p.Got)
-}
+// Problem is one located row diagnostic, as tracking.json's failures
+// carry it: suite's one diagnostic type.
+type Problem = suite.Diagnostic
 
 // ReadRows reads a suite JSONL file of one mode. A missing file reads as
 // no rows (the benchmark wrote nothing). Lines that are not valid rows
@@ -72,14 +47,14 @@ func ReadRows(path, mode string) ([]Row, error) {
 	return parseRows(f, path, mode)
 }
 
-// parseRows judges every line with suite's reader, so that set fails
-// exactly the rows report refuses and the Action annotates: a row the
-// strict reader cannot read (no tokens, "latency_ms_wall":"fast", a line
-// over suite.MaxLineBytes, a number out of range) is a failing row here.
+// parseRows judges every line with suite's lenient reader, so that set
+// fails exactly the rows report refuses and the Action annotates (no
+// tokens, "latency_ms_wall":"fast", a line over suite.MaxLineBytes, a
+// number out of range, a broken rule), and adds the set's own checks.
 func parseRows(r io.Reader, path, mode string) ([]Row, error) {
 	var rows []Row
-	err := suite.ReadChecked(r, path, func(line int, c suite.Checked) error {
-		rows = append(rows, checkedRow(c, path, line, mode))
+	err := suite.ReadChecked(r, path, func(c suite.Checked) error {
+		rows = append(rows, setRow(c, mode))
 		return nil
 	})
 	if err != nil {
@@ -88,92 +63,36 @@ func parseRows(r io.Reader, path, mode string) ([]Row, error) {
 	return rows, nil
 }
 
-// checkedRow turns suite's judgement of one line into the set's row. The
-// identity fields and the three rule flags are read from the raw line too,
-// so that a malformed row still names its scenario (for reruns) and counts
-// in tracking.json's per-check tallies.
-func checkedRow(c suite.Checked, path string, line int, mode string) Row {
-	if c.Raw == nil {
-		// A line too long to keep: a failing row with only its location.
-		row := Row{File: path, Line: line, Mode: mode}
-		row.Problems = append(row.Problems, Problem{Mode: mode, File: path, Line: line, Field: c.Err.Field, Want: c.Err.Expected, Got: c.Err.Got})
-		return row
+// setRow turns suite's judgement of one line into the set's row. Every
+// problem carries the mode of the file the row was read from. The
+// row-count contract adds, for valid rows, what suite's rules leave alone:
+// a row must name its scenario and iteration (the set counts and reruns by
+// them) and belong to the file's mode.
+func setRow(c suite.Checked, mode string) Row {
+	row := Row{File: c.File, Line: c.Line, Mode: mode, ScenarioID: c.ScenarioID, Iteration: c.Iteration,
+		SuccessOK: c.SuccessOK, OutputValidOK: c.OutputValidOK, ErrorNullOK: c.ErrorNullOK}
+	if c.Raw != nil {
+		row.Raw = append([]byte(nil), c.Raw...)
 	}
-	row := parseRow(append([]byte(nil), c.Raw...), path, line, mode)
-	if c.Err != nil && !hasField(row.Problems, c.Err.Field) {
-		row.Problems = append([]Problem{{Mode: mode, File: path, Line: line, ScenarioID: row.ScenarioID,
-			Iteration: row.Iteration, Field: c.Err.Field, Want: c.Err.Expected, Got: c.Err.Got}}, row.Problems...)
+	for _, d := range c.Diagnostics {
+		d.Mode = mode
+		row.Problems = append(row.Problems, d)
 	}
-	return row
-}
-
-func hasField(ps []Problem, field string) bool {
-	for _, p := range ps {
-		if p.Field == field {
-			return true
-		}
+	if c.Row == nil {
+		return row // not a valid row: suite's diagnostic says why
 	}
-	return false
-}
-
-// parseRow applies the row rules of the seed: success == true,
-// output_valid == true, error == null; plus the identity fields the
-// row-count contract needs.
-func parseRow(b []byte, path string, line int, mode string) Row {
-	row := Row{File: path, Line: line, Mode: mode, Raw: b}
 	add := func(field, want, got string) {
-		row.Problems = append(row.Problems, Problem{Mode: mode, File: path, Line: line,
-			ScenarioID: row.ScenarioID, Iteration: row.Iteration, Field: field, Want: want, Got: got})
+		row.Problems = append(row.Problems, Problem{Mode: mode, File: c.File, Line: c.Line, ScenarioID: c.ScenarioID,
+			Iteration: c.Iteration, Field: field, Expected: want, Got: got})
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil || m == nil {
-		msg := "not JSON"
-		if err != nil {
-			msg = err.Error()
-		}
-		add("row", "a JSON object", textfmt.Truncate(msg, 120))
-		return row
+	if c.ScenarioID == "" {
+		add("scenario_id", "a non-empty string", strconv.Quote(c.ScenarioID))
 	}
-	if err := json.Unmarshal(m["scenario_id"], &row.ScenarioID); err != nil || row.ScenarioID == "" {
-		add("scenario_id", "a non-empty string", describe(m["scenario_id"]))
+	if c.Iteration < 1 {
+		add("iteration", "an integer >= 1", strconv.Itoa(c.Iteration))
 	}
-	var it float64
-	if err := json.Unmarshal(m["iteration"], &it); err != nil || it < 1 || it != float64(int(it)) {
-		add("iteration", "an integer >= 1", describe(m["iteration"]))
-	} else {
-		row.Iteration = int(it)
-	}
-	if mv, ok := m["mode"]; ok {
-		var got string
-		if json.Unmarshal(mv, &got) != nil || got != mode {
-			add("mode", strconv.Quote(mode), describe(mv))
-		}
-	}
-	row.SuccessOK = isTrue(m["success"])
-	if !row.SuccessOK {
-		add("success", "true", describe(m["success"]))
-	}
-	row.OutputValidOK = isTrue(m["output_valid"])
-	if !row.OutputValidOK {
-		add("output_valid", "true", describe(m["output_valid"]))
-	}
-	ev, present := m["error"]
-	row.ErrorNullOK = present && string(bytes.TrimSpace(ev)) == "null"
-	if !row.ErrorNullOK {
-		add("error", "null", describe(ev))
-	}
-	for i := range row.Problems {
-		row.Problems[i].ScenarioID = row.ScenarioID
-		row.Problems[i].Iteration = row.Iteration
+	if c.Mode != mode {
+		add("mode", strconv.Quote(mode), strconv.Quote(c.Mode))
 	}
 	return row
-}
-
-func isTrue(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "true" }
-
-func describe(v json.RawMessage) string {
-	if v == nil {
-		return "nothing (field missing)"
-	}
-	return textfmt.Truncate(string(v), 120)
 }

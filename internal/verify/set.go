@@ -396,7 +396,7 @@ func (s *set) merge(mode string, rows []Row) {
 		}
 		if prev, dup := seen[key]; dup {
 			r.Problems = append(r.Problems, Problem{Mode: mode, File: r.File, Line: r.Line, ScenarioID: r.ScenarioID,
-				Iteration: r.Iteration, Field: "scenario_id/iteration", Want: "one row per scenario and iteration",
+				Iteration: r.Iteration, Field: "scenario_id/iteration", Expected: "one row per scenario and iteration",
 				Got: fmt.Sprintf("a second row (first at line %d)", prev)})
 		}
 		seen[key] = r.Line
@@ -429,7 +429,7 @@ func (s *set) evaluate() []string {
 			problems = append(problems, r.Problems...)
 			if r.ScenarioID != "" && !in[r.ScenarioID] {
 				problems = append(problems, Problem{Mode: mode, File: r.File, Line: r.Line, ScenarioID: r.ScenarioID,
-					Iteration: r.Iteration, Field: "scenario_id", Want: "one of the set's resolved scenarios", Got: r.ScenarioID})
+					Iteration: r.Iteration, Field: "scenario_id", Expected: "one of the set's resolved scenarios", Got: r.ScenarioID})
 				failing["unexpected:"+r.ScenarioID] = true
 			}
 			if len(r.Problems) > 0 {
@@ -444,7 +444,7 @@ func (s *set) evaluate() []string {
 			for it := 1; it <= s.opts.Repetitions; it++ {
 				if _, ok := store.byKey[fmt.Sprintf("%s:%d", id, it)]; !ok {
 					problems = append(problems, Problem{Mode: mode, File: s.suitePath(mode), ScenarioID: id, Iteration: it,
-						Field: "row", Want: "one row for this scenario and iteration", Got: "none"})
+						Field: "row", Expected: "one row for this scenario and iteration", Got: "none"})
 					failing[id] = true
 				}
 			}
