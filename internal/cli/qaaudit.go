@@ -69,6 +69,10 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
 		return ExitUsage
 	}
+	if err := c.CheckFlagValues(); err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v (see benchgate qa-audit --help)\n", err)
+		return ExitUsage
+	}
 	c.Paths = append(c.Paths, fs.Args()...)
 	if len(c.Paths) == 0 {
 		fmt.Fprintln(env.Stderr, "benchgate qa-audit: no question files given")

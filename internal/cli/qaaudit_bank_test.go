@@ -102,3 +102,50 @@ func TestQAAuditHelpNamesItsFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestQAAuditFlagErrorsNameFlagAndValue: an unknown flag, a bad value, or
+// a flag whose value was forgotten (so it took the next flag) exits 2
+// with one line naming the flag and the value, and audits nothing.
+func TestQAAuditFlagErrorsNameFlagAndValue(t *testing.T) {
+	py := testenv.Python(t)
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--bogus"}, []string{"--bogus"}},
+		{[]string{"--test-timeout", "soon"}, []string{"--test-timeout", `"soon"`}},
+		{[]string{"--test-timeout", "-5s"}, []string{"--test-timeout", "-5s"}},
+		{[]string{"--max-remediations", "x"}, []string{"--max-remediations", `"x"`}},
+		{[]string{"--max-remediations", "11"}, []string{"--max-remediations", "11"}},
+		{[]string{"--max-consecutive-model-failures", "0"}, []string{"--max-consecutive-model-failures", "0"}},
+		{[]string{"--max-proof-iterations", "-1"}, []string{"--max-proof-iterations", `"-1"`}},
+		{[]string{"--model-backend", "claude"}, []string{"--model-backend", `"claude"`}},
+		{[]string{"--pr-grouping", "folder"}, []string{"--pr-grouping", `"folder"`}},
+		{[]string{"--kinds", "essay"}, []string{"--kinds", `"essay"`}},
+		{[]string{"--api-key-env", "GITHUB_TOKEN"}, []string{"--api-key-env", "GITHUB_TOKEN"}},
+		{[]string{"--case", "--python", py}, []string{"--case", `"--python"`}},
+		{[]string{"--case", "no:such_case"}, []string{"--case", `"no:such_case"`}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "q.yaml"), []byte("benchmarks:\n- {id: a:b, benchmark_type: fix_error, test_file: t.py}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"--python", py, "--out-dir", "out"}, tt.args...)
+			r := runQA(t, dir, nil, append(args, "q.yaml")...)
+			if r.code != ExitUsage {
+				t.Fatalf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			first := strings.SplitN(r.stderr, "\n", 2)[0]
+			for _, w := range tt.want {
+				if !strings.Contains(first, w) {
+					t.Errorf("the error line %q does not name %s", first, w)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out", "quality_report.json")); err == nil {
+				t.Error("a report was written")
+			}
+		})
+	}
+}

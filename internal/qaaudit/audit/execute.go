@@ -32,8 +32,10 @@ import (
 // ErrBadInput marks errors caused by the user's flags or files (exit 2).
 var ErrBadInput = exitcode.ErrUsage
 
+// badInput is a usage error: its text is the message alone (the flag and
+// its value, or the file), and it exits 2.
 func badInput(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, a...))
+	return exitcode.Usagef(format, a...)
 }
 
 // Config is everything the qa-audit command line sets.
@@ -131,6 +133,28 @@ func ExpandPaths(paths []string, skip ...string) ([]string, error) {
 	return out, nil
 }
 
+// CheckFlagValues refuses a value that is itself a flag: a flag given
+// without its value takes the next flag as its value (--case --python
+// x.yaml), and the error should name both, not a file that fails to load.
+// Call it with the values as typed, before paths are made absolute.
+func (c *Config) CheckFlagValues() error {
+	for _, f := range []struct {
+		flag   string
+		values []string
+	}{
+		{"--case", c.Cases}, {"--require-module", c.RequireModules}, {"--kinds", c.Kinds}, {"--definitions", c.Paths},
+		{"--python", []string{c.Python}}, {"--out-dir", []string{c.OutDir}}, {"--repo-root", []string{c.RepoRoot}},
+		{"--image", []string{c.Image}}, {"--model", []string{c.Model}}, {"--model-url", []string{c.ModelURL}},
+	} {
+		for _, v := range f.values {
+			if strings.HasPrefix(v, "-") {
+				return badInput("%s %q: that is a flag, not a value; %s needs a value", f.flag, v, f.flag)
+			}
+		}
+	}
+	return nil
+}
+
 func (c *Config) check() error {
 	if c.OutDir == "" {
 		return badInput("--output-dir is empty")
@@ -157,13 +181,20 @@ func (c *Config) check() error {
 				questions.MultipleChoice, questions.APIUnderstanding, questions.FixError)
 		}
 	}
+	switch c.Backend {
+	case "", string(llm.Gemini), string(llm.OpenAI):
+	default:
+		return badInput("--model-backend %q: want %s or %s", c.Backend, llm.Gemini, llm.OpenAI)
+	}
+	if c.Grouping != "" {
+		if _, err := ghpr.ParseGrouping(c.Grouping); err != nil {
+			return badInput("--pr-grouping %q: %v", c.Grouping, err)
+		}
+	}
 	if c.MaxRemediations > 10 {
 		return badInput("--max-remediations %d: at most 10", c.MaxRemediations)
 	}
 	if c.OpenPRs {
-		if _, err := ghpr.ParseGrouping(c.Grouping); err != nil {
-			return badInput("--pr-grouping: %v", err)
-		}
 		if c.Repo == "" {
 			c.Repo = c.Getenv("GITHUB_REPOSITORY")
 		}
@@ -195,7 +226,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	files, err := LoadAll(paths, cfg.RepoRoot)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+		return nil, badInput("%v", err)
 	}
 	for _, id := range cfg.Cases {
 		found := false
@@ -229,7 +260,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.Image == "" {
 		it, err := runner.Preflight(ctx, cfg.RequireModules)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+			return nil, badInput("%v", err)
 		}
 		fmt.Fprintf(cfg.Stdout, "qa-audit: sandbox %s: Python %s, pytest %s\n", it.Python, it.Version, it.Pytest)
 		for _, m := range it.Missing {
@@ -248,7 +279,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if n := modelCases(files, sel); n > 0 && missingLibrary == "" {
 		llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v (a model is needed because %d multiple_choice case(s) are selected; --kinds api_understanding,fix_error audits the kinds that need none)", ErrBadInput, err, n)
+			return nil, badInput("%v (a model is needed because %d multiple_choice case(s) are selected; --kinds api_understanding,fix_error audits the kinds that need none)", err, n)
 		}
 		// After a few failed calls in a row the endpoint is given up on:
 		// the remaining cases end Inconclusive at once, with that error.
