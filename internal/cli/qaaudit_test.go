@@ -317,7 +317,7 @@ func TestQAAuditExitCodes(t *testing.T) {
 		{"bad grouping", valid, nil, []string{"--open-prs", "--dry-run", "--repo", "o/r", "--pr-grouping", "repo"}, ExitUsage, "--pr-grouping"},
 		{"prs without token", valid, nil, []string{"--open-prs", "--repo", "o/r"}, ExitUsage, "GITHUB_TOKEN"},
 		{"bad repo", valid, nil, []string{"--open-prs", "--dry-run", "--repo", "nope"}, ExitUsage, "owner/name"},
-		{"unknown backend", valid, nil, []string{"--model-backend", "x"}, ExitUsage, "model backend"},
+		{"unknown backend", valid, nil, []string{"--model-backend", "x"}, ExitUsage, "--model-backend \"x\""},
 		{"unknown case id", valid, nil, []string{"--case", "stdlib:nope"}, ExitUsage, `--case "stdlib:nope"`},
 		{"missing file", valid, nil, []string{"missing.yaml"}, ExitUsage, "missing.yaml"},
 		{"negative test timeout", valid, nil, []string{"--test-timeout", "-1s"}, ExitUsage, "--test-timeout -1s"},
