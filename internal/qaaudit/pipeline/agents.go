@@ -43,6 +43,10 @@ const (
 
 const appName = "benchgate-qa-audit"
 
+// OutcomeWrongDirection is the outcome of an option whose only tests the
+// direction check refused (see directionProblem): no evidence.
+const OutcomeWrongDirection = "wrong_direction"
+
 // recorder keeps the latest proof outcome of each option of one verification.
 type recorder struct {
 	mu       sync.Mutex
@@ -55,8 +59,21 @@ func (r *recorder) put(o OptionResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	prev := r.results[o.Option]
-	o.Runs = prev.Runs + 1
+	o.Runs, o.Rejected = prev.Runs+1, prev.Rejected
 	o.DurationMS += prev.DurationMS // the time of every run of the option
+	r.results[o.Option] = o
+}
+
+// reject records a test the direction check refused: no run, no
+// evidence, but one of the option's tries.
+func (r *recorder) reject(o OptionResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev, ok := r.results[o.Option]
+	if ok && prev.Evidence {
+		return // an earlier run already proved the option
+	}
+	o.Runs, o.DurationMS, o.Rejected = prev.Runs, prev.DurationMS, prev.Rejected+1
 	r.results[o.Option] = o
 }
 
@@ -74,7 +91,7 @@ func (r *recorder) done() bool {
 	defer r.mu.Unlock()
 	for _, k := range r.required {
 		o, ok := r.results[k]
-		if !ok || (!o.Evidence && o.Runs < r.tries) {
+		if !ok || (!o.Evidence && o.Runs+o.Rejected < r.tries) {
 			return false
 		}
 	}
@@ -87,7 +104,7 @@ func (r *recorder) pending() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, k := range r.required {
-		if o, ok := r.results[k]; !ok || (!o.Evidence && o.Runs < r.tries) {
+		if o, ok := r.results[k]; !ok || (!o.Evidence && o.Runs+o.Rejected < r.tries) {
 			out = append(out, k)
 		}
 	}
@@ -134,6 +151,11 @@ func (a *Auditor) newRunTestTool(v version, dir string, rec *recorder) (tool.Too
 		}
 		if strings.TrimSpace(args.Code) == "" {
 			return runTestResult{}, errors.New("code is empty")
+		}
+		if why := directionProblem(texts[key], args.Code); why != "" {
+			rec.reject(OptionResult{Option: key, Text: texts[key], Outcome: OutcomeWrongDirection, Truth: verdict.Unknown,
+				Message: "direction check: " + why})
+			return runTestResult{}, fmt.Errorf("direction check refused the test for option %s: %s. The test must pass if and only if option %s, as stated, is true; write it that way and run it again", key, why, key)
 		}
 		odir := filepath.Join(dir, "option_"+key)
 		if err := os.MkdirAll(odir, 0o755); err != nil {

@@ -118,6 +118,8 @@ type OptionResult struct {
 	Message    string        `json:"message,omitempty"`
 	DurationMS int64         `json:"duration_ms"`
 	Runs       int           `json:"runs"`
+	// Rejected counts the tests the direction check refused to run.
+	Rejected int `json:"rejected,omitempty"`
 	// Derived marks a "None of the above" option, whose truth follows from the others.
 	Derived bool `json:"derived,omitempty"`
 }

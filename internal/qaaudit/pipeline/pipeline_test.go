@@ -48,7 +48,9 @@ var stdlibTests = map[string]string{
 	`bool("y")`:             assertTest(`bool("y") is True`),
 	`bool(0)`:               assertTest(`bool(0) is True`),
 	`The integer 3`:         assertTest(`abs(-3) == 3`),
-	`The integer -3`:        "import pytest\n\n@pytest.mark.skip(reason='needs the GPU build')\ndef test_option():\n    assert abs(-3) == -3\n",
+	// Written the upstream way round: it passes when the option is false.
+	`It returns a string without an error`: "import pytest\n\ndef test_option():\n    import json\n    with pytest.raises(TypeError):\n        json.dumps([\"x\"])\n",
+	`The integer -3`:                       "import pytest\n\n@pytest.mark.skip(reason='needs the GPU build')\ndef test_option():\n    assert abs(-3) == -3\n",
 }
 
 var stdlibFixes = map[string][]string{
@@ -108,6 +110,7 @@ func TestAuditWithRealPytest(t *testing.T) {
 		"stdlib:never_fixed":           {verdict.Ambiguous, verdict.Ambiguous, 4, true, map[string]string{"A": "passed", "B": "passed", "C": "failed"}},
 		"stdlib:none_of_the_above_key": {verdict.Valid, verdict.Valid, 1, false, map[string]string{"A": "failed", "B": "failed", "C": "derived"}},
 		"stdlib:skipped_test":          {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": "passed", "B": "skipped"}},
+		"stdlib:wrong_direction":       {verdict.Inconclusive, verdict.Inconclusive, 1, true, map[string]string{"A": pipeline.OutcomeWrongDirection, "B": "failed"}},
 	}
 	results := map[string]pipeline.CaseResult{}
 	for _, c := range loadCases(t) {
@@ -180,6 +183,20 @@ func TestAuditWithRealPytest(t *testing.T) {
 	}
 	if !containsAny(m.Requests(pipeline.EngineerName), "skipped: needs the GPU build") {
 		t.Errorf("the engineer's tool result does not carry the skip reason")
+	}
+	// A test written to pass when its option is false is refused before
+	// it runs; the engineer is told why, and the option proves nothing.
+	if r := results["stdlib:wrong_direction"]; len(r.Attempts) > 0 {
+		at := r.Attempts[0]
+		if a := at.Options[0]; a.Runs != 0 || a.Rejected != 1 || a.TestPath != "" {
+			t.Errorf("refused option: %+v", a)
+		}
+		if at.Decision == nil || !strings.Contains(at.Decision.Reason, "A: wrong_direction: direction check: the option says no error is raised, but the test expects one") {
+			t.Errorf("reason: %+v", at.Decision)
+		}
+	}
+	if !containsAny(m.Requests(pipeline.EngineerName), "direction check refused the test for option A") {
+		t.Errorf("the engineer was not told why its test was refused")
 	}
 	_, remediated := results["stdlib:ambiguous_four"]
 	checkGroundTruthHidden(t, m, remediated)

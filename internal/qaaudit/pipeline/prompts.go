@@ -63,6 +63,7 @@ func EngineerPrompt(v CaseView, claimsJSON string, pending []string) string {
 Rules:
 - For each option call ` + RunTestTool + ` once with a complete pytest file named test_option_<X>.py containing ONE test function that asserts the option exactly as stated. The test must PASS if and only if the option is true. Do not write tests that pass when the option is false.
 - If the option says some code raises an error, assert it with pytest.raises; if it says the code works or returns something, call it and assert the result.
+- A test written the other way round (one that passes when the option is false, e.g. pytest.raises for an option that says the code works, or a test named or commented as disproving the option) is refused before it runs.
 - Use ` + InspectTool + ` to check a name's real signature before relying on it.
 - Put imports of the library inside the test function, so a missing name fails the test instead of breaking collection.
 - Use only the library under test and the Python standard library; mock network services with unittest.mock. No network access is available.

@@ -1,0 +1,56 @@
+package pipeline
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The direction check. Every option's test must pass if and only if the
+// option, as stated, is true (research/qa-audit.md §5.3): the verdict reads
+// a pass as "true". The upstream design wrote distractor tests the other
+// way round (a test that passes when the distractor is false, with
+// pytest.raises), and a model that learnt that pattern writes such tests
+// here too; run as evidence, each would prove the opposite of what it
+// tested. So before a test runs, these signs of a test written against its
+// option refuse it, and the engineer is told why and may write it again:
+//
+//   - its name or a comment says it proves the option false or invalid
+//     (test_option_B_invalidity, "# distractor: prove it does not work");
+//   - the option says the code runs without an error, and the test
+//     expects one (pytest.raises);
+//   - the option says an error is raised, and the test neither expects
+//     nor catches one, so it could only pass when none is raised.
+//
+// These are signs, not proof: a test that passes the check can still be
+// wrong, but one that fails it is wrong in the way that flips a verdict.
+
+var (
+	negatedName = regexp.MustCompile(`(?i)\bdef\s+test\w*?(invalid|not_valid|is_false|false_claim|disprov|distractor|incorrect|is_wrong|fails_to)\w*\s*\(`)
+	negatedNote = regexp.MustCompile(`(?i)(#|"""|''')[^\n]*(\bdistractor\b|prove[sd]?\s+(that\s+)?(it|this|the\s+(option|claim|distractor))\s+(is\s+)?(false|invalid|wrong|does\s+not|doesn't)|passes\s+(only\s+)?(if|when)\s+(the\s+)?(option|claim|distractor)\s+(is\s+)?(false|invalid|wrong))`)
+	saysNoError = regexp.MustCompile(`(?i)\b(no\s+(error|exception)s?\b|without\s+(an?\s+|any\s+)?(error|exception)|does\s*n[o']t\s+raise|raises\s+no(thing)?\b|never\s+raises|runs\s+successfully|succeeds\b|completes\s+successfully|works\s+(fine|correctly|as\s+expected))`)
+	saysError   = regexp.MustCompile(`\b(raises?|raised|throws?|thrown)\b|\b[A-Z]\w*(Error|Exception)\b`)
+	expectsErr  = regexp.MustCompile(`\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
+	catchesErr  = regexp.MustCompile(`\bexcept\b|\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
+)
+
+// directionProblem returns why the test looks written to pass when the
+// option is false, or "" when it shows no such sign.
+func directionProblem(option, code string) string {
+	if m := negatedName.FindString(code); m != "" {
+		return "its name (" + strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(m), "def"), "(")) + ") says it proves the option false"
+	}
+	if m := negatedNote.FindString(code); m != "" {
+		return "a comment says it proves the option false (" + strings.TrimSpace(m) + ")"
+	}
+	switch {
+	case saysNoError.MatchString(option):
+		if expectsErr.MatchString(code) {
+			return "the option says no error is raised, but the test expects one (pytest.raises), so it passes only when the option is false"
+		}
+	case saysError.MatchString(option):
+		if !catchesErr.MatchString(code) {
+			return "the option says an error is raised, but the test neither expects (pytest.raises) nor catches one, so it can pass only when no error is raised"
+		}
+	}
+	return ""
+}

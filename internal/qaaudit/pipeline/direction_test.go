@@ -1,0 +1,36 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDirectionProblem(t *testing.T) {
+	raises := "import pytest\n\ndef test_option():\n    with pytest.raises(ValueError):\n        int('x')\n"
+	plain := "def test_option():\n    assert int('3') == 3\n"
+	tests := []struct {
+		name, option, code, want string
+	}{
+		{"plain claim, plain test", "int('3') returns 3", plain, ""},
+		{"error claim, raises test", "It raises ValueError", raises, ""},
+		{"error class named, raises test", "A ValidationError indicating the name is reserved.", raises, ""},
+		{"error claim, test catches", "It raises ValueError", "def test_option():\n    try:\n        int('x')\n    except ValueError:\n        return\n    assert False\n", ""},
+		{"no-error claim, plain test", "It runs without an error", plain, ""},
+		{"no-error claim, raises test", "It runs without an error", raises, "expects one"},
+		{"no error is raised", "No error is raised.", raises, "expects one"},
+		{"error claim, plain test", "It raises ValueError", plain, "neither expects"},
+		{"negated name", "int('3') returns 3", "import pytest\n\ndef test_option_B_invalidity():\n    assert True\n", "its name"},
+		{"distractor comment", "int('3') returns 3", "def test_option():\n    # Distractor claims this works; we must prove it DOES NOT work.\n    assert True\n", "a comment"},
+		{"passes if false", "int('3') returns 3", "def test_option():\n    \"\"\"Passes if the option is false.\"\"\"\n    assert True\n", "a comment"},
+		{"error word in lower case is no claim of an error", "It logs an error message", "def test_option(caplog):\n    assert True\n", ""},
+		{"word raises in the test is not a catch", "It raises KeyError", "def test_option():\n    d = {}\n    assert 'raises' not in d\n", "neither expects"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := directionProblem(tt.option, tt.code)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("directionProblem(%q) = %q, want %q", tt.option, got, tt.want)
+			}
+		})
+	}
+}
