@@ -9,12 +9,21 @@
 #   BENCHGATE_TEST_BUSYBOX      static busybox, the root file system of test images
 #   BENCHGATE_TEST_PYTHON       a python3 with pytest (Debian's python3-pytest)
 #   BENCHGATE_TEST_REQUIRE      "1": tests fail instead of skipping when a component is missing
+#   BENCHGATE_TEST_STATE        the state folder (below), where the tests also keep the
+#                               binaries they build (testenv.Build)
+#
+# Everything it installs or starts lives in the state folder, $BENCHGATE_TEST_STATE
+# (default /tmp/benchgate-test): the Codex CLI, the Docker engine's socket, data and logs.
+# Two runs at once (two checkouts) that must not share an engine each set their own, e.g.
+# BENCHGATE_TEST_STATE=$HOME/.cache/benchgate-test-2 ./scripts/test.sh
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CODEX_VERSION=0.169.0
 state_dir=${BENCHGATE_TEST_STATE:-/tmp/benchgate-test}
 mkdir -p "$state_dir"
+state_dir=$(cd "$state_dir" && pwd)
+export BENCHGATE_TEST_STATE="$state_dir"
 
 need_apt=()
 command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
@@ -51,6 +60,10 @@ fi
 # iptables and no bridge, so it neither needs nor touches host networking.
 docker_dir="$state_dir/docker"
 docker_sock="$docker_dir/docker.sock"
+if [ ${#docker_sock} -gt 100 ]; then
+  echo "test-env: $docker_sock is too long for a Unix socket (over 100 bytes); choose a shorter BENCHGATE_TEST_STATE" >&2
+  exit 1
+fi
 mkdir -p "$docker_dir"
 if ! DOCKER_HOST="unix://$docker_sock" docker version >/dev/null 2>&1; then
   echo "test-env: starting dockerd on $docker_sock" >&2

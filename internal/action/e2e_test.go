@@ -28,38 +28,11 @@ import (
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
-var binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "benchgate-action-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// build compiles the binaries once per test process, on first use.
-func build(t *testing.T) string {
+// binaries returns the benchgate and benchsim binaries, built once per
+// content of their sources for every test package (testenv.Benchgate).
+func binaries(t *testing.T) (benchgate, benchsim string) {
 	t.Helper()
-	bg := filepath.Join(binDir, "benchgate")
-	if _, err := os.Stat(bg); err == nil {
-		return binDir
-	}
-	root := testenv.RepoRoot(t)
-	for _, pkg := range []string{"benchgate", "benchsim"} {
-		// -trimpath as in the Dockerfile, so the packages compiled here are
-		// reused by TestDockerfileBuildsStaticBinaries.
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(binDir, pkg), "./cmd/"+pkg)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build ./cmd/%s: %v\n%s", pkg, err, out)
-		}
-	}
-	return binDir
+	return testenv.Benchgate(t), testenv.Benchsim(t)
 }
 
 type step struct {
@@ -99,10 +72,10 @@ func newStep(t *testing.T, inputs map[string]string) *step {
 
 func (s *step) run(t *testing.T) {
 	t.Helper()
-	bin := build(t)
-	cmd := exec.Command(filepath.Join(bin, "benchgate"), "action")
+	bg, sim := binaries(t)
+	cmd := exec.Command(bg, "action")
 	cmd.Dir = s.ws
-	cmd.Env = []string{"PATH=" + bin + ":" + os.Getenv("PATH")}
+	cmd.Env = []string{"PATH=" + filepath.Dir(bg) + ":" + filepath.Dir(sim) + ":" + os.Getenv("PATH")}
 	for k, v := range s.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -227,7 +200,7 @@ func TestReportMode(t *testing.T) {
 
 	// The same command by hand.
 	hand := t.TempDir()
-	cmd := exec.Command(filepath.Join(build(t), "benchgate"), "report", "--suite-jsonl", filepath.Join(s.ws, "suites/agent_direct-suite.jsonl"),
+	cmd := exec.Command(testenv.Benchgate(t), "report", "--suite-jsonl", filepath.Join(s.ws, "suites/agent_direct-suite.jsonl"),
 		"--suite-jsonl", filepath.Join(s.ws, "suites/ghx-suite.jsonl"), "--gate", "--gate-profile", "verify_pr",
 		"--summary-json", filepath.Join(hand, "s.json"), "--summary-md", filepath.Join(hand, "s.md"))
 	handErr := cmd.Run()
@@ -303,7 +276,7 @@ func benchWorkspace(t *testing.T, s *step) {
 		return nil
 	})
 	os.Remove(filepath.Join(s.ws, "bench", "failures.json"))
-	cmd := exec.Command(filepath.Join(build(t), "benchsim"), "fixtures", "seed", "--seed-id", "e2e-shared", "--out", filepath.Join(s.ws, "bench", "fixtures", "latest.json"))
+	cmd := exec.Command(testenv.Benchsim(t), "fixtures", "seed", "--seed-id", "e2e-shared", "--out", filepath.Join(s.ws, "bench", "fixtures", "latest.json"))
 	cmd.Dir = filepath.Join(s.ws, "bench")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("seed: %v\n%s", err, out)

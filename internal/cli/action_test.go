@@ -55,12 +55,7 @@ func TestActionQAAudit(t *testing.T) {
 	os.WriteFile(vars["GITHUB_EVENT_PATH"], []byte(`{"schedule":"0 6 * * 1"}`), 0o644)
 	// The built binary, started as the runner starts a Docker action's
 	// entry point: only the step's environment, the workspace as cwd.
-	bin := filepath.Join(t.TempDir(), "benchgate")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/benchgate")
-	build.Dir = testenv.RepoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testenv.Benchgate(t)
 	cmd := exec.Command(bin, "action")
 	cmd.Dir = ws
 	for k, v := range vars {

@@ -6,12 +6,14 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // TestFlagErrorsAreShown runs the real binary with a bad flag or value
 // for every command: each exits 2 and says which flag and which value.
 func TestFlagErrorsAreShown(t *testing.T) {
-	bin := buildBenchgate(t, t.TempDir())
+	bin := testenv.Benchgate(t)
 	tests := []struct {
 		args []string
 		want string

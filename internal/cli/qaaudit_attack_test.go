@@ -22,7 +22,7 @@ import (
 func TestQAAuditSandboxHoldsNoTokens(t *testing.T) {
 	py := testenv.Python(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 func TestQAAuditStdlibQuestionBank(t *testing.T) {
 	py := testenv.Python(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	bank := filepath.Join(dir, "bank")
 	if err := os.CopyFS(bank, os.DirFS(filepath.Join("testdata", "qabank"))); err != nil {
 		t.Fatal(err)

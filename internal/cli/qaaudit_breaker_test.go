@@ -58,7 +58,7 @@ func runBinary(t *testing.T, dir string, env []string, bin string, args ...strin
 func TestQAAuditChecksTheModelOnceFirst(t *testing.T) {
 	py := testenv.Python(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestQAAuditChecksTheModelOnceFirst(t *testing.T) {
 func TestQAAuditGivesUpOnAModelEndpointThatDies(t *testing.T) {
 	py := testenv.Python(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	var mu sync.Mutex
 	calls := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

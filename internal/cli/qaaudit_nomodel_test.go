@@ -21,7 +21,7 @@ import (
 func TestQAAuditNeedsNoModelForExecutionProofs(t *testing.T) {
 	py := testenv.Python(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	apiCases := `benchmarks:
 - id: stdlib:json_decoder
   category: Core classes

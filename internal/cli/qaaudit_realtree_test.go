@@ -38,7 +38,7 @@ func TestQAAuditRealTreesWithoutModelOrLibrary(t *testing.T) {
 	}
 	data := testenv.SharedData(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	tests := []struct {
 		tree  string
 		kinds map[string]int // cases per benchmark_type

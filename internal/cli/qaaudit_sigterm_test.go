@@ -22,7 +22,7 @@ import (
 func TestQAAuditStopsQuicklyOnSIGTERM(t *testing.T) {
 	py := testenv.Python(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	const cases = 3000
 	var b strings.Builder
 	b.WriteString("benchmarks:\n")

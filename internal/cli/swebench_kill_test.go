@@ -49,7 +49,7 @@ func TestSwebenchSIGKILLContainerIsReaped(t *testing.T) {
 	dc := swebenchtest.Docker(t)
 	host := testenv.DockerHost(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	killed, next := "acme__killed-1", "acme__next-2"
 	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+killed+":latest", true)
 	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+next+":latest", true)
@@ -86,7 +86,7 @@ func TestSwebenchSameInstanceTwice(t *testing.T) {
 	dc := swebenchtest.Docker(t)
 	host := testenv.DockerHost(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	id := "acme__twice-3"
 	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+id+":latest", true)
 	outA, outB := filepath.Join(dir, "a"), filepath.Join(dir, "b")

@@ -147,7 +147,7 @@ func TestSwebenchSIGTERM(t *testing.T) {
 	dc := swebenchtest.Docker(t)
 	host := testenv.DockerHost(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	id := "acme__sigterm-9"
 	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+id+":latest", true)
 	out := filepath.Join(dir, "out")
@@ -295,7 +295,7 @@ func TestSwebenchBatchSIGTERMThenResume(t *testing.T) {
 	dc := swebenchtest.Docker(t)
 	host := testenv.DockerHost(t)
 	dir := t.TempDir()
-	bin := buildBenchgate(t, dir)
+	bin := testenv.Benchgate(t)
 	ids := []string{"acme__resume-1", "acme__resume-2"}
 	for _, id := range ids {
 		swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+id+":latest", true)
@@ -362,17 +362,4 @@ func TestSwebenchBatchSIGTERMThenResume(t *testing.T) {
 	if strings.Count(stdout.String(), "skip ") != 2 {
 		t.Errorf("second resume output:\n%s", stdout)
 	}
-}
-
-// buildBenchgate builds the real binary into dir, for tests that signal it
-// as a separate process.
-func buildBenchgate(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "benchgate")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/benchgate")
-	build.Dir = testenv.RepoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
 }

@@ -15,33 +15,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 
-// binDir holds the benchgate and benchsim binaries built once for the
-// end-to-end tests, which run them as real processes.
-var binDir string
+// bins are the benchgate and benchsim binaries the end-to-end tests run
+// as real processes, by name, built once per content of their sources
+// (testenv.CommandBinaries).
+var bins map[string]string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "benchgate-verify-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	var err error
+	if bins, err = testenv.CommandBinaries(repoRoot()); err != nil {
+		fmt.Fprintln(os.Stderr, "build:", err)
 		os.Exit(1)
 	}
-	root := repoRoot()
-	for _, b := range []string{"benchgate", "benchsim"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b), "./cmd/"+b)
-		cmd.Dir = root
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build", b, err)
-			os.Exit(1)
-		}
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
+}
+
+// binPath is PATH with the folders of benchgate and benchsim first.
+func binPath() string {
+	return "PATH=" + filepath.Dir(bins["benchgate"]) + string(os.PathListSeparator) + filepath.Dir(bins["benchsim"]) +
+		string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
 func repoRoot() string {
@@ -78,7 +73,7 @@ func newFixture(t *testing.T, failures string, overrides map[string]any) *fixtur
 	writeJSON(t, f.config, cfg)
 	f.failures = filepath.Join(repoRoot(), "testdata", "bench", "failures", failures)
 	f.manifest = filepath.Join(f.dir, "shared", "latest.json")
-	if out, err := exec.Command(filepath.Join(binDir, "benchsim"), "fixtures", "seed", "--seed-id", "shared", "--out", f.manifest).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bins["benchsim"], "fixtures", "seed", "--seed-id", "shared", "--out", f.manifest).CombinedOutput(); err != nil {
 		t.Fatalf("seed shared manifest: %v\n%s", err, out)
 	}
 	return f
@@ -93,9 +88,9 @@ func writeJSON(t *testing.T, path string, v any) {
 }
 
 func (f *fixture) command(args ...string) *exec.Cmd {
-	cmd := exec.Command(filepath.Join(binDir, "benchgate"), args...)
+	cmd := exec.Command(bins["benchgate"], args...)
 	cmd.Dir = f.dir
-	cmd.Env = append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "BENCHSIM_FAILURES="+f.failures)
+	cmd.Env = append(os.Environ(), binPath(), "BENCHSIM_FAILURES="+f.failures)
 	return cmd
 }
 

@@ -19,7 +19,7 @@ import (
 // benchgate itself costs per set. The target is at most 100 ms.
 func BenchmarkSet(b *testing.B) {
 	root := repoRoot()
-	sim := filepath.Join(binDir, "benchsim")
+	sim := bins["benchsim"]
 	cfg := bench.Default(filepath.Join(root, "examples"))
 	cfg.Benchmark = append([]string{sim, "benchmark"}, cfg.Benchmark[6:]...)
 	cfg.Fixtures = []string{sim, "fixtures", "{action}", "{seed_id}", "--out", "{out}"}

@@ -7,91 +7,26 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
-var (
-	fakeOnce sync.Once
-	fakePath string
-	fakeErr  error
-)
-
-// FakeCodex builds testdata/fakecodex statically, once per test binary,
-// into the user's cache folder under a name derived from its source: the
-// next run reuses it, and nothing is left in the temporary folder.
+// FakeCodex builds testdata/fakecodex statically, once per content of its
+// sources, into the test state folder (testenv.Build): the next test and
+// the next run reuse it, and nothing is left in the temporary folder.
 func FakeCodex(t testing.TB) string {
 	t.Helper()
-	fakeOnce.Do(func() {
-		_, self, _, _ := runtime.Caller(0)
-		src := filepath.Join(filepath.Dir(self), "testdata", "fakecodex")
-		fakePath, fakeErr = buildCached(src)
-	})
-	if fakeErr != nil {
-		t.Fatalf("build fake codex: %v", fakeErr)
-	}
-	return fakePath
-}
-
-// buildCached builds the Go program in src once per content.
-func buildCached(src string) (string, error) {
-	h := sha256.New()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return "", err
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			return "", err
-		}
-		h.Write([]byte(e.Name()))
-		h.Write(b)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "benchgate-test", "fakecodex-"+hex.EncodeToString(h.Sum(nil))[:16])
-	bin := filepath.Join(dir, "codex")
-	if info, err := os.Stat(bin); err == nil && info.Mode().IsRegular() {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	// Built under a temporary name and renamed, so that two test binaries
-	// building at once never run a half-written file.
-	tmp, err := os.CreateTemp(dir, "codex-*")
-	if err != nil {
-		return "", err
-	}
-	tmp.Close()
-	cmd := exec.Command("go", "build", "-o", tmp.Name(), ".")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("%v: %s", err, out)
-	}
-	if err := os.Rename(tmp.Name(), bin); err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return bin, nil
+	_, self, _, _ := runtime.Caller(0)
+	return testenv.Binary(t, testenv.Build{Dir: filepath.Join(filepath.Dir(self), "testdata", "fakecodex"), Name: "codex",
+		Env: []string{"CGO_ENABLED=0"}})
 }
 
 func Docker(t testing.TB) *container.Client {
