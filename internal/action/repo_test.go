@@ -28,10 +28,15 @@ type actionMetadata struct {
 	} `yaml:"inputs"`
 	Outputs map[string]struct {
 		Description string `yaml:"description"`
+		Value       string `yaml:"value"`
 	} `yaml:"outputs"`
 	Runs struct {
 		Using string `yaml:"using"`
-		Image string `yaml:"image"`
+		Steps []struct {
+			ID  string            `yaml:"id"`
+			Run string            `yaml:"run"`
+			Env map[string]string `yaml:"env"`
+		} `yaml:"steps"`
 	} `yaml:"runs"`
 }
 
@@ -53,8 +58,18 @@ func loadActionYML(t *testing.T) actionMetadata {
 // that action.yml declares nothing the adapter ignores.
 func TestActionYMLMatchesAdapter(t *testing.T) {
 	md := loadActionYML(t)
-	if md.Runs.Using != "docker" || md.Runs.Image != "Dockerfile" {
-		t.Errorf("runs = %+v, want using docker, image Dockerfile", md.Runs)
+	// A composite action: the binary is obtained, then `benchgate action`
+	// runs on the runner with every input in BENCHGATE_INPUTS, and each
+	// output is that step's output of the same name.
+	if md.Runs.Using != "composite" || len(md.Runs.Steps) != 2 {
+		t.Fatalf("runs = %+v, want a composite action of two steps", md.Runs)
+	}
+	if obtain := md.Runs.Steps[0]; !strings.Contains(obtain.Run, "scripts/obtain-benchgate.sh") {
+		t.Errorf("first step runs %q, want scripts/obtain-benchgate.sh", obtain.Run)
+	}
+	if run := md.Runs.Steps[1]; run.ID != "run" || !strings.HasSuffix(strings.TrimSpace(run.Run), " action") ||
+		run.Env["BENCHGATE_INPUTS"] != "${{ toJSON(inputs) }}" {
+		t.Errorf("second step = %+v, want id run, `benchgate action`, BENCHGATE_INPUTS: ${{ toJSON(inputs) }}", run)
 	}
 	if md.Name == "" || md.Description == "" {
 		t.Error("action.yml needs a name and a description")
@@ -89,8 +104,12 @@ func TestActionYMLMatchesAdapter(t *testing.T) {
 	outs := map[string]bool{}
 	for _, o := range Outputs() {
 		outs[o.Name] = true
-		if y, ok := md.Outputs[o.Name]; !ok || strings.TrimSpace(y.Description) == "" {
+		y, ok := md.Outputs[o.Name]
+		if !ok || strings.TrimSpace(y.Description) == "" {
 			t.Errorf("output %q missing or undocumented in action.yml", o.Name)
+		}
+		if want := "${{ steps.run.outputs." + o.Name + " }}"; ok && y.Value != want {
+			t.Errorf("output %q: value %q, want %q", o.Name, y.Value, want)
 		}
 	}
 	for name := range md.Outputs {

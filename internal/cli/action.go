@@ -25,11 +25,16 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate action: takes no arguments (got %q); options come from INPUT_* variables\n", args)
 		return ExitUsage
 	}
-	gha := githubactions.New(githubactions.WithWriter(env.Stdout), githubactions.WithGetenv(env.Getenv))
+	getenv, err := inputGetenv(env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stdout, "::error title=benchgate::%s\n", err)
+		return ExitUsage
+	}
+	gha := githubactions.New(githubactions.WithWriter(env.Stdout), githubactions.WithGetenv(getenv))
 	cfg := action.Config{
 		GHA:    gha,
 		Stdout: env.Stdout,
-		Getenv: env.Getenv,
+		Getenv: getenv,
 		Dir:    env.Dir,
 		Now:    env.Now,
 		Run: func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer) int {
@@ -93,14 +98,15 @@ var runnerOnlyEnv = []string{
 	"ACTIONS_CACHE_URL",
 }
 
-// scrubRunnerEnv removes the runner's own credentials and every INPUT_*
-// variable (which hold the secrets given as inputs, under their input
+// scrubRunnerEnv removes the runner's own credentials, BENCHGATE_INPUTS
+// and every INPUT_* variable (which hold the secrets given as inputs, under their input
 // names) from the process environment that children inherit. The secrets
 // the mode does need are set again under their own names by the caller.
 func scrubRunnerEnv() {
 	for _, k := range runnerOnlyEnv {
 		os.Unsetenv(k)
 	}
+	os.Unsetenv(inputsVar)
 	for _, kv := range os.Environ() {
 		if k, _, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "INPUT_") {
 			os.Unsetenv(k)
