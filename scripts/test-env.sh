@@ -7,6 +7,7 @@
 #   BENCHGATE_TEST_DOCKER_HOST  unix socket of a private Docker engine
 #   BENCHGATE_TEST_CODEX        path of the pinned real Codex CLI binary
 #   BENCHGATE_TEST_BUSYBOX      static busybox, the root file system of test images
+#   BENCHGATE_TEST_PNPM        pnpm (pinned, from npm), for the example workflows under act
 #   BENCHGATE_TEST_PYTHON       a python3 with pytest (Debian's python3-pytest)
 #   BENCHGATE_TEST_REQUIRE      "1": tests fail instead of skipping when a component is missing
 #   BENCHGATE_TEST_STATE        the state folder (below), where the tests also keep the
@@ -54,6 +55,22 @@ if [ -n "$codex_pkg" ] && [ ! -x "$codex_bin" ]; then
 fi
 if [ -x "$codex_bin" ]; then
   export BENCHGATE_TEST_CODEX="$codex_bin"
+fi
+
+# pnpm, pinned, from the npm registry: the example workflows run the
+# benchmark's default contract (pnpm --filter @ghx-dev/benchmark run
+# benchmark) through it. Its folder bin/ goes on the runner's PATH.
+PNPM_VERSION=9.15.9
+pnpm_dir="$state_dir/pnpm-$PNPM_VERSION"
+if command -v node >/dev/null 2>&1 && [ ! -x "$pnpm_dir/bin/pnpm" ]; then
+  echo "test-env: fetching pnpm@$PNPM_VERSION" >&2
+  rm -rf "$pnpm_dir" && mkdir -p "$pnpm_dir/bin"
+  (cd "$pnpm_dir" && npm pack --silent "pnpm@$PNPM_VERSION" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+  printf '#!/bin/sh\nexec node "%s/package/bin/pnpm.cjs" "$@"\n' "$pnpm_dir" >"$pnpm_dir/bin/pnpm"
+  chmod +x "$pnpm_dir/bin/pnpm"
+fi
+if [ -x "$pnpm_dir/bin/pnpm" ]; then
+  export BENCHGATE_TEST_PNPM="$pnpm_dir/bin/pnpm"
 fi
 
 # A private Docker engine: its own socket, data root and exec root, no

@@ -33,14 +33,22 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	if root == "" {
 		root = "."
 	}
+	// `pnpm run <script> -- <args>` hands the script its own command
+	// followed by the separator (pnpm 7 and later keep it): a package.json
+	// script "benchsim benchmark" gets `benchmark -- ghx 1 ...`. The
+	// benchmark's own CLI drops it, so the simulator does too.
+	rest := args[1:]
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
 	var err error
 	switch args[0] {
 	case "benchmark":
-		err = runBenchmark(args[1:], root, stdout, stderr, getenv)
+		err = runBenchmark(rest, root, stdout, stderr, getenv)
 	case "fixtures":
-		err = runFixtures(args[1:], stdout)
+		err = runFixtures(rest, stdout)
 	case "confirm":
-		err = runConfirm(args[1:], stdout, getenv)
+		err = runConfirm(rest, stdout, getenv)
 	default:
 		err = fmt.Errorf("unknown command %q (expected benchmark, fixtures or confirm)", args[0])
 	}

@@ -33,6 +33,8 @@ func TestBenchmarkRows(t *testing.T) {
 	}{
 		{name: "whole set", args: []string{"--", "benchmark", "ghx", "2", "--provider", "openai", "--model", "m", "--scenario-set", "ci-diagnostics"},
 			env: map[string]string{"GHX_SKIP_GH_PREFLIGHT": "1", "BENCHSIM_FAILURES": none}, wantRows: 8, wantSet: "ci-diagnostics"},
+		{name: "separator after the command, as pnpm run forwards it", args: []string{"benchmark", "--", "agent_direct", "1", "--scenario", "pr-view-001"},
+			env: map[string]string{"BENCHSIM_FAILURES": none}, wantRows: 1, wantSet: nil},
 		{name: "by scenario", args: []string{"benchmark", "agent_direct", "1", "--scenario", "pr-view-001", "--scenario", "repo-view-001"},
 			env: map[string]string{"BENCHSIM_FAILURES": none}, wantRows: 2, wantSet: nil},
 		{name: "ghx without the preflight skip", args: []string{"benchmark", "ghx", "1", "--scenario", "pr-view-001"},

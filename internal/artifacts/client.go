@@ -128,8 +128,10 @@ func NewClientFromEnv(getenv func(string) string) (*Client, error) {
 	maxRetention := 0
 	if v := strings.TrimSpace(getenv(EnvRetentionDays)); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%s=%q: expected a whole number of days >= 1", EnvRetentionDays, v)
+		// 0 means no maximum is known, as the toolkit reads it (nektos/act
+		// sets it); a negative or non-number value is a broken runner.
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%s=%q: expected a whole number of days (0: no maximum)", EnvRetentionDays, v)
 		}
 		maxRetention = n
 	}

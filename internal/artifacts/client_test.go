@@ -765,7 +765,9 @@ func TestRetention(t *testing.T) {
 		{name: "under the maximum", max: "30", days: 14, want: 14},
 		{name: "capped at the maximum", max: "10", days: 90, want: 10},
 		{name: "bad maximum", max: "ten", wantErr: "GITHUB_RETENTION_DAYS=\"ten\""},
-		{name: "zero maximum", max: "0", wantErr: "whole number of days"},
+		// As the toolkit's getRetentionDays reads it (act sets 0): no cap.
+		{name: "zero maximum is none", max: "0", days: 30, want: 30},
+		{name: "negative maximum", max: "-1", wantErr: "whole number of days"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

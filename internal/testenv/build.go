@@ -35,8 +35,13 @@ func StateDir() (string, error) {
 
 // A Build says how to build one test binary.
 type Build struct {
-	// Dir is the folder of the main package.
+	// Dir is the folder of the main package, or with Package the folder
+	// of the module whose go.mod pins it.
 	Dir string
+	// Package, when set, is the import path of a main package outside this
+	// module that go.mod pins (a `tool` line, such as nektos/act): it is
+	// built from the module cache, keyed by go.sum.
+	Package string
 	// Name is the file name of the binary ("codex" for the fake codex);
 	// empty is the base name of Dir.
 	Name string
@@ -102,7 +107,7 @@ type buildOnce struct {
 // of its sources builds a new one. Two processes building at once never
 // run a half-written file.
 func (b Build) Path() (string, error) {
-	key := strings.Join(append(append([]string{b.Dir, b.Name}, b.Flags...), b.Env...), "\x00")
+	key := strings.Join(append(append([]string{b.Dir, b.Package, b.Name}, b.Flags...), b.Env...), "\x00")
 	v, _ := builds.LoadOrStore(key, &buildOnce{})
 	o := v.(*buildOnce)
 	o.once.Do(func() { o.path, o.err = b.build() })
@@ -114,7 +119,11 @@ func (b Build) build() (string, error) {
 	if name == "" {
 		name = filepath.Base(b.Dir)
 	}
-	sum, err := b.sourceHash()
+	pkg := b.Package
+	if pkg == "" {
+		pkg = "."
+	}
+	sum, err := b.sourceHash(pkg)
 	if err != nil {
 		return "", err
 	}
@@ -136,7 +145,7 @@ func (b Build) build() (string, error) {
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.Command("go", append(append([]string{"build"}, b.Flags...), "-o", tmp.Name(), ".")...)
+	cmd := exec.Command("go", append(append([]string{"build"}, b.Flags...), "-o", tmp.Name(), pkg)...)
 	cmd.Dir = b.Dir
 	cmd.Env = append(os.Environ(), b.Env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -151,9 +160,9 @@ func (b Build) build() (string, error) {
 
 // sourceHash hashes what the binary is built from. Packages outside the
 // main module come from the module cache, which go.sum pins.
-func (b Build) sourceHash() (string, error) {
+func (b Build) sourceHash(pkg string) (string, error) {
 	const format = `{{if and .Module .Module.Main}}{{.Module.GoMod}}|{{.Dir}}|{{join .GoFiles "|"}}|{{join .EmbedFiles "|"}}{{end}}`
-	cmd := exec.Command("go", "list", "-deps", "-f", format, ".")
+	cmd := exec.Command("go", "list", "-deps", "-f", format, pkg)
 	cmd.Dir = b.Dir
 	cmd.Env = append(os.Environ(), b.Env...)
 	var stderr bytes.Buffer
@@ -163,7 +172,13 @@ func (b Build) sourceHash() (string, error) {
 		return "", fmt.Errorf("go list: %v: %s", err, stderr.String())
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%q %q\n", b.Flags, b.Env)
+	fmt.Fprintf(h, "%q %q %q\n", pkg, b.Flags, b.Env)
+	if pkg != "." {
+		// Nothing of it is in the main module: go.sum pins its version.
+		if sum, err := os.ReadFile(filepath.Join(b.Dir, "go.sum")); err == nil {
+			h.Write(sum)
+		}
+	}
 	hashFile := func(path string) error {
 		f, err := os.Open(path)
 		if err != nil {

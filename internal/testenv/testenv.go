@@ -87,3 +87,14 @@ func SharedData(t testing.TB) string {
 	}
 	return p
 }
+
+// Pnpm returns the pinned pnpm the example workflows run the benchmark's
+// contract with.
+func Pnpm(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("BENCHGATE_TEST_PNPM")
+	if p == "" {
+		require(t, "pnpm", "BENCHGATE_TEST_PNPM is empty")
+	}
+	return p
+}
