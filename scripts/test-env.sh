@@ -30,6 +30,7 @@ need_apt=()
 command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
 [ -x /bin/busybox ] && file -L /bin/busybox 2>/dev/null | grep -q static || need_apt+=(busybox-static)
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need_apt+=(python3-pytest)
+/usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 command -v file >/dev/null 2>&1 || need_apt+=(file)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "test-env: installing ${need_apt[*]}" >&2

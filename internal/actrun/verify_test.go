@@ -32,6 +32,7 @@ func newRunner(t *testing.T, path ...string) runner {
 			"--local-repository", "benchgate/benchgate@v1=" + actionSource(t),
 			"--local-repository", "actions/setup-node@v4=" + filepath.Join(standins, "setup-node"),
 			"--local-repository", "pnpm/action-setup@v4=" + filepath.Join(standins, "pnpm-setup"),
+			"--local-repository", "actions/setup-python@v5=" + filepath.Join(standins, "setup-python"),
 		},
 		env:   []string{"PATH=" + strings.Join(append(path, os.Getenv("PATH")), string(os.PathListSeparator))},
 		cache: t.TempDir(),
