@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -74,7 +75,7 @@ func (r *runFlags) register(fs *pflag.FlagSet, env *Env) {
 
 func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	o := swebench.Options{MaxLoops: r.maxLoops, PhaseTimeout: r.phaseTimeout, ImageTemplate: r.imageTmpl,
-		CodexBinary: sbPath(env, r.codexBinary), CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
+		CodexBinary: codexBinaryPath(env, r.codexBinary), CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
 		CodeDir: r.codeDir, Network: r.network, Env: r.extraEnv, Now: env.Now, Log: env.Stderr, Getenv: env.Getenv,
 		InstanceTimeout: r.instanceTimeout, MaxTokens: r.maxTokens}
 	if r.instanceTimeout < 0 || r.maxTokens < 0 {
@@ -132,6 +133,27 @@ func (r *runFlags) args(env *Env) map[string]any {
 		"code_dir": r.codeDir, "network": r.network, "env_names": envNames,
 		"instance_timeout": r.instanceTimeout.String(), "max_tokens": r.maxTokens,
 	}
+}
+
+// codexBinaryPath resolves --codex-binary: a bare name (codex) is looked
+// up in PATH as a shell would, so that a runner with the static Codex CLI
+// installed can say `codex-binary: codex`; anything else is a path. A
+// name not found in PATH stays as given and fails the option check with
+// its name.
+func codexBinaryPath(env *Env, p string) string {
+	if p == "" || strings.ContainsRune(p, filepath.Separator) {
+		return sbPath(env, p)
+	}
+	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		c := filepath.Join(dir, p)
+		if info, err := os.Stat(c); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			return c
+		}
+	}
+	return sbPath(env, p)
 }
 
 func sbPath(env *Env, p string) string {

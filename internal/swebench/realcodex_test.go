@@ -1,7 +1,6 @@
 package swebench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
-	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/ralph"
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testenv"
@@ -86,7 +84,7 @@ func TestRunRealCodex(t *testing.T) {
 			defer srv.Close()
 
 			tmpl := "sweb.eval.arm64.{id}:latest"
-			importRealCodexImage(t, dc, ImageName(tmpl, id))
+			swebenchtest.ImportRealCodexImage(t, dc, ImageName(tmpl, id))
 			prompts, err := ralph.LoadPrompts("")
 			if err != nil {
 				t.Fatal(err)
@@ -219,36 +217,6 @@ func addUsage(a, b ralph.Usage) ralph.Usage {
 // busybox with the applets the scripted commands use, a bash shim (Codex
 // runs commands with `bash -lc`; SWE-bench images have a real bash) and a
 // root account.
-func importRealCodexImage(t testing.TB, dc *container.Client, ref string) {
-	t.Helper()
-	bb, err := os.ReadFile(testenv.Busybox(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := []container.File{
-		{Path: "/bin/busybox", Mode: 0o755, Data: bb},
-		{Path: "/bin/bash", Mode: 0o755, Data: []byte("#!/bin/sh\nexec /bin/sh \"$@\"\n")},
-		{Path: "/etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/bash\n")},
-		{Path: "/etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")},
-		{Path: "/root/.keep"},
-		{Path: "/testbed/README", Data: []byte("code\n")},
-		{Path: "/usr/bin/git", Mode: 0o755, Data: []byte(swebenchtest.GitStandIn)},
-		{Path: "/tmp/.keep"},
-	}
-	var base bytes.Buffer
-	if err := container.WriteTar(&base, files); err != nil {
-		t.Fatal(err)
-	}
-	var rootfs bytes.Buffer
-	applets := []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "test", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which", "patch"}
-	if err := swebenchtest.WriteTarWithLinks(&rootfs, base.Bytes(), applets); err != nil {
-		t.Fatal(err)
-	}
-	if err := dc.ImageImport(context.Background(), &rootfs, ref, "ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
-}
 
 // BenchmarkBatch100RealCodex runs a batch of 100 instances with the real
 // Codex CLI, bootstrapped into each instance container, against the
@@ -268,7 +236,7 @@ func BenchmarkBatch100RealCodex(b *testing.B) {
 	var ids []string
 	for i := 0; i < 100; i++ {
 		id := fmt.Sprintf("acme__rc100-%03d", i+1)
-		importRealCodexImage(b, dc, ImageName(tmpl, id))
+		swebenchtest.ImportRealCodexImage(b, dc, ImageName(tmpl, id))
 		ids = append(ids, id)
 	}
 	for n := 0; n < b.N; n++ {

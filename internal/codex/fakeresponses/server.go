@@ -51,6 +51,10 @@ func Shell(command string) Item { return Item{kind: "shell", text: command} }
 type Turn struct {
 	// Items are streamed in order as response.output_item.done events.
 	Items []Item
+	// ItemsFrom, when set, gives the items from the request instead, as a
+	// model answers what its prompt says: a scripted agent can take a path
+	// the prompt names (where the plan goes) without knowing it in advance.
+	ItemsFrom func(Request) []Item
 	// Usage goes into response.completed.
 	Usage Usage
 	// Status, when non-zero, answers with this HTTP status and an OpenAI
@@ -276,6 +280,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests[idx].Turn = turnIdx
 	s.mu.Unlock()
 
+	if turn.ItemsFrom != nil {
+		turn.Items = turn.ItemsFrom(rec)
+	}
 	s.stream(w, r, turn, rec.Tools)
 }
 

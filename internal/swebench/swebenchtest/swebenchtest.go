@@ -159,3 +159,38 @@ func WriteTarWithLinks(w io.Writer, base []byte, applets []string) error {
 	}
 	return tw.Close()
 }
+
+// ImportRealCodexImage imports ref as an instance image without codex:
+// busybox with a bash and the git stand-in, /testbed/README holding
+// "code". The runner must bootstrap the real Codex CLI into it, and a
+// patch of README applies there.
+func ImportRealCodexImage(t testing.TB, dc *container.Client, ref string) {
+	t.Helper()
+	bb, err := os.ReadFile(testenv.Busybox(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []container.File{
+		{Path: "/bin/busybox", Mode: 0o755, Data: bb},
+		{Path: "/bin/bash", Mode: 0o755, Data: []byte("#!/bin/sh\nexec /bin/sh \"$@\"\n")},
+		{Path: "/etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/bash\n")},
+		{Path: "/etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")},
+		{Path: "/root/.keep"},
+		{Path: "/testbed/README", Data: []byte("code\n")},
+		{Path: "/usr/bin/git", Mode: 0o755, Data: []byte(GitStandIn)},
+		{Path: "/tmp/.keep"},
+	}
+	var base bytes.Buffer
+	if err := container.WriteTar(&base, files); err != nil {
+		t.Fatal(err)
+	}
+	var rootfs bytes.Buffer
+	applets := []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "test", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which", "patch"}
+	if err := WriteTarWithLinks(&rootfs, base.Bytes(), applets); err != nil {
+		t.Fatal(err)
+	}
+	if err := dc.ImageImport(context.Background(), &rootfs, ref, "ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
+}
