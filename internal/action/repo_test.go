@@ -330,7 +330,7 @@ func TestDockerfileBuildsStaticBinaries(t *testing.T) {
 	if d.entry != `["/benchgate", "action"]` {
 		t.Errorf("ENTRYPOINT %s", d.entry)
 	}
-	wantEnv := map[string]bool{"CGO_ENABLED=0": false, "GOOS=$TARGETOS": false, "GOARCH=$TARGETARCH": false}
+	wantEnv := map[string]bool{"CGO_ENABLED=0": false, "GOOS=${TARGETOS:-linux}": false, "GOARCH=${TARGETARCH:-amd64}": false}
 	for _, e := range d.env {
 		if _, ok := wantEnv[e]; ok {
 			wantEnv[e] = true

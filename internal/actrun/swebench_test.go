@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/imagetest"
 	"github.com/benchgate/benchgate/internal/swebench"
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testenv"
@@ -45,13 +46,16 @@ func solvingAgent(r fakeresponses.Request) []fakeresponses.Item {
 	return []fakeresponses.Item{fakeresponses.Shell(fmt.Sprintf("printf '# Plan\\n1. fix README\\n' > %s/EXECUTION_PLAN.md && echo PLAN_WRITTEN", dir))}
 }
 
-// TestSwebenchShardsWorkflow runs the batch job of .github/workflows/
-// examples/swebench-shards.yml, two of its four shards, on the host
+// TestSwebenchShardsWorkflow runs .github/workflows/examples/swebench-
+// shards.yml, two of its four shards and the merge job, on the host
 // runner: the instance images are on the real Docker engine the runner's
 // DOCKER_HOST names, the static Codex CLI is on its PATH and benchgate
 // copies it into each instance container, and Codex talks to the
 // Responses endpoint of the CODEX_BASE_URL repository variable. Each
-// shard runs its one instance to a patch and uploads its run root.
+// shard runs its one instance to a patch and uploads its run root; the
+// merge job downloads them and runs `swebench merge` in the image built
+// from the Dockerfile (ghcr.io/benchgate/benchgate:v1, as the example
+// names it), and uploads one predictions.jsonl with both predictions.
 func TestSwebenchShardsWorkflow(t *testing.T) {
 	codexBin := testenv.Codex(t)
 	dockerHost := testenv.DockerHost(t)
@@ -76,13 +80,19 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 	}
 	gitCommitAll(t, repo)
 
+	const image = "ghcr.io/benchgate/benchgate:v1"
+	imagetest.Bases(t, dc)
+	if log, err := imagetest.Build(t, image, false); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+
 	r := newRunner(t, filepath.Dir(codexBin))
 	artifacts := t.TempDir()
 	res := r.exec(t, Run{Repo: repo, Workflow: ".github/workflows/swebench-shards.yml", Event: "workflow_dispatch", ArtifactDir: artifacts,
-		Args: []string{"-j", "batch", "--matrix", "shard:1", "--matrix", "shard:2",
+		Args: []string{"--matrix", "shard:1", "--matrix", "shard:2",
 			"--var", "CODEX_BASE_URL=" + srv.BaseURL(), "--secret", "OPENAI_API_KEY=sk-swebench-123456"},
 		Env: []string{"DOCKER_HOST=" + dockerHost}})
-	checkJobs(t, res, map[string]string{"batch[shard=1]": "success", "batch[shard=2]": "success"})
+	checkJobs(t, res, map[string]string{"batch[shard=1]": "success", "batch[shard=2]": "success", "merge": "success"})
 	if v := srv.Violations(); len(v) > 0 {
 		t.Errorf("Responses protocol violations: %q", v)
 	}
@@ -95,6 +105,12 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 		}
 		if pred.InstanceID != id || pred.ModelPatch != swebenchPatch {
 			t.Errorf("%s: prediction %+v, want instance %s with the agent's patch", name, pred, id)
+		}
+	}
+	merged := string(artifactFile(t, artifacts, "swebench-predictions", "predictions.jsonl"))
+	for _, id := range ids {
+		if !strings.Contains(merged, `"instance_id":"`+id+`"`) && !strings.Contains(merged, `"instance_id": "`+id+`"`) {
+			t.Errorf("merged predictions.jsonl lacks %s:\n%s", id, merged)
 		}
 	}
 	out := res.Output("batch[shard=1]")

@@ -33,6 +33,8 @@ func newRunner(t *testing.T, path ...string) runner {
 			"--local-repository", "actions/setup-node@v4=" + filepath.Join(standins, "setup-node"),
 			"--local-repository", "pnpm/action-setup@v4=" + filepath.Join(standins, "pnpm-setup"),
 			"--local-repository", "actions/setup-python@v5=" + filepath.Join(standins, "setup-python"),
+			"--local-repository", "actions/download-artifact@v4=" + filepath.Join(standins, "download-artifact"),
+			"--local-repository", "actions/upload-artifact@v4=" + filepath.Join(standins, "upload-artifact"),
 		},
 		env:   []string{"PATH=" + strings.Join(append(path, os.Getenv("PATH")), string(os.PathListSeparator))},
 		cache: t.TempDir(),
@@ -47,6 +49,8 @@ func (r runner) exec(t *testing.T, run Run) Result {
 	if run.ArtifactDir == "" {
 		run.ArtifactDir = t.TempDir()
 	}
+	// The artifact stand-ins read and write the server's storage.
+	run.Env = append(run.Env, "ACTRUN_ARTIFACT_DIR="+run.ArtifactDir)
 	return Exec(t, r.act, run)
 }
 
