@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -146,9 +148,22 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 	arts := rep.upload(ctx, plan, res)
 	rep.outputs(plan, res, code, arts)
-	annotated, total := rep.annotate(res)
-	others := rep.annotateOthers(res, MaxErrorAnnotations-annotated)
-	if code != exitOK && annotated+others == 0 {
+	// report exits 0 whenever it wrote the summaries (upstream's contract;
+	// only --gate fails it), so failing rows of a passing report are
+	// warnings: an error annotation beside status=pass would say the step
+	// failed when it did not.
+	// A gate that failed is the step's verdict: its annotation comes
+	// first, naming the checks, whatever rows failed too.
+	gate := 0
+	if plan.Mode == "report" && code != exitOK {
+		if why := failedGateChecks(res.SummaryJSON); why != "" {
+			a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, rep.rel(plan.OutDir))
+			gate = 1
+		}
+	}
+	annotated, total := rep.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)
+	others := rep.annotateOthers(res, MaxErrorAnnotations-gate-annotated)
+	if code != exitOK && gate+annotated+others == 0 {
 		// Nothing row-shaped to point at (a crash, zero rows, a refused
 		// flag): one annotation so the failure shows on the run page.
 		why := ""
@@ -418,41 +433,107 @@ func (r *reporter) annotateOthers(res *results, budget int) int {
 		}
 	}
 	if a := res.Audit; a != nil {
-		for _, c := range a.Cases {
-			if c.Verdict == "Valid" || (c.Verdict == "" && c.Reason == "") {
+		// The worst first, since the runner shows ten: questions whose
+		// key was wrong (fixed or not), then ambiguous ones, then those
+		// the audit could not decide.
+		cases := append([]auditCase(nil), a.Cases...)
+		sort.SliceStable(cases, func(i, j int) bool { return auditSeverity(cases[i]) < auditSeverity(cases[j]) })
+		for _, c := range cases {
+			if auditSeverity(c) == severityNone {
 				continue
 			}
 			props := map[string]string{"file": r.rel(c.File), "title": "qa-audit " + c.ID}
 			if c.Line > 0 {
 				props["line"] = strconv.Itoa(c.Line)
 			}
-			emit(props, strings.TrimSpace(orDefault(c.Verdict, "not audited")+": "+textfmt.Truncate(c.Reason, 500)))
+			verdict := orDefault(c.Verdict, "not audited")
+			if c.Fixed && c.Original != "" && c.Original != c.Verdict {
+				verdict = c.Original + ", fixed (the fix was verified " + c.Verdict + ")"
+			}
+			emit(props, strings.TrimSpace(verdict+": "+textfmt.Truncate(c.Reason, 500)))
 		}
 	}
 	return n
 }
 
+// Severity ranks of an audited case's annotation, worst first.
+const (
+	severityWrong = iota
+	severityAmbiguous
+	severityUndecided
+	severityNone
+)
+
+func auditSeverity(c auditCase) int {
+	v := c.Verdict
+	if c.Original != "" && c.Original != "Valid" {
+		v = c.Original // a fixed case was wrong as written
+	}
+	switch {
+	case v == "Incorrect":
+		return severityWrong
+	case v == "Ambiguous":
+		return severityAmbiguous
+	case v == "Valid" || (v == "" && c.Reason == ""):
+		return severityNone
+	}
+	return severityUndecided
+}
+
 // annotate puts an error annotation on the first failing rows (the runner
 // shows at most ten per step) and returns how many it annotated and how
 // many there were.
-func (r *reporter) annotate(res *results) (annotated, total int) {
+func (r *reporter) annotate(res *results, asWarnings bool, budget int) (annotated, total int) {
 	fails := allFailures(res)
 	for i, f := range fails {
-		if i == MaxErrorAnnotations {
+		if i == budget {
 			break
 		}
 		id := f.ID
 		if id == "" {
 			id = "row " + strconv.Itoa(f.Line)
 		}
-		r.a.WithFieldsMap(map[string]string{
+		a := r.a.WithFieldsMap(map[string]string{
 			"file":  r.rel(f.File),
 			"line":  strconv.Itoa(f.Line),
 			"title": f.Set + ": " + id,
-		}).Errorf("%s", strings.Join(f.Msgs, "; "))
+		})
+		if asWarnings {
+			a.Warningf("%s", strings.Join(f.Msgs, "; "))
+			continue
+		}
+		a.Errorf("%s", strings.Join(f.Msgs, "; "))
 		annotated++
 	}
 	return annotated, len(fails)
+}
+
+// failedGateChecks names the gate checks a report's summary JSON says
+// failed (": gate verify_pr: efficiency_tool_call_reduction 16.67, needs
+// >= 20.00"), or "" when it cannot tell.
+func failedGateChecks(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	// Only the gate, through the type report writes it with (the whole
+	// Summary keeps its modes in row order and is written, not read).
+	var sum struct {
+		GateV2 report.GateV2 `json:"gateV2"`
+	}
+	if json.Unmarshal(b, &sum) != nil || sum.GateV2.Passed {
+		return ""
+	}
+	var failed []string
+	for _, c := range sum.GateV2.Checks {
+		if !c.Passed {
+			failed = append(failed, fmt.Sprintf("%s %.2f, needs %s %.2f", c.Name, c.Value, c.Operator, c.Threshold))
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	return ": gate " + sum.GateV2.Profile + " failed: " + strings.Join(failed, "; ")
 }
 
 func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact, annotated, total int) *jobsummary.Doc {
@@ -466,7 +547,10 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact
 	if trig := r.trigger(); trig != "" {
 		head.Para("%s", trig)
 	}
-	if total > 0 {
+	switch {
+	case total > 0 && p.Mode == "report" && code == exitOK:
+		head.Para("%d rows break a blocking rule (success, output_valid, error); they are warnings here, since `report` judges the gate, not rows (`set` fails on them). The first %d are annotated on their suite file and line.", total, min(total, MaxErrorAnnotations))
+	case total > 0:
 		head.Para("%d failing rows; the first %d are annotated on their suite file and line.", total, annotated)
 		if total > annotated {
 			head.Para("**%d more failing rows are not annotated** (GitHub shows at most %d error annotations per step): they are listed in the failing-rows tables below and in the suite files of each set folder.", total-annotated, MaxErrorAnnotations)

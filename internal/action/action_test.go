@@ -633,3 +633,106 @@ func TestChartKeepsFirstScenarios(t *testing.T) {
 		t.Errorf("a chart without latency data was drawn")
 	}
 }
+
+// TestAuditAnnotationsWorstFirst: the runner shows ten annotations of a
+// step, so wrong questions (fixed or not) come before ambiguous ones and
+// those before the ones the audit could not decide, whatever their order
+// in the report; a fixed question says it was fixed.
+func TestAuditAnnotationsWorstFirst(t *testing.T) {
+	h := newHarness(t, map[string]string{"mode": "qa-audit", "definitions": "questions/a.yaml"})
+	code := h.run(func(dir string, args []string) int {
+		out := args[len(args)-1]
+		file := filepath.Join(dir, "questions/a.yaml")
+		var cases []map[string]any
+		for i := range 11 {
+			cases = append(cases, map[string]any{"file": file, "line": 100 + i, "id": fmt.Sprintf("undecided%d", i), "verdict": "Inconclusive", "reason": "library not installed"})
+		}
+		cases = append(cases,
+			map[string]any{"file": file, "line": 5, "id": "ambiguous", "verdict": "Ambiguous", "reason": "B and C both hold"},
+			map[string]any{"file": file, "line": 3, "id": "fixed", "verdict": "Valid", "original_verdict": "Incorrect", "reason": "A is proven true",
+				"proposed_fix": map[string]any{"correct_answer": "A"}},
+			map[string]any{"file": file, "line": 9, "id": "wrong", "verdict": "Incorrect", "reason": "B is proven true, the key says A"},
+			map[string]any{"file": file, "line": 1, "id": "fine", "verdict": "Valid"},
+		)
+		writeJSON(t, filepath.Join(out, "quality_report.json"), map[string]any{"cases": cases})
+		return 1
+	})
+	if code != 1 {
+		t.Fatalf("code = %d", code)
+	}
+	var titles []string
+	for _, l := range strings.Split(h.stdout.String(), "\n") {
+		if _, rest, ok := strings.Cut(l, "title=qa-audit "); ok && strings.HasPrefix(l, "::error") {
+			id, msg, _ := strings.Cut(rest, "::")
+			titles = append(titles, id+": "+msg)
+		}
+	}
+	want := []string{
+		"fixed: Incorrect, fixed (the fix was verified Valid): A is proven true",
+		"wrong: Incorrect: B is proven true, the key says A",
+		"ambiguous: Ambiguous: B and C both hold",
+	}
+	for i := range 7 {
+		want = append(want, fmt.Sprintf("undecided%d: Inconclusive: library not installed", i))
+	}
+	if strings.Join(titles, "\n") != strings.Join(want, "\n") {
+		t.Errorf("annotations, in order:\n%s\nwant:\n%s", strings.Join(titles, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestReportAnnotations: report exits 0 whenever it wrote its summaries
+// (only --gate fails it), so the rows of a passing report that break a
+// blocking rule are warnings, never errors beside status=pass; a failing
+// gate's annotation names the checks that failed, from the summary JSON.
+func TestReportAnnotations(t *testing.T) {
+	row, err := os.ReadFile(filepath.Join("testdata", "suites", "ghx-suite.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(row), "\n")
+	failing := strings.Replace(first, `"success":true`, `"success":false`, 1)
+	if failing == first {
+		t.Fatal(`the first testdata row has no "success":true to break`)
+	}
+	tests := []struct {
+		name     string
+		code     int
+		gate     map[string]any
+		want     []string
+		wantNone string
+	}{
+		{name: "passing report with a failing row", code: 0, want: []string{"::warning file=s.jsonl,line=1,title=report%3A "}, wantNone: "::error"},
+		{name: "failing gate", code: 1, gate: map[string]any{"profile": "verify_pr", "passed": false, "checks": []map[string]any{
+			{"name": "efficiency_latency_reduction", "passed": true, "value": 22.41, "threshold": 15, "operator": ">="},
+			{"name": "efficiency_tool_call_reduction", "passed": false, "value": 16.666, "threshold": 20, "operator": ">="},
+		}}, want: []string{"::error file=s.jsonl,line=1,", "::error title=benchgate report::fail (exit code 1): gate verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00;"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, map[string]string{"mode": "report", "suite-jsonl": "s.jsonl"})
+			if err := os.WriteFile(filepath.Join(h.ws, "s.jsonl"), []byte(failing+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code := h.run(func(dir string, args []string) int {
+				for i, a := range args {
+					if a == "--summary-json" && tt.gate != nil {
+						writeJSON(t, args[i+1], map[string]any{"gateV2": tt.gate})
+					}
+				}
+				return tt.code
+			})
+			if code != tt.code {
+				t.Fatalf("code = %d, want %d", code, tt.code)
+			}
+			out := h.stdout.String()
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("log lacks %q:\n%s", w, out)
+				}
+			}
+			if tt.wantNone != "" && strings.Contains(out, tt.wantNone) {
+				t.Errorf("log has %q:\n%s", tt.wantNone, out)
+			}
+		})
+	}
+}

@@ -232,7 +232,7 @@ func TestReportMode(t *testing.T) {
 	wantErrs := 0
 	if handCode != 0 {
 		wantErrs = 1
-		if len(errs) == 1 && errs[0] != "::error title=benchgate report::fail (exit code 1): benchgate report: Benchmark gate failed for profile verify_pr; the job summary and benchgate-results/report-9001-1 tell why" {
+		if len(errs) == 1 && errs[0] != "::error title=benchgate report::fail (exit code 1): gate verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00; the job summary and benchgate-results/report-9001-1 tell why" {
 			t.Errorf("annotation = %q", errs[0])
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 )
 
 // results is what a mode left on disk, read back after it ran.
@@ -73,6 +75,10 @@ type auditCase struct {
 	File, ID, Verdict, Reason string
 	Line                      int
 	NeedsHuman                bool
+	// Original is the verdict of the question as written; a case whose
+	// fix was verified has Verdict Valid and Fixed set.
+	Original string
+	Fixed    bool
 }
 
 type auditResult struct {
@@ -289,30 +295,26 @@ func collectAudit(root string) *auditResult {
 		return a
 	}
 	a.PRURLs = mergeURLs(a.PRURLs, prURL.FindAllString(string(data), -1))
-	var doc map[string]any
+	// Read through the type qa-audit writes it with: a renamed field is a
+	// compile error here, not a silently empty annotation.
+	var doc qreport.Report
 	if json.Unmarshal(data, &doc) != nil {
 		return a
 	}
-	cases, _ := doc["cases"].([]any)
-	for _, c := range cases {
-		m, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		ac := auditCase{File: str(m, "file"), ID: str(m, "id", "case_id"), Verdict: str(m, "verdict"), Reason: str(m, "reason", "skipped", "error")}
-		if l, ok := m["line"].(float64); ok {
-			ac.Line = int(l)
-		}
-		ac.NeedsHuman, _ = m["needs_human_review"].(bool)
-		a.Cases = append(a.Cases, ac)
+	for _, c := range doc.Cases {
+		a.Cases = append(a.Cases, auditCase{
+			File: c.File, ID: c.ID, Line: c.Line, Verdict: string(c.Verdict),
+			Reason:     firstNonEmpty(c.Reason, c.Skipped, c.Error),
+			NeedsHuman: c.NeedsHumanReview, Original: string(c.OriginalVerdict), Fixed: c.ProposedFix != nil,
+		})
 	}
 	return a
 }
 
-func str(m map[string]any, keys ...string) string {
-	for _, k := range keys {
-		if s, ok := m[k].(string); ok {
-			return s
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
 		}
 	}
 	return ""

@@ -13,7 +13,7 @@ import (
 // on the real 2026-02-25 suites: the step's status and exit code are
 // those of `benchgate report --gate` run by hand on the same files (the
 // verify_pr gate fails on tool calls), the job fails, the next step gets
-// the outputs, and the annotation says the gate failed.
+// the outputs, and the annotation names the check that failed.
 func TestReportGateWorkflow(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	repo := t.TempDir()
@@ -48,7 +48,7 @@ func TestReportGateWorkflow(t *testing.T) {
 	if got := res.Output("report"); !strings.Contains(got, "report fail: benchgate-results/") {
 		t.Errorf("the next step did not get the status and summary-md outputs; output:\n%s", tail(got, 3000))
 	}
-	if errs := strings.Join(res.Commands("report", "error"), "\n"); !strings.Contains(errs, "Benchmark gate failed for profile verify_pr") {
-		t.Errorf("no error annotation says the gate failed; annotations:\n%s", errs)
+	if errs := strings.Join(res.Commands("report", "error"), "\n"); !strings.Contains(errs, "gate verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00") {
+		t.Errorf("no error annotation names the failing gate check; annotations:\n%s", errs)
 	}
 }
