@@ -29,6 +29,7 @@ import (
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/textfmt"
+	"github.com/benchgate/benchgate/internal/verify"
 )
 
 // MaxErrorAnnotations is how many error annotations of one step the
@@ -47,8 +48,9 @@ const (
 // and returns its exit code.
 type RunFunc func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer) int
 
-// UploadFunc uploads the folder dir as an artifact called name.
-type UploadFunc func(ctx context.Context, name, dir string) (id int64, size int64, err error)
+// UploadFunc uploads the folder dir as an artifact called name, leaving
+// out the paths in exclude (relative to dir, slash-separated).
+type UploadFunc func(ctx context.Context, name, dir string, exclude []string) (id int64, size int64, err error)
 
 // Config is what the adapter needs from its caller.
 type Config struct {
@@ -254,8 +256,10 @@ func (r *reporter) summary(doc *jobsummary.Doc) {
 
 type artifact struct {
 	Name, Dir string
-	ID, Size  int64
-	Err       error
+	// Exclude are paths below Dir that are not part of this artifact.
+	Exclude  []string
+	ID, Size int64
+	Err      error
 }
 
 var badArtifactChars = regexp.MustCompile(`[":<>|*?\r\n\\/\s]+`)
@@ -296,8 +300,19 @@ func (r *reporter) upload(ctx context.Context, p *Plan, res *results) []artifact
 	}
 	if runDir != "" {
 		if info, err := os.Stat(runDir); err == nil && info.IsDir() {
-			want = append(want, artifact{Name: r.artifactName(p.ArtifactPrefix, runPart), Dir: runDir})
+			// The run artifact holds what the per-set and per-instance
+			// artifacts do not: the consolidated summary, the manifest.
+			run := artifact{Name: r.artifactName(p.ArtifactPrefix, runPart), Dir: runDir}
+			for _, w := range want {
+				if rel, err := filepath.Rel(runDir, w.Dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+					run.Exclude = append(run.Exclude, filepath.ToSlash(rel))
+				}
+			}
+			want = append(want, run)
 		}
+	}
+	for i := range want {
+		want[i].Exclude = append(want[i].Exclude, verify.LockFile)
 	}
 	if len(want) == 0 {
 		return nil
@@ -312,7 +327,7 @@ func (r *reporter) upload(ctx context.Context, p *Plan, res *results) []artifact
 	}
 	for i := range want {
 		w := &want[i]
-		w.ID, w.Size, w.Err = r.cfg.Upload(ctx, w.Name, w.Dir)
+		w.ID, w.Size, w.Err = r.cfg.Upload(ctx, w.Name, w.Dir, w.Exclude)
 		if w.Err != nil {
 			r.a.WithFieldsMap(map[string]string{"title": "artifact " + w.Name}).Warningf("upload of %s failed: %v; the files stay in %s", w.Name, w.Err, r.rel(w.Dir))
 		}

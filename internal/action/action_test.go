@@ -128,6 +128,7 @@ type harness struct {
 	env       map[string]string
 	stdout    bytes.Buffer
 	uploads   []string
+	excludes  map[string][]string // artifact name -> paths left out
 	uploadErr map[string]error
 	gotArgs   []string
 	gotDir    string
@@ -164,11 +165,15 @@ func (h *harness) run(mode func(dir string, args []string) int) int {
 			h.modeOut = stdout
 			return mode(dir, args)
 		},
-		Upload: func(ctx context.Context, name, dir string) (int64, int64, error) {
+		Upload: func(ctx context.Context, name, dir string, exclude []string) (int64, int64, error) {
 			if _, err := os.Stat(dir); err != nil {
 				h.t.Errorf("upload of missing folder %s", dir)
 			}
 			h.uploads = append(h.uploads, name)
+			if h.excludes == nil {
+				h.excludes = map[string][]string{}
+			}
+			h.excludes[name] = exclude
 			if err := h.uploadErr[name]; err != nil {
 				return 0, 0, err
 			}
@@ -353,6 +358,16 @@ func TestRunOrderedUploadsPerSetAndWarnsOnFailure(t *testing.T) {
 	wantUploads := []string{"nightly-bench-pr-exec", "nightly-bench-issues", "nightly-bench-run"}
 	if !reflect.DeepEqual(h.uploads, wantUploads) {
 		t.Errorf("uploads = %q, want %q", h.uploads, wantUploads)
+	}
+	// Each set folder is uploaded once: the run artifact leaves them out,
+	// and no artifact carries the set's lock file.
+	wantExcludes := map[string][]string{
+		"nightly-bench-pr-exec": {".benchgate.lock"},
+		"nightly-bench-issues":  {".benchgate.lock"},
+		"nightly-bench-run":     {"pr-exec", "issues", ".benchgate.lock"},
+	}
+	if !reflect.DeepEqual(h.excludes, wantExcludes) {
+		t.Errorf("excluded paths = %q, want %q", h.excludes, wantExcludes)
 	}
 	stdout := h.stdout.String()
 	if !strings.Contains(stdout, "::warning title=artifact nightly-bench-issues::upload of nightly-bench-issues failed: service unavailable; the files stay in benchgate-results/ordered-4242-1/issues") {

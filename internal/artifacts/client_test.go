@@ -438,7 +438,7 @@ func TestUploadStalledBlockIsRetried(t *testing.T) {
 func TestUploadFileVanishes(t *testing.T) {
 	f, c := newFake(t)
 	dir := sampleDir(t)
-	entries, err := collectDir(dir)
+	entries, err := collectDir(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -653,7 +653,7 @@ func TestZipRefusesFileSwappedForLink(t *testing.T) {
 	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	col, err := collectDir(dir)
+	col, err := collectDir(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -909,5 +909,31 @@ func TestResponseSpellings(t *testing.T) {
 			}
 			checkZip(t, f.blob)
 		})
+	}
+}
+
+// TestCollectDirExcludes: excluded paths (a folder, a file, nested or
+// not) are left out of the archive; the rest keeps its layout.
+func TestCollectDirExcludes(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"summary.md", ".benchgate.lock", "pr-exec/tracking.json", "pr-exec/logs/a.log", "issues/tracking.json", "issues/.benchgate.lock"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := collectDir(dir, map[string]bool{"pr-exec": true, ".benchgate.lock": true, "issues/.benchgate.lock": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range c.entries {
+		names = append(names, e.name)
+	}
+	if got, want := strings.Join(names, " "), "issues/tracking.json summary.md"; got != want {
+		t.Errorf("entries = %q, want %q", got, want)
 	}
 }

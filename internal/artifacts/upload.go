@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -23,10 +25,22 @@ const azureVersion = "2023-11-03"
 // Uploaded.Skipped) as the artifact name, with paths in the
 // zip relative to dir.
 func (cl *Client) UploadDir(ctx context.Context, name string, dir string) (Uploaded, error) {
+	return cl.UploadDirExcept(ctx, name, dir, nil)
+}
+
+// UploadDirExcept is UploadDir leaving out the paths in exclude
+// (slash-separated, relative to dir; a folder leaves out everything below
+// it): a run folder whose set folders are artifacts of their own, a lock
+// file that says nothing to whoever downloads the results.
+func (cl *Client) UploadDirExcept(ctx context.Context, name string, dir string, exclude []string) (Uploaded, error) {
 	if err := ValidateName(name); err != nil {
 		return Uploaded{}, err
 	}
-	c, err := collectDir(dir)
+	skip := map[string]bool{}
+	for _, e := range exclude {
+		skip[path.Clean(strings.TrimPrefix(filepath.ToSlash(e), "./"))] = true
+	}
+	c, err := collectDir(dir, skip)
 	if err != nil {
 		return Uploaded{}, fmt.Errorf("artifact %q: %w", name, err)
 	}

@@ -45,8 +45,9 @@ type collection struct {
 // never followed: a link planted by an agent or a test (to /proc/self/environ,
 // to a host secret) would otherwise upload whatever it points at, tokens
 // included. They are listed in skipped instead. Entries are sorted so the
-// archive is reproducible.
-func collectDir(root string) (collection, error) {
+// archive is reproducible. Paths in exclude (slash-separated, relative to
+// root; a folder excludes what is below it) are left out.
+func collectDir(root string, exclude map[string]bool) (collection, error) {
 	info, err := os.Lstat(root)
 	if err != nil {
 		return collection{}, fmt.Errorf("folder %s: %w", root, err)
@@ -71,6 +72,9 @@ func collectDir(root string) (collection, error) {
 		for _, de := range des {
 			p := filepath.Join(dir, de.Name())
 			name := path.Join(prefix, de.Name())
+			if exclude[name] {
+				continue
+			}
 			switch t := de.Type(); {
 			case t&fs.ModeSymlink != 0:
 				c.skipped = append(c.skipped, name)

@@ -71,8 +71,8 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		cfg.UploadUnavailable = err
 	} else {
 		client.SetLogger(func(format string, a ...any) { gha.Infof(format, a...) })
-		cfg.Upload = func(ctx context.Context, name, dir string) (int64, int64, error) {
-			up, err := client.UploadDir(ctx, name, dir)
+		cfg.Upload = func(ctx context.Context, name, dir string, exclude []string) (int64, int64, error) {
+			up, err := client.UploadDirExcept(ctx, name, dir, exclude)
 			// A link in a results folder may point anywhere (a planted
 			// /proc/self/environ holds the job's tokens): it is never
 			// followed, and the user is told which ones were left out.

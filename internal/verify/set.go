@@ -19,6 +19,11 @@ import (
 	"github.com/benchgate/benchgate/internal/ident"
 )
 
+// LockFile is the file in a set folder a running set holds locked, so a
+// second run into the same folder stops instead of mixing rows. It says
+// nothing about the results: uploads leave it out.
+const LockFile = ".benchgate.lock"
+
 // MaxReruns is the seed's bound on scenario-level reruns per set.
 const MaxReruns = 2
 
@@ -147,7 +152,7 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 	// artifacts in prepare and interleave rows with it. The lock is taken
 	// before anything in the folder is touched, and nothing is written
 	// when it is held.
-	lock, err := fsutil.TryLockFile(filepath.Join(opts.OutDir, ".benchgate.lock"))
+	lock, err := fsutil.TryLockFile(filepath.Join(opts.OutDir, LockFile))
 	if errors.Is(err, fsutil.ErrLocked) {
 		return nil, fmt.Errorf("%w: set %q: another benchgate run is writing to %s; wait for it to finish or give another out-dir", ErrBadInput, opts.Set, opts.OutDir)
 	}
