@@ -1,5 +1,10 @@
 package action
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Output is one output of action.yml.
 type Output struct {
 	Name, Description string
@@ -22,4 +27,59 @@ func Outputs() []Output {
 		{"failing-rows", "Number of suite rows that break a blocking rule (success, output_valid, error)."},
 		{"artifacts", "Names of the artifacts uploaded, one per line."},
 	}
+}
+
+func (r *reporter) outputs(p *Plan, res *results, code int, arts []artifact) {
+	r.output("status", Status(code))
+	r.output("exit-code", strconv.Itoa(code))
+	r.output("out-dir", r.rel(p.OutDir))
+	var tracks []string
+	for _, s := range res.Sets {
+		tracks = append(tracks, r.rel(s.TrackingPath))
+	}
+	r.output("tracking", strings.Join(tracks, "\n"))
+	r.output("summary-json", r.rel(res.SummaryJSON))
+	r.output("summary-md", r.rel(res.SummaryMD))
+	if res.Batch != nil {
+		r.output("out-dir", r.rel(res.Batch.Root))
+		r.output("predictions", r.rel(res.Batch.Predictions))
+		r.output("run-manifest", r.rel(res.Batch.Manifest))
+	}
+	if res.Audit != nil {
+		r.output("quality-report", r.rel(res.Audit.Report))
+		r.output("pr-urls", strings.Join(res.Audit.PRURLs, "\n"))
+		if res.Audit.SummaryMD != "" {
+			r.output("summary-md", r.rel(res.Audit.SummaryMD))
+		}
+	}
+	failing := 0
+	for _, s := range res.Sets {
+		for _, st := range s.Suites {
+			failing += failingRows(st)
+		}
+	}
+	for _, st := range res.Suites {
+		failing += failingRows(st)
+	}
+	r.output("failing-rows", strconv.Itoa(failing))
+	var names []string
+	for _, a := range arts {
+		if a.Err == nil {
+			names = append(names, a.Name)
+		}
+	}
+	r.output("artifacts", strings.Join(names, "\n"))
+}
+
+// failingRows counts rows with at least one violation.
+func failingRows(st *suiteStats) int {
+	n := 0
+	last := -1
+	for _, v := range st.Violations {
+		if v.Line != last {
+			n++
+			last = v.Line
+		}
+	}
+	return n
 }

@@ -1,0 +1,193 @@
+package action
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/textfmt"
+)
+
+// rowFailure groups the violations of one row into one annotation.
+type rowFailure struct {
+	Set  string
+	File string
+	Line int
+	ID   string
+	Msgs []string
+}
+
+func allFailures(res *results) []rowFailure {
+	var out []rowFailure
+	add := func(set string, st *suiteStats) {
+		for _, v := range st.Violations {
+			if n := len(out); n > 0 && out[n-1].File == v.File && out[n-1].Line == v.Line {
+				out[n-1].Msgs = append(out[n-1].Msgs, v.Rule())
+				continue
+			}
+			out = append(out, rowFailure{Set: set, File: v.File, Line: v.Line, ID: v.ScenarioID, Msgs: []string{v.Rule()}})
+		}
+	}
+	for _, s := range res.Sets {
+		for _, m := range s.SuiteOrder {
+			add(s.Tracking.Set, s.Suites[m])
+		}
+	}
+	for _, m := range res.SuiteOrder {
+		add("report", res.Suites[m])
+	}
+	return out
+}
+
+// annotateOthers annotates failed SWE-bench instances (on their status
+// file) and audited questions that are not Valid (on the case's line), up
+// to budget annotations, and returns how many it wrote.
+func (r *reporter) annotateOthers(res *results, budget int) int {
+	n := 0
+	emit := func(props map[string]string, msg string) {
+		if n < budget {
+			r.a.WithFieldsMap(props).Errorf("%s", msg)
+			n++
+		}
+	}
+	if b := res.Batch; b != nil {
+		for _, in := range b.Instances {
+			if in.Status == "success" {
+				continue
+			}
+			msg := in.Status
+			if in.FailureReasonCode != "" {
+				msg += ": " + in.FailureReasonCode
+			}
+			if in.FailureReasonDetail != "" {
+				msg += ": " + textfmt.Truncate(in.FailureReasonDetail, 500)
+			}
+			emit(map[string]string{"file": r.rel(filepath.Join(in.Dir, in.InstanceID+".status.json")), "title": "SWE-bench " + in.InstanceID}, msg)
+		}
+	}
+	if a := res.Audit; a != nil {
+		// The worst first, since the runner shows ten: questions whose
+		// key was wrong (fixed or not), then ambiguous ones, then those
+		// the audit could not decide.
+		cases := append([]auditCase(nil), a.Cases...)
+		sort.SliceStable(cases, func(i, j int) bool { return auditSeverity(cases[i]) < auditSeverity(cases[j]) })
+		for _, c := range cases {
+			if auditSeverity(c) == severityNone {
+				continue
+			}
+			props := map[string]string{"file": r.rel(c.File), "title": "qa-audit " + c.ID}
+			if c.Line > 0 {
+				props["line"] = strconv.Itoa(c.Line)
+			}
+			verdict := orDefault(c.Verdict, "not audited")
+			if c.Fixed && c.Original != "" && c.Original != c.Verdict {
+				verdict = c.Original + ", fixed (the fix was verified " + c.Verdict + ")"
+			}
+			emit(props, strings.TrimSpace(verdict+": "+textfmt.Truncate(c.Reason, 500)))
+		}
+	}
+	return n
+}
+
+// Severity ranks of an audited case's annotation, worst first.
+const (
+	severityWrong = iota
+	severityAmbiguous
+	severityUndecided
+	severityNone
+)
+
+func auditSeverity(c auditCase) int {
+	v := c.Verdict
+	if c.Original != "" && c.Original != "Valid" {
+		v = c.Original // a fixed case was wrong as written
+	}
+	switch {
+	case v == "Incorrect":
+		return severityWrong
+	case v == "Ambiguous":
+		return severityAmbiguous
+	case v == "Valid" || (v == "" && c.Reason == ""):
+		return severityNone
+	}
+	return severityUndecided
+}
+
+// annotate puts an error annotation on the first failing rows (the runner
+// shows at most ten per step) and returns how many it annotated and how
+// many there were.
+func (r *reporter) annotate(res *results, asWarnings bool, budget int) (annotated, total int) {
+	fails := allFailures(res)
+	for i, f := range fails {
+		if i == budget {
+			break
+		}
+		id := f.ID
+		if id == "" {
+			id = "row " + strconv.Itoa(f.Line)
+		}
+		a := r.a.WithFieldsMap(map[string]string{
+			"file":  r.rel(f.File),
+			"line":  strconv.Itoa(f.Line),
+			"title": f.Set + ": " + id,
+		})
+		if asWarnings {
+			a.Warningf("%s", strings.Join(f.Msgs, "; "))
+			continue
+		}
+		a.Errorf("%s", strings.Join(f.Msgs, "; "))
+		annotated++
+	}
+	return annotated, len(fails)
+}
+
+// failedGateChecks names the gate checks a report's summary JSON says
+// failed (": gate verify_pr: efficiency_tool_call_reduction 16.67, needs
+// >= 20.00"), or "" when it cannot tell.
+func failedGateChecks(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	// Only the gate, through the type report writes it with (the whole
+	// Summary keeps its modes in row order and is written, not read).
+	var sum struct {
+		GateV2 report.GateV2 `json:"gateV2"`
+	}
+	if json.Unmarshal(b, &sum) != nil || sum.GateV2.Passed {
+		return ""
+	}
+	var failed []string
+	for _, c := range sum.GateV2.Checks {
+		if !c.Passed {
+			failed = append(failed, fmt.Sprintf("%s %.2f, needs %s %.2f", c.Name, c.Value, c.Operator, c.Threshold))
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	return ": gate " + sum.GateV2.Profile + " failed: " + strings.Join(failed, "; ")
+}
+
+// annotateStep writes the one annotation of a failed step that has
+// nothing row-shaped to point at (a crash, zero rows, a refused flag), so
+// the failure still shows on the run page; modeErr is the mode's last
+// own error line.
+func (r *reporter) annotateStep(plan *Plan, res *results, code int, modeErr string) {
+	why := ""
+	for _, st := range res.Sets {
+		if st.Tracking.Error != "" {
+			why = ": set " + st.Tracking.Set + ": " + textfmt.Truncate(st.Tracking.Error, 500)
+			break
+		}
+	}
+	if why == "" && modeErr != "" {
+		why = ": " + textfmt.Truncate(modeErr, 500)
+	}
+	r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, r.rel(plan.OutDir))
+}

@@ -1,0 +1,332 @@
+package action
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/textfmt"
+)
+
+func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact, annotated, total int) *jobsummary.Doc {
+	var doc jobsummary.Doc
+	head := doc.Section(fmt.Sprintf("benchgate %s: %s", p.Mode, Status(code)))
+	head.Note = "see the uploaded artifacts or " + r.rel(orDefault(p.OutDir, p.WorkDir))
+	head.Para("Command: `benchgate %s` (exit code %d).", strings.Join(redactArgs(p.Args, r.workspace), " "), code)
+	if code != exitOK && res.ModeError != "" {
+		head.Para("Last error: %s", textfmt.Cell(textfmt.Truncate(res.ModeError, 2000)))
+	}
+	if trig := r.trigger(); trig != "" {
+		head.Para("%s", trig)
+	}
+	switch {
+	case total > 0 && p.Mode == "report" && code == exitOK:
+		head.Para("%d rows break a blocking rule (success, output_valid, error); they are warnings here, since `report` judges the gate, not rows (`set` fails on them). The first %d are annotated on their suite file and line.", total, min(total, MaxErrorAnnotations))
+	case total > 0:
+		head.Para("%d failing rows; the first %d are annotated on their suite file and line.", total, annotated)
+		if total > annotated {
+			head.Para("**%d more failing rows are not annotated** (GitHub shows at most %d error annotations per step): they are listed in the failing-rows tables below and in the suite files of each set folder.", total-annotated, MaxErrorAnnotations)
+		}
+	}
+	if p.Mode == "ordered" && len(res.Sets) > 0 {
+		rows := [][]string{}
+		for _, s := range res.Sets {
+			rows = append(rows, []string{s.Tracking.Set, s.Tracking.FinalStatus, strconv.Itoa(len(s.Tracking.FailingScenarios)), strconv.Itoa(len(s.Tracking.Reruns)), r.rel(s.TrackingPath)})
+		}
+		head.Table([]string{"set", "final status", "failing scenarios", "reruns recorded", "tracking"}, rows)
+	}
+	for _, s := range res.Sets {
+		r.setSection(&doc, s)
+	}
+	if p.Mode == "report" {
+		sec := doc.Section("Report")
+		sec.Note = head.Note
+		if len(res.SuiteOrder) > 0 {
+			chartSection(sec, res.Suites)
+			failureTable(sec, r, "report", res.Suites, res.SuiteOrder)
+		}
+		includeMarkdown(sec, res.SummaryMD, r)
+	}
+	if p.Mode == "ordered" && res.SummaryMD != "" {
+		sec := doc.Section("Consolidated summary")
+		includeMarkdown(sec, res.SummaryMD, r)
+	}
+	if res.Batch != nil {
+		r.batchSection(&doc, res.Batch)
+	} else if p.Mode == "swebench-batch" {
+		head.Para("No run_manifest.json was written under %s.", r.rel(p.OutDir))
+	}
+	if res.Audit != nil {
+		r.auditSection(&doc, res.Audit)
+	}
+	if len(arts) > 0 {
+		sec := doc.Section("Artifacts")
+		rows := [][]string{}
+		for _, a := range arts {
+			state := "uploaded"
+			if a.Err != nil {
+				state = "failed: " + a.Err.Error()
+			}
+			rows = append(rows, []string{a.Name, r.rel(a.Dir), state})
+		}
+		sec.Table([]string{"artifact", "folder", "upload"}, rows)
+	}
+	return &doc
+}
+
+// trigger describes the event that started the run, from GITHUB_EVENT_NAME
+// and the event JSON, so a summary read later says what it was about.
+func (r *reporter) trigger() string {
+	ctx, err := r.a.Context()
+	if err != nil {
+		r.a.Warningf("the event of this run could not be read: %v", err)
+		return ""
+	}
+	if ctx == nil || ctx.EventName == "" {
+		return ""
+	}
+	out := "Triggered by `" + ctx.EventName + "`"
+	if ctx.Repository != "" {
+		out += " on `" + ctx.Repository + "`"
+	}
+	if pr, ok := ctx.Event["pull_request"].(map[string]any); ok {
+		if n, ok := pr["number"].(float64); ok {
+			out += fmt.Sprintf(", pull request #%d", int(n))
+		}
+	}
+	if ctx.SHA != "" {
+		out += " at `" + textfmt.Truncate(ctx.SHA, 12) + "`"
+	}
+	return out + "."
+}
+
+// redactArgs shortens absolute paths under the workspace for display.
+func redactArgs(args []string, workspace string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if rel, err := filepath.Rel(workspace, a); err == nil && filepath.IsAbs(a) && !strings.HasPrefix(rel, "..") {
+			a = rel
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
+	t := s.Tracking
+	sec := doc.Section("Set " + t.Set + ": " + orDefault(t.FinalStatus, "unknown"))
+	sec.Note = "see " + r.rel(s.Dir)
+	if s.TrackingErr != nil {
+		sec.Para("tracking.json could not be read: %s", textfmt.Cell(s.TrackingErr.Error()))
+	}
+	if t.Provider != "" || t.Model != "" {
+		sec.Para("Provider `%s`, model `%s`; folder `%s`.", t.Provider, t.Model, r.rel(s.Dir))
+	}
+	if t.Error != "" {
+		sec.Para("**Stopped:** %s", textfmt.Cell(t.Error))
+	}
+	modes := map[string]bool{}
+	for m := range t.RowsExpected {
+		modes[m] = true
+	}
+	for m := range t.RowsActual {
+		modes[m] = true
+	}
+	var names []string
+	for m := range modes {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	rows := [][]string{}
+	for _, m := range names {
+		failing := ""
+		if st, ok := s.Suites[m]; ok {
+			failing = strconv.Itoa(failingRows(st))
+		}
+		rows = append(rows, []string{m, strconv.Itoa(t.RowsExpected[m]), strconv.Itoa(t.RowsActual[m]), failing})
+	}
+	if len(rows) > 0 {
+		sec.Table([]string{"mode", "rows expected", "rows actual", "failing rows"}, rows)
+	}
+	if len(t.Checks) > 0 {
+		var cn []string
+		for c := range t.Checks {
+			cn = append(cn, c)
+		}
+		sort.Strings(cn)
+		rows = [][]string{}
+		for _, c := range cn {
+			rows = append(rows, []string{c, strconv.Itoa(t.Checks[c].Pass), strconv.Itoa(t.Checks[c].Fail)})
+		}
+		sec.Table([]string{"check", "pass", "fail"}, rows)
+	}
+	if len(t.Reruns) > 0 {
+		rows = [][]string{}
+		for _, rr := range t.Reruns {
+			ids := strings.Join(rr.ScenarioIDs, ", ")
+			if ids == "" {
+				ids = "(whole set)"
+			}
+			rows = append(rows, []string{strconv.Itoa(rr.Attempt), ids, rr.Result})
+		}
+		sec.Table([]string{"attempt", "scenarios", "result"}, rows)
+	}
+	if len(t.FailingScenarios) > 0 {
+		sec.Para("Failing scenarios: %s", "`"+strings.Join(t.FailingScenarios, "`, `")+"`")
+	}
+	chartSection(sec, s.Suites)
+	failureTable(sec, r, t.Set, s.Suites, s.SuiteOrder)
+	includeMarkdown(sec, s.SummaryMD, r)
+}
+
+// maxChartScenarios keeps charts readable; the tables carry the rest.
+const maxChartScenarios = 30
+
+// chartSection draws per-scenario medians of active tokens and latency,
+// ghx against agent_direct, when both modes have passing rows.
+func chartSection(sec *jobsummary.Section, suites map[string]*suiteStats) {
+	base, cand := suites["agent_direct"], suites["ghx"]
+	if base == nil || cand == nil {
+		return
+	}
+	for _, metric := range []struct {
+		title, unit string
+		pick        func(*suiteStats) map[string][]float64
+	}{
+		{"Median active tokens per scenario: agent_direct (first bar) vs ghx (second bar)", "active tokens", func(s *suiteStats) map[string][]float64 { return s.Active }},
+		{"Median wall latency per scenario: agent_direct (first bar) vs ghx (second bar)", "ms", func(s *suiteStats) map[string][]float64 { return s.Latency }},
+	} {
+		b, c := metric.pick(base), metric.pick(cand)
+		var ids []string
+		for id := range b {
+			if _, ok := c[id]; ok {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		sort.Strings(ids)
+		if len(ids) > maxChartScenarios {
+			sec.Para("The chart below shows the first %d of %d scenarios (by ID); the summary files have all of them.", maxChartScenarios, len(ids))
+			ids = ids[:maxChartScenarios]
+		}
+		var bv, cv []float64
+		for _, id := range ids {
+			bv = append(bv, median(b[id]))
+			cv = append(cv, median(c[id]))
+		}
+		sec.Mermaid(jobsummary.XYBars(metric.title, metric.unit, ids, []jobsummary.Series{{Name: "agent_direct", Values: bv}, {Name: "ghx", Values: cv}}))
+	}
+}
+
+func failureTable(sec *jobsummary.Section, r *reporter, set string, suites map[string]*suiteStats, order []string) {
+	rows := [][]string{}
+	for _, m := range order {
+		for _, v := range suites[m].Violations {
+			rows = append(rows, []string{fmt.Sprintf("%s:%d", r.rel(v.File), v.Line), v.ScenarioID, v.Field, v.Got})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	sec.Para("Failing rows of %s:", set)
+	sec.Table([]string{"file:line", "scenario", "field", "value"}, rows)
+}
+
+// includeMarkdown copies a mode's own Markdown summary into the job
+// summary, with its headings pushed down a level to nest under ours.
+func includeMarkdown(sec *jobsummary.Section, path string, r *reporter) {
+	if path == "" {
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		sec.Para("%s could not be read: %v", r.rel(path), err)
+		return
+	}
+	text := string(b)
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "#") {
+			l = "##" + l
+		}
+		out = append(out, l)
+	}
+	sec.Para("From `%s`:\n\n%s", r.rel(path), strings.TrimSpace(strings.Join(out, "\n")))
+}
+
+// batchStatuses are the fixed per-instance statuses, in chart order.
+var batchStatuses = []string{"success", "failed", "incomplete"}
+
+func (r *reporter) batchSection(doc *jobsummary.Doc, b *batchResult) {
+	sec := doc.Section("SWE-bench batch")
+	sec.Note = "see " + r.rel(b.Root)
+	counts := map[string]int{}
+	rows := [][]string{}
+	for _, in := range b.Instances {
+		counts[in.Status]++
+		rows = append(rows, []string{in.InstanceID, in.Status, in.FailureReasonCode, textfmt.Truncate(in.FailureReasonDetail, 200)})
+	}
+	labels := append([]string(nil), batchStatuses...)
+	for s := range counts {
+		if !contains(labels, s) {
+			labels = append(labels, s)
+		}
+	}
+	var cs []int
+	var parts []string
+	for _, l := range labels {
+		cs = append(cs, counts[l])
+		parts = append(parts, fmt.Sprintf("%s %d", l, counts[l]))
+	}
+	sec.Para("Run root `%s`: %d instances (%s). Predictions: `%s`.", r.rel(b.Root), len(b.Instances), strings.Join(parts, ", "), r.rel(b.Predictions))
+	if len(b.Instances) > 0 {
+		sec.Mermaid(jobsummary.Pie("Instance statuses", labels, cs))
+	}
+	sec.Table([]string{"instance", "status", "failure reason", "detail"}, rows)
+}
+
+func (r *reporter) auditSection(doc *jobsummary.Doc, a *auditResult) {
+	sec := doc.Section("QA audit")
+	if a.Report == "" {
+		sec.Para("No quality_report.json was written.")
+		return
+	}
+	sec.Note = "see " + r.rel(a.Report)
+	counts := map[string]int{}
+	var labels []string
+	rows := [][]string{}
+	human := 0
+	for _, c := range a.Cases {
+		if counts[c.Verdict] == 0 {
+			labels = append(labels, c.Verdict)
+		}
+		counts[c.Verdict]++
+		h := ""
+		if c.NeedsHuman {
+			h = "yes"
+			human++
+		}
+		rows = append(rows, []string{r.rel(c.File), c.ID, c.Verdict, h})
+	}
+	sort.Strings(labels)
+	var cs []int
+	for _, l := range labels {
+		cs = append(cs, counts[l])
+	}
+	sec.Para("Quality report `%s`: %d cases, %d need human review.", r.rel(a.Report), len(a.Cases), human)
+	if len(a.Cases) > 0 {
+		sec.Mermaid(jobsummary.Pie("Verdicts", labels, cs))
+		sec.Table([]string{"file", "case", "verdict", "needs human review"}, rows)
+	}
+	if len(a.PRURLs) > 0 {
+		sec.Para("Pull requests:")
+		sec.List(a.PRURLs)
+	}
+	includeMarkdown(sec, a.SummaryMD, r)
+}
