@@ -14,7 +14,7 @@ import (
 // actionSource copies what `uses: benchgate/benchgate@<ref>` fetches,
 // the repository's tracked source without its history and test data, to
 // a folder act then serves as that action (--local-repository).
-func actionSource(t *testing.T) string {
+func actionSource(t testing.TB) string {
 	t.Helper()
 	root := testenv.RepoRoot(t)
 	dst := t.TempDir()
