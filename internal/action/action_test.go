@@ -134,6 +134,8 @@ type harness struct {
 	gotDir    string
 	gotEnv    map[string]string
 	modeOut   io.Writer
+	// now is the step's clock; nil is time.Now.
+	now func() time.Time
 }
 
 func newHarness(t *testing.T, inputs map[string]string) *harness {
@@ -158,7 +160,7 @@ func (h *harness) run(mode func(dir string, args []string) int) int {
 		GHA:    githubactions.New(githubactions.WithWriter(&h.stdout), githubactions.WithGetenv(getenv)),
 		Getenv: getenv,
 		Dir:    "/nonexistent",
-		Now:    time.Now,
+		Now:    h.now,
 		Stdout: &h.stdout,
 		Run: func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer) int {
 			h.gotArgs, h.gotDir, h.gotEnv = args, dir, env
@@ -247,7 +249,7 @@ func trackingDoc(set, status string, failing []string) map[string]any {
 		"set": set, "provider": "openai", "model": "gpt-5.1-codex-mini",
 		"rows_expected":     map[string]int{"agent_direct": 20, "ghx": 20},
 		"rows_actual":       map[string]int{"agent_direct": 20, "ghx": 20},
-		"checks":            map[string]any{"success": map[string]int{"pass": 14, "fail": 6}},
+		"checks":            map[string]any{"success": map[string]int{"pass": 40, "fail": 0}, "output_valid": map[string]int{"pass": 40, "fail": 0}, "error_null": map[string]int{"pass": 40, "fail": 0}},
 		"failing_scenarios": failing,
 		"reruns":            []map[string]any{{"attempt": 1, "scenario_ids": []string{}, "result": "fail"}},
 		"final_status":      status,

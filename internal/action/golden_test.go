@@ -1,0 +1,251 @@
+package action
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// goldenCase is one step as a user sees it: the inputs, and a mode that
+// leaves the files (and exit code) a real run of that mode would.
+type goldenCase struct {
+	name   string
+	inputs map[string]string
+	mode   func(t *testing.T, dir string, args []string) int
+}
+
+// goldenNow is the clock of every golden run, so report's generatedAt
+// and every dated name are the same on each run.
+var goldenNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// TestGolden compares what a user sees of a step, byte for byte, with
+// testdata/golden/<case>.log (the step log: masks, the command group,
+// annotations and warnings, then the step outputs) and <case>.md (the job
+// summary). Run with -update to rewrite them after an intended change,
+// and read the diff before committing it.
+func TestGolden(t *testing.T) {
+	for _, tc := range goldenCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.inputs)
+			h.now = func() time.Time { return goldenNow }
+			code := h.run(func(dir string, args []string) int { return tc.mode(t, dir, args) })
+			files := filepath.Dir(h.env["GITHUB_OUTPUT"])
+			log := normalize(h.stdout.String(), h.ws, files) + fmt.Sprintf("--- exit code %d\n--- outputs\n", code) + normalize(formatOutputs(h.outputs()), h.ws, files)
+			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".log"), log)
+			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".md"), normalize(h.summary(), h.ws, files))
+		})
+	}
+}
+
+func goldenCases() []goldenCase {
+	suites := func(t *testing.T, dir string, fail map[int]bool) {
+		writeSuite(t, "agent_direct-suite.jsonl", filepath.Join(dir, "agent_direct-suite.jsonl"), nil)
+		writeSuite(t, "ghx-suite.jsonl", filepath.Join(dir, "ghx-suite.jsonl"), fail)
+	}
+	// realReport runs the real report over the suites, as the report
+	// mode does, with or without --gate.
+	realReport := func(gate bool, profile string) func(t *testing.T, dir string, args []string) int {
+		return func(t *testing.T, dir string, args []string) int {
+			suites(t, dir, map[int]bool{3: true, 4: true})
+			opts := report.Options{Dir: dir, Gate: gate, GateProfile: profile, Now: func() time.Time { return goldenNow }, SkipBadRows: true,
+				SuitePaths: []string{filepath.Join(dir, "agent_direct-suite.jsonl"), filepath.Join(dir, "ghx-suite.jsonl")}}
+			for i := 0; i+1 < len(args); i++ {
+				switch args[i] {
+				case "--summary-json":
+					opts.SummaryJSON = args[i+1]
+				case "--summary-md":
+					opts.SummaryMD = args[i+1]
+				}
+			}
+			if _, err := report.Run(context.Background(), opts); err != nil {
+				return 1
+			}
+			return 0
+		}
+	}
+	set := func(failing bool) func(t *testing.T, dir string, args []string) int {
+		return func(t *testing.T, dir string, args []string) int {
+			out := args[len(args)-1]
+			status, fail, ids := "pass", map[int]bool(nil), []string(nil)
+			if failing {
+				status, fail, ids = "terminal_fail", map[int]bool{11: true, 12: true}, []string{"pr-review-submit-wf-001"}
+			}
+			suites(t, out, fail)
+			writeJSON(t, filepath.Join(out, "tracking.json"), trackingDoc("pr-exec", status, ids))
+			writeFile(t, filepath.Join(out, "latest-summary.md"), "# Benchmark Report\n\nrows of pr-exec\n")
+			writeJSON(t, filepath.Join(out, "latest-summary.json"), map[string]any{"set": "pr-exec"})
+			if failing {
+				return 1
+			}
+			return 0
+		}
+	}
+	ordered := func(failing bool) func(t *testing.T, dir string, args []string) int {
+		return func(t *testing.T, dir string, args []string) int {
+			out := args[len(args)-1]
+			sets := []string{"pr-exec", "issues"}
+			for i, name := range sets {
+				d := filepath.Join(out, name)
+				status, fail, ids := "pass", map[int]bool(nil), []string(nil)
+				if failing && i == len(sets)-1 {
+					status, fail, ids = "terminal_fail", map[int]bool{1: true}, []string{"issue-triage-comment-wf-001"}
+				}
+				suites(t, d, fail)
+				writeJSON(t, filepath.Join(d, "tracking.json"), trackingDoc(name, status, ids))
+				mt := time.Now().Add(time.Duration(i) * time.Second)
+				if err := os.Chtimes(filepath.Join(d, "tracking.json"), mt, mt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			writeJSON(t, filepath.Join(out, "mini-summary.json"), map[string]any{"sets": len(sets)})
+			writeFile(t, filepath.Join(out, "mini-summary.md"), "# Ordered sets\n\nall sets in order\n")
+			if failing {
+				return 1
+			}
+			return 0
+		}
+	}
+	batch := func(failing bool) func(t *testing.T, dir string, args []string) int {
+		return func(t *testing.T, dir string, args []string) int {
+			root := filepath.Join(dir, "results", "phase5", "ralph-codex-local", "20261122T100000Z")
+			type inst struct{ id, status, code, detail string }
+			all := []inst{{"astropy__astropy-12907", "success", "", ""}, {"django__django-11099", "success", "", ""}}
+			if failing {
+				all = append(all, inst{"sympy__sympy-20590", "failed", "blocked", "plan moved to blocked: the test suite cannot be built"}, inst{"pylint-dev__pylint-7080", "incomplete", "incomplete", "max loops reached"})
+			}
+			for _, s := range all {
+				st := map[string]any{"instance_id": s.id, "status": s.status, "failure_reason_code": nil, "failure_reason_detail": s.detail, "error_log": ""}
+				if s.code != "" {
+					st["failure_reason_code"] = s.code
+				}
+				writeJSON(t, filepath.Join(root, s.id, s.id+".status.json"), st)
+			}
+			writeFile(t, filepath.Join(root, "predictions.jsonl"), "{}\n")
+			writeJSON(t, filepath.Join(root, "run_manifest.json"), map[string]any{"instances": len(all)})
+			if failing {
+				return 1
+			}
+			return 0
+		}
+	}
+	audit := func(failing bool) func(t *testing.T, dir string, args []string) int {
+		return func(t *testing.T, dir string, args []string) int {
+			out := args[len(args)-1]
+			file := filepath.Join(dir, "questions", "adk.yaml")
+			cases := []map[string]any{
+				{"file": file, "line": 1, "id": "adk-001", "verdict": "Valid"},
+				{"file": file, "line": 12, "id": "adk-002", "verdict": "Valid"},
+			}
+			if failing {
+				cases = append(cases,
+					map[string]any{"file": file, "line": 23, "id": "adk-003", "verdict": "Inconclusive", "reason": "the option test did not run: library not installed"},
+					map[string]any{"file": file, "line": 34, "id": "adk-004", "verdict": "Incorrect", "reason": "option B is proven true, the key says A", "needs_human_review": true},
+					map[string]any{"file": file, "line": 45, "id": "adk-005", "verdict": "Ambiguous", "reason": "B and C both hold"},
+				)
+			}
+			writeJSON(t, filepath.Join(out, "quality_report.json"), map[string]any{"cases": cases})
+			writeFile(t, filepath.Join(out, "quality_report.md"), "# Quality report\n\nevery case proven by execution\n")
+			if failing {
+				return 1
+			}
+			return 0
+		}
+	}
+	return []goldenCase{
+		{"report-pass", map[string]string{"mode": "report", "suite-jsonl": "agent_direct-suite.jsonl\nghx-suite.jsonl"}, realReport(false, "")},
+		{"report-fail", map[string]string{"mode": "report", "suite-jsonl": "agent_direct-suite.jsonl\nghx-suite.jsonl", "gate": "true", "gate-profile": "verify_release"}, realReport(true, "verify_release")},
+		{"set-pass", map[string]string{"mode": "set", "set": "pr-exec", "provider": "openai"}, set(false)},
+		{"set-fail", map[string]string{"mode": "set", "set": "pr-exec", "provider": "openai"}, set(true)},
+		{"ordered-pass", map[string]string{"mode": "ordered", "provider": "openai"}, ordered(false)},
+		{"ordered-fail", map[string]string{"mode": "ordered", "provider": "openai"}, ordered(true)},
+		{"swebench-batch-pass", map[string]string{"mode": "swebench-batch", "max-loops": "5"}, batch(false)},
+		{"swebench-batch-fail", map[string]string{"mode": "swebench-batch", "max-loops": "5"}, batch(true)},
+		{"qa-audit-pass", map[string]string{"mode": "qa-audit", "definitions": "questions/adk.yaml"}, audit(false)},
+		{"qa-audit-fail", map[string]string{"mode": "qa-audit", "definitions": "questions/adk.yaml"}, audit(true)},
+		{"bad-input", map[string]string{"mode": "set", "provider": "openai"}, func(t *testing.T, _ string, _ []string) int {
+			t.Error("the mode ran despite a missing required input")
+			return 0
+		}},
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// formatOutputs lists the step outputs sorted by name, a multi-line value
+// indented under its name.
+func formatOutputs(out map[string]string) string {
+	var names []string
+	for k := range out {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		fmt.Fprintf(&b, "%s=%s\n", k, strings.ReplaceAll(out[k], "\n", "\n  "))
+	}
+	return b.String()
+}
+
+// stopToken matches the fresh token of ::stop-commands:: and the command
+// that ends it.
+var stopToken = regexp.MustCompile(`(?m)(::stop-commands::|^::)[0-9a-f]{32}`)
+
+// normalize replaces what differs between runs: the temporary workspace,
+// the folder of the runner's file commands and the stop-commands token.
+func normalize(s, ws, files string) string {
+	s = strings.ReplaceAll(s, ws, "$WORKSPACE")
+	s = strings.ReplaceAll(s, files, "$RUNNER_FILES")
+	return stopToken.ReplaceAllString(s, "${1}TOKEN")
+}
+
+func compareGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		writeFile(t, path, got)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/action -run TestGolden -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from what the step shows now (rerun with -update if the change is intended):\n%s", path, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff names the first differing line of want and got, with both.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\n want %q\n  got %q", i+1, wl, gl)
+		}
+	}
+	return "(same lines, different bytes)"
+}
