@@ -1,0 +1,243 @@
+// Package runrecord reduces one benchmark run to what later runs compare
+// against: per mode and scenario, how many rows ran, how many passed the
+// blocking rules, and the medians of the efficiency sample. A baseline
+// comparison and a flakiness history both need exactly this and nothing
+// more, so an earlier run can be kept as a small JSON file (run-record.json)
+// instead of its suite files, and read back from either.
+package runrecord
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/suite"
+)
+
+// Schema names the format of a run-record.json file.
+const Schema = "benchgate.run-record/v1"
+
+// FileName is the name report gives the record it writes beside the
+// summaries, and the name a folder reader looks for.
+const FileName = "run-record.json"
+
+// Record is one run: one entry per benchmark mode.
+type Record struct {
+	Schema string `json:"schema"`
+	Modes  []Mode `json:"modes"`
+}
+
+// Mode is one run of one mode: the rows of one suite file (or of one
+// record) for that mode.
+type Mode struct {
+	Mode string `json:"mode"`
+	// Source is where the rows were read from, for messages.
+	Source string `json:"source"`
+	// RunIDs are the distinct run_id values of the rows, sorted. Two
+	// sources with the same mode and run IDs are the same run (a record
+	// and the suite file it was made from, or one artifact downloaded
+	// twice) and count once.
+	RunIDs []string `json:"run_ids"`
+	// StartedAt is the earliest row timestamp; runs are ordered by it.
+	StartedAt string `json:"started_at"`
+	// ModelSignatures are the distinct provider/model/mode values.
+	ModelSignatures []string `json:"model_signatures"`
+	// GitCommits are the distinct non-null git commits.
+	GitCommits []string   `json:"git_commits,omitempty"`
+	Scenarios  []Scenario `json:"scenarios"`
+}
+
+// Scenario is what one run says about one scenario.
+type Scenario struct {
+	ID string `json:"id"`
+	// Rows is every row of the scenario, the malformed ones included.
+	Rows int `json:"rows"`
+	// Passed counts rows that break no blocking rule (success true,
+	// output_valid true, error null): what set judges.
+	Passed int `json:"passed"`
+	// Stable counts the rows of the efficiency sample (success, valid
+	// output, no runner failure), the rows the medians are taken over,
+	// as report's gate takes them.
+	Stable int `json:"stable"`
+	// The medians of the stable rows; null when there are none.
+	MedianActiveTokens *float64 `json:"median_active_tokens"`
+	MedianLatencyMs    *float64 `json:"median_latency_ms"`
+	MedianToolCalls    *float64 `json:"median_tool_calls"`
+}
+
+// Pass reports whether every row of the scenario passed: set's verdict
+// on the scenario in this run.
+func (s Scenario) Pass() bool { return s.Rows > 0 && s.Passed == s.Rows }
+
+// Scenario returns the scenario with id, or nil.
+func (m *Mode) Scenario(id string) *Scenario {
+	i, ok := slices.BinarySearchFunc(m.Scenarios, id, func(s Scenario, id string) int { return strings.Compare(s.ID, id) })
+	if !ok {
+		return nil
+	}
+	return &m.Scenarios[i]
+}
+
+// Key identifies the run of this mode: the mode and its run IDs, or the
+// source when the rows carry no run ID.
+func (m *Mode) Key() string {
+	if len(m.RunIDs) == 0 {
+		return m.Mode + "\x00source\x00" + m.Source
+	}
+	return m.Mode + "\x00" + strings.Join(m.RunIDs, "\x00")
+}
+
+// Mode returns the entry of mode, or nil.
+func (r *Record) Mode(mode string) *Mode {
+	for i := range r.Modes {
+		if r.Modes[i].Mode == mode {
+			return &r.Modes[i]
+		}
+	}
+	return nil
+}
+
+// Builder accumulates rows into a Record. Only counters and the values
+// the medians need are kept.
+type Builder struct {
+	source string
+	modes  map[string]*modeAcc
+	order  []string
+}
+
+type modeAcc struct {
+	runIDs, sigs, commits map[string]struct{}
+	startedAt             string
+	scenarios             map[string]*scenarioAcc
+}
+
+type scenarioAcc struct {
+	rows, passed          int
+	active, latency, tool []float64
+}
+
+// NewBuilder starts a record whose modes name source as their origin.
+func NewBuilder(source string) *Builder {
+	return &Builder{source: source, modes: map[string]*modeAcc{}}
+}
+
+func (b *Builder) mode(mode string) *modeAcc {
+	m := b.modes[mode]
+	if m == nil {
+		m = &modeAcc{runIDs: map[string]struct{}{}, sigs: map[string]struct{}{}, commits: map[string]struct{}{}, scenarios: map[string]*scenarioAcc{}}
+		b.modes[mode] = m
+		b.order = append(b.order, mode)
+	}
+	return m
+}
+
+func (m *modeAcc) scenario(id string) *scenarioAcc {
+	s := m.scenarios[id]
+	if s == nil {
+		s = &scenarioAcc{}
+		m.scenarios[id] = s
+	}
+	return s
+}
+
+// AddChecked adds one line judged leniently: a line that is not a valid
+// row still counts as a failing row of the scenario it names, as set
+// counts it; a line that names no mode or scenario is left out.
+func (b *Builder) AddChecked(c suite.Checked) {
+	if c.Row != nil {
+		b.AddRow(c.Row)
+		return
+	}
+	if c.Mode == "" || c.ScenarioID == "" {
+		return
+	}
+	b.mode(c.Mode).scenario(c.ScenarioID).rows++
+}
+
+// AddRow adds one valid row. A row with no mode or no scenario ID
+// cannot be paired with anything and is left out.
+func (b *Builder) AddRow(r *suite.Row) {
+	if r.Mode == "" || r.ScenarioID == "" {
+		return
+	}
+	m := b.mode(r.Mode)
+	if r.RunID != "" {
+		m.runIDs[r.RunID] = struct{}{}
+	}
+	m.sigs[r.Model.Signature()] = struct{}{}
+	if r.Git.Commit != nil && *r.Git.Commit != "" {
+		m.commits[*r.Git.Commit] = struct{}{}
+	}
+	if r.Timestamp != "" && (m.startedAt == "" || r.Timestamp < m.startedAt) {
+		m.startedAt = r.Timestamp
+	}
+	s := m.scenario(r.ScenarioID)
+	s.rows++
+	if len(r.Violations()) == 0 {
+		s.passed++
+	}
+	if Stable(r) {
+		s.active = append(s.active, r.ActiveTokens())
+		s.latency = append(s.latency, r.LatencyMsWall)
+		s.tool = append(s.tool, r.ToolCalls)
+	}
+}
+
+// Stable says whether a row enters the efficiency sample: it succeeded,
+// its output is valid and the runner did not fail (runner_error and
+// runner_timeout_* rows are runner failures). This is report's rule.
+func Stable(r *suite.Row) bool {
+	if !r.Success || !r.OutputValid {
+		return false
+	}
+	t := r.ErrorType()
+	return t != suite.ErrorRunner && !strings.HasPrefix(t, suite.ErrorRunnerTimeoutPrefix)
+}
+
+// Record returns the accumulated record, modes in first-appearance order
+// and scenarios sorted by ID.
+func (b *Builder) Record() *Record {
+	rec := &Record{Schema: Schema, Modes: []Mode{}}
+	for _, name := range b.order {
+		m := b.modes[name]
+		out := Mode{Mode: name, Source: b.source, RunIDs: sortedKeys(m.runIDs), StartedAt: m.startedAt,
+			ModelSignatures: sortedKeys(m.sigs), GitCommits: sortedKeys(m.commits), Scenarios: []Scenario{}}
+		ids := make([]string, 0, len(m.scenarios))
+		for id := range m.scenarios {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			s := m.scenarios[id]
+			out.Scenarios = append(out.Scenarios, Scenario{ID: id, Rows: s.rows, Passed: s.passed, Stable: len(s.active),
+				MedianActiveTokens: Median(s.active), MedianLatencyMs: Median(s.latency), MedianToolCalls: Median(s.tool)})
+		}
+		rec.Modes = append(rec.Modes, out)
+	}
+	return rec
+}
+
+// Median is the middle value (the mean of the two middle values for an
+// even count), or nil for no values. It sorts v.
+func Median(v []float64) *float64 {
+	if len(v) == 0 {
+		return nil
+	}
+	sort.Float64s(v)
+	n := len(v)
+	m := v[n/2]
+	if n%2 == 0 {
+		m = (v[n/2-1] + v[n/2]) / 2
+	}
+	m += 0 // no -0 in JSON
+	return &m
+}
+
+func sortedKeys(m map[string]struct{}) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
