@@ -1,7 +1,8 @@
 // Package ghfake is a stateful fake of the parts of the GitHub REST API that
-// benchgate's pull-request code uses: repositories, git refs, blobs, trees,
-// commits, pull requests and issue labels. It keeps real state (a second run
-// sees what the first one created) and answers like GitHub does: 404 for
+// benchgate uses: repositories, git refs, blobs, trees, commits, pull
+// requests and issue labels (qa-audit's pull requests), and workflow runs
+// with their artifacts (the Action's baseline download). It keeps real
+// state (a second run sees what the first one created) and answers like GitHub does: 404 for
 // unknown objects, 422 for invalid payloads, duplicated refs or duplicated
 // pull requests, 401 without the expected token. Tests drive it with the real
 // go-github client, so a request shape that GitHub would reject fails here too.
@@ -18,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Pull is a pull request as the fake stores it.
@@ -54,6 +56,12 @@ type Server struct {
 	refs    map[string]string // "heads/main" -> commit sha
 	pulls   []*Pull
 	calls   []string
+
+	// Now is the fake's clock for signed archive URLs; nil is time.Now.
+	Now              func() time.Time
+	runs             []*WorkflowRun
+	artifacts        []*Artifact
+	archiveDownloads []int64
 }
 
 // New starts a fake repository owner/repo whose default branch holds files.
@@ -184,11 +192,14 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST "+p+"/pulls", s.createPull)
 	mux.HandleFunc("PATCH "+p+"/pulls/{number}", s.editPull)
 	mux.HandleFunc("POST "+p+"/issues/{number}/labels", s.addLabels)
+	s.artifactRoutes(mux, p)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls = append(s.calls, r.Method+" "+r.URL.Path)
 		s.mu.Unlock()
-		if s.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.Token {
+		// The signed archive URLs carry their own credential.
+		blob := strings.HasPrefix(r.URL.Path, blobPrefix)
+		if !blob && s.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.Token {
 			writeErr(w, http.StatusUnauthorized, "Bad credentials", nil)
 			return
 		}

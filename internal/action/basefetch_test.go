@@ -1,0 +1,180 @@
+package action
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+)
+
+const benchWorkflow = ".github/workflows/bench.yml"
+
+func hostileZip(t *testing.T) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	add := func(name string, mode os.FileMode, body string) {
+		h := &zip.FileHeader{Name: name, Method: zip.Deflate}
+		h.SetMode(mode)
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	add("../escape.txt", 0o644, "x")
+	add("/abs.txt", 0o644, "x")
+	add("a/../../up.txt", 0o644, "x")
+	add("link", os.ModeSymlink|0o777, "/etc/passwd")
+	add("ok/latest-summary.json", 0o644, "{}")
+	zw.Close()
+	return buf.Bytes()
+}
+
+func listFiles(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func TestDownloadArtifacts(t *testing.T) {
+	type setup func(s *ghfake.Server) (current int64)
+	name := "benchgate-bench-run"
+	match := func(n string) bool { return n == name }
+	tests := []struct {
+		name      string
+		setup     setup
+		token     string
+		workflow  string
+		want      int
+		wantRuns  int
+		wantFiles []string
+		wantNotes []string
+		wantErr   string
+	}{
+		{name: "newest completed run on the branch, not the current one", want: 1, wantRuns: 1,
+			setup: func(s *ghfake.Server) int64 {
+				old := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
+				s.AddArtifact(old, name, map[string]string{"old.txt": "old"}, false)
+				newer := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
+				s.AddArtifact(newer, name, map[string]string{"latest-summary.json": "{}", "results/ghx-suite.jsonl": "x"}, false)
+				s.AddArtifact(newer, "other", map[string]string{"no.txt": "no"}, false)
+				other := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "feature", Event: "push"})
+				s.AddArtifact(other, name, map[string]string{"feature.txt": "f"}, false)
+				running := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Status: "in_progress"})
+				s.AddArtifact(running, name, map[string]string{"running.txt": "r"}, false)
+				cur := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
+				s.AddArtifact(cur, name, map[string]string{"current.txt": "c"}, false)
+				return cur
+			},
+			wantFiles: []string{"latest-summary.json", "results/ghx-suite.jsonl"}},
+		{name: "expired newest falls back to an older run", want: 1, wantRuns: 1,
+			setup: func(s *ghfake.Server) int64 {
+				old := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				s.AddArtifact(old, name, map[string]string{"old.txt": "old"}, false)
+				newer := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				s.AddArtifact(newer, name, map[string]string{"new.txt": "new"}, true)
+				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				return 0
+			},
+			wantFiles: []string{"old.txt"}, wantNotes: []string{"no matching artifact", "artifact benchgate-bench-run has expired"}},
+		{name: "several runs across pages", want: 3, wantRuns: 3,
+			setup: func(s *ghfake.Server) int64 {
+				for i := 0; i < 40; i++ {
+					id := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+					if i < 3 {
+						s.AddArtifact(id, name, map[string]string{"f.txt": "x"}, false)
+					}
+				}
+				return 0
+			},
+			wantFiles: []string{"f.txt"}},
+		{name: "hostile archive: only regular files inside the folder", want: 1, wantRuns: 1,
+			setup: func(s *ghfake.Server) int64 {
+				id := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				s.AddArtifactZip(id, name, hostileZip(t), false)
+				return 0
+			},
+			wantFiles: []string{"ok/latest-summary.json"}},
+		{name: "no run has the artifact", want: 1, wantRuns: 0,
+			setup: func(s *ghfake.Server) int64 {
+				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				return 0
+			},
+			wantNotes: []string{"no matching artifact"}},
+		{name: "bad token", want: 1, token: "wrong", wantErr: "401 Unauthorized: Bad credentials",
+			setup: func(s *ghfake.Server) int64 {
+				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				return 0
+			}},
+		{name: "unknown workflow", want: 1, workflow: "nope.yml", wantErr: "list runs of workflow nope.yml on branch main: 404 Not Found",
+			setup: func(s *ghfake.Server) int64 {
+				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				return 0
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := ghfake.New("octo", "bench", "main", "tok", nil)
+			defer s.Close()
+			cur := tt.setup(s)
+			dest := t.TempDir()
+			src := artifactSource{API: s.URL + "/api-v3", Token: orDefault(tt.token, "tok"), Owner: "octo", Repo: "bench",
+				Workflow: orDefault(tt.workflow, "bench.yml"), Branch: "main", SkipRunID: cur, Match: match, Want: tt.want, Dest: dest}
+			got, notes, err := downloadArtifacts(context.Background(), src)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tt.wantRuns {
+				t.Fatalf("downloaded %d runs (%+v), want %d", len(got), got, tt.wantRuns)
+			}
+			for i, g := range got {
+				if i > 0 && g.RunID >= got[i-1].RunID {
+					t.Errorf("runs not newest first: %+v", got)
+				}
+				if g.Artifact != name || g.Dir != filepath.Join(dest, "run-"+itoa64(g.RunID)) {
+					t.Errorf("downloaded %+v", g)
+				}
+				if files := listFiles(t, g.Dir); strings.Join(files, " ") != strings.Join(tt.wantFiles, " ") {
+					t.Errorf("files of run %d = %v, want %v", g.RunID, files, tt.wantFiles)
+				}
+			}
+			if len(s.ArchiveDownloads()) != tt.wantRuns {
+				t.Errorf("archives served %v, want %d", s.ArchiveDownloads(), tt.wantRuns)
+			}
+			for _, w := range tt.wantNotes {
+				if !strings.Contains(strings.Join(notes, "\n"), w) {
+					t.Errorf("notes %q lack %q", notes, w)
+				}
+			}
+			if files := listFiles(t, filepath.Dir(dest)); len(files) > 0 {
+				for _, f := range files {
+					if strings.Contains(f, "escape") || strings.Contains(f, "up.txt") || strings.Contains(f, ".archive-") {
+						t.Errorf("file left outside or behind: %s", f)
+					}
+				}
+			}
+		})
+	}
+}
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
