@@ -23,6 +23,8 @@ type Spec struct {
 	Labels     map[string]string
 	// Binds are "host:container[:ro]" mounts.
 	Binds []string
+	// Mounts are bind mounts whose source must exist.
+	Mounts []Mount
 	// NetworkMode is "host", "none", "bridge" or empty for the default.
 	NetworkMode string
 	// ExtraHosts are "name:ip" entries, e.g. "host.docker.internal:host-gateway".
@@ -38,11 +40,20 @@ type createBody struct {
 	User       string            `json:"User,omitempty"`
 	Labels     map[string]string `json:"Labels,omitempty"`
 	HostConfig struct {
-		Binds       []string `json:"Binds,omitempty"`
-		NetworkMode string   `json:"NetworkMode,omitempty"`
-		ExtraHosts  []string `json:"ExtraHosts,omitempty"`
-		Init        bool     `json:"Init"`
+		Binds       []string    `json:"Binds,omitempty"`
+		Mounts      []mountSpec `json:"Mounts,omitempty"`
+		NetworkMode string      `json:"NetworkMode,omitempty"`
+		ExtraHosts  []string    `json:"ExtraHosts,omitempty"`
+		Init        bool        `json:"Init"`
 	} `json:"HostConfig"`
+}
+
+// mountSpec is the engine API's HostConfig.Mounts entry.
+type mountSpec struct {
+	Type     string `json:"Type"`
+	Source   string `json:"Source"`
+	Target   string `json:"Target"`
+	ReadOnly bool   `json:"ReadOnly,omitempty"`
 }
 
 // Create creates (but does not start) a container and returns its ID.
@@ -58,6 +69,9 @@ func (c *Client) Create(ctx context.Context, s Spec) (string, error) {
 	b := createBody{Image: s.Image, Entrypoint: s.Entrypoint, Cmd: s.Cmd, Env: s.Env,
 		WorkingDir: s.WorkingDir, User: s.User, Labels: s.Labels}
 	b.HostConfig.Binds = s.Binds
+	for _, m := range s.Mounts {
+		b.HostConfig.Mounts = append(b.HostConfig.Mounts, mountSpec{Type: "bind", Source: m.Source, Target: m.Target, ReadOnly: m.ReadOnly})
+	}
 	b.HostConfig.NetworkMode = s.NetworkMode
 	b.HostConfig.ExtraHosts = s.ExtraHosts
 	var out struct {

@@ -267,6 +267,14 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	}
 	logf("image %s (%s)", st.Image, img.ID)
 
+	// The engine resolves a bind source on its host: when benchgate runs
+	// in a container itself, the output folder is mounted from where that
+	// container's own mount comes from, and a folder the engine cannot see
+	// is an error here rather than an empty folder it creates.
+	hostOut, err := o.Docker.HostPath(ctx, o.OutputDir)
+	if err != nil {
+		return fail(ralph.CodeRuntimeError, err.Error())
+	}
 	cid, err := o.Docker.Create(ctx, container.Spec{
 		Name:       ContainerName(id, newInvocation()),
 		Image:      st.Image,
@@ -274,7 +282,7 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir, LabelManifestDir: o.ManifestDir, LabelOwner: proc.SelfOwner(), LabelHost: hostname()},
 		// The output folder at the same path inside, so the plans and the
 		// patch the agent writes are the host's files.
-		Binds:       []string{o.OutputDir + ":" + o.OutputDir},
+		Mounts:      []container.Mount{{Source: hostOut, Target: o.OutputDir}},
 		NetworkMode: o.Network,
 	})
 	if err != nil {
