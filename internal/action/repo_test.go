@@ -218,6 +218,18 @@ func TestDocsShowExamples(t *testing.T) {
 			t.Errorf("docs/action.md does not show %s verbatim", filepath.Base(f))
 		}
 	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := false
+	for _, f := range examples {
+		b, _ := os.ReadFile(f)
+		shown = shown || bytes.Contains(readme, b)
+	}
+	if !shown {
+		t.Error("README.md shows none of the example workflows verbatim")
+	}
 	for _, in := range Inputs() {
 		if !bytes.Contains(doc, []byte("`"+in.Name+"`")) {
 			t.Errorf("docs/action.md does not mention input `%s`", in.Name)
