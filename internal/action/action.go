@@ -37,8 +37,8 @@ const (
 
 // RunFunc runs one mode in dir with extra environment variables and the
 // given argv (mode name first), writing its standard output to stdout,
-// and returns its exit code.
-type RunFunc func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer) int
+// stores what the mode returned in res, and returns its exit code.
+type RunFunc func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer, res *Result) int
 
 // UploadFunc uploads the folder dir as an artifact called name, leaving
 // out the paths in exclude (relative to dir, slash-separated).
@@ -112,22 +112,19 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 
 	a.Group("benchgate " + strings.Join(plan.Args, " "))
-	tap := &urlTap{w: cfg.Stdout}
-	if tap.w == nil {
-		tap.w = io.Discard
+	out := &modeOutput{w: cfg.Stdout}
+	if out.w == nil {
+		out.w = io.Discard
 	}
 	// The mode prints text it does not control (model answers, row
 	// values); stop the runner from reading workflow commands in it.
 	resume := stopCommands(a)
-	code := cfg.Run(ctx, plan.WorkDir, plan.Env, plan.Args, tap)
-	tap.flush()
+	var modeRes Result
+	code := cfg.Run(ctx, plan.WorkDir, plan.Env, plan.Args, out, &modeRes)
 	resume()
 	a.EndGroup()
 
-	res := collect(plan, start)
-	if res.Audit != nil {
-		res.Audit.PRURLs = mergeURLs(res.Audit.PRURLs, tap.urls)
-	}
+	res := collect(plan, &modeRes)
 	arts := rep.upload(ctx, plan, res)
 	rep.outputs(plan, res, code, arts)
 	// report exits 0 whenever it wrote the summaries (upstream's contract;
@@ -138,7 +135,7 @@ func Run(ctx context.Context, cfg Config) int {
 	// first, naming the checks, whatever rows failed too.
 	gate := 0
 	if plan.Mode == "report" && code != exitOK {
-		if why := failedGateChecks(res.SummaryJSON); why != "" {
+		if why := failedGateChecks(res.Gate); why != "" {
 			a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, rep.rel(plan.OutDir))
 			gate = 1
 		}
@@ -146,9 +143,9 @@ func Run(ctx context.Context, cfg Config) int {
 	annotated, total := rep.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)
 	others := rep.annotateOthers(res, MaxErrorAnnotations-gate-annotated)
 	if code != exitOK && gate+annotated+others == 0 {
-		rep.annotateStep(plan, res, code, tap.errs.last)
+		rep.annotateStep(plan, res, code, out.errs.last)
 	}
-	res.ModeError = tap.errs.last
+	res.ModeError = out.errs.last
 	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
 	rep.summary(doc)
 	return rep.fileCommandFailure(code)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/ghpr"
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/sethvargo/go-githubactions"
@@ -136,6 +137,9 @@ type harness struct {
 	modeOut   io.Writer
 	// now is the step's clock; nil is time.Now.
 	now func() time.Time
+	// result is what the stand-in mode returned; nil hands the adapter
+	// filesResult of the files the stand-in wrote.
+	result *Result
 }
 
 func newHarness(t *testing.T, inputs map[string]string) *harness {
@@ -162,10 +166,16 @@ func (h *harness) run(mode func(dir string, args []string) int) int {
 		Dir:    "/nonexistent",
 		Now:    h.now,
 		Stdout: &h.stdout,
-		Run: func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer) int {
+		Run: func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer, res *Result) int {
 			h.gotArgs, h.gotDir, h.gotEnv = args, dir, env
 			h.modeOut = stdout
-			return mode(dir, args)
+			code := mode(dir, args)
+			if h.result != nil {
+				*res = *h.result
+			} else {
+				*res = *filesResult(h.t, args[0], dir, args)
+			}
+			return code
 		},
 		Upload: func(ctx context.Context, name, dir string, exclude []string) (int64, int64, error) {
 			if _, err := os.Stat(dir); err != nil {
@@ -449,7 +459,11 @@ func TestRunQAAudit(t *testing.T) {
 			"pull_requests": []string{"https://github.com/o/r/pull/7", "https://github.com/o/r/pull/8"},
 		})
 		os.WriteFile(filepath.Join(out, "quality_report.md"), []byte("# Quality\n"), 0o644)
-		fmt.Fprintf(h.modeOut, "qa-audit: opened pull request #9 https://github.com/o/r/pull/9 (branch qa-audit/x)\nqa-audit: updated pull request #7 https://github.com/o/r/pull/7 (branch y)\nsee https://github.com/o/r/pull/10 for context")
+		// The pull requests come from what qa-audit returns; a URL in its
+		// output is a line of the log, not a pull request it opened.
+		fmt.Fprintf(h.modeOut, "see https://github.com/o/r/pull/10 for context\n")
+		h.result = filesResult(t, "qa-audit", dir, args)
+		h.result.Audit.PullRequests = []ghpr.Result{{URL: "https://github.com/o/r/pull/7"}, {URL: "https://github.com/o/r/pull/8"}, {URL: "https://github.com/o/r/pull/9", Created: true}}
 		return 1
 	})
 	if code != 1 {
@@ -529,7 +543,7 @@ func TestRunUploadUnavailableWarns(t *testing.T) {
 		GHA:               githubactions.New(githubactions.WithWriter(&h.stdout), githubactions.WithGetenv(getenv)),
 		Getenv:            getenv,
 		UploadUnavailable: fmt.Errorf("ACTIONS_RESULTS_URL is not set"),
-		Run: func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer) int {
+		Run: func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer, res *Result) int {
 			os.MkdirAll(filepath.Join(dir, "benchgate-results", "report-4242-1"), 0o755)
 			return 0
 		},

@@ -1,10 +1,7 @@
 package action
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,7 +64,7 @@ func (r *reporter) annotateOthers(res *results, budget int) int {
 			if in.FailureReasonDetail != "" {
 				msg += ": " + textfmt.Truncate(in.FailureReasonDetail, 500)
 			}
-			emit(map[string]string{"file": r.rel(filepath.Join(in.Dir, in.InstanceID+".status.json")), "title": "SWE-bench " + in.InstanceID}, msg)
+			emit(map[string]string{"file": r.rel(in.StatusPath), "title": "SWE-bench " + in.InstanceID}, msg)
 		}
 	}
 	if a := res.Audit; a != nil {
@@ -146,24 +143,15 @@ func (r *reporter) annotate(res *results, asWarnings bool, budget int) (annotate
 	return annotated, len(fails)
 }
 
-// failedGateChecks names the gate checks a report's summary JSON says
-// failed (": gate verify_pr: efficiency_tool_call_reduction 16.67, needs
-// >= 20.00"), or "" when it cannot tell.
-func failedGateChecks(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	// Only the gate, through the type report writes it with (the whole
-	// Summary keeps its modes in row order and is written, not read).
-	var sum struct {
-		GateV2 report.GateV2 `json:"gateV2"`
-	}
-	if json.Unmarshal(b, &sum) != nil || sum.GateV2.Passed {
+// failedGateChecks names the checks of a gate that failed (": gate
+// verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00"),
+// or "" when there is no failed gate or it names no failed check.
+func failedGateChecks(gate *report.GateResult) string {
+	if gate == nil || gate.Passed {
 		return ""
 	}
 	var failed []string
-	for _, c := range sum.GateV2.Checks {
+	for _, c := range gate.Checks {
 		if !c.Passed {
 			failed = append(failed, fmt.Sprintf("%s %.2f, needs %s %.2f", c.Name, c.Value, c.Operator, c.Threshold))
 		}
@@ -171,7 +159,7 @@ func failedGateChecks(path string) string {
 	if len(failed) == 0 {
 		return ""
 	}
-	return ": gate " + sum.GateV2.Profile + " failed: " + strings.Join(failed, "; ")
+	return ": gate " + gate.Profile + " failed: " + strings.Join(failed, "; ")
 }
 
 // annotateStep writes the one annotation of a failed step that has

@@ -50,7 +50,10 @@ func BenchmarkReportLargeSet(b *testing.B) {
 		code := Run(context.Background(), Config{
 			GHA:    githubactions.New(githubactions.WithWriter(io.Discard), githubactions.WithGetenv(getenv)),
 			Getenv: getenv,
-			Run:    func(context.Context, string, map[string]string, []string, io.Writer) int { return 1 },
+			Run: func(_ context.Context, dir string, _ map[string]string, args []string, _ io.Writer, res *Result) int {
+				*res = *filesResult(b, "set", dir, args)
+				return 1
+			},
 		})
 		if code != 1 {
 			b.Fatal(code)

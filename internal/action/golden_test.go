@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 type goldenCase struct {
 	name   string
 	inputs map[string]string
-	mode   func(t *testing.T, dir string, args []string) int
+	mode   func(t *testing.T, dir string, args []string) (int, *Result)
 }
 
 // goldenNow is the clock of every golden run, so report's generatedAt
@@ -39,7 +39,11 @@ func TestGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.inputs)
 			h.now = func() time.Time { return goldenNow }
-			code := h.run(func(dir string, args []string) int { return tc.mode(t, dir, args) })
+			code := h.run(func(dir string, args []string) int {
+				code, res := tc.mode(t, dir, args)
+				h.result = res
+				return code
+			})
 			files := filepath.Dir(h.env["GITHUB_OUTPUT"])
 			log := normalize(h.stdout.String(), h.ws, files) + fmt.Sprintf("--- exit code %d\n--- outputs\n", code) + normalize(formatOutputs(h.outputs()), h.ws, files)
 			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".log"), log)
@@ -55,8 +59,8 @@ func goldenCases() []goldenCase {
 	}
 	// realReport runs the real report over the suites, as the report
 	// mode does, with or without --gate.
-	realReport := func(gate bool, profile string) func(t *testing.T, dir string, args []string) int {
-		return func(t *testing.T, dir string, args []string) int {
+	realReport := func(gate bool, profile string) func(t *testing.T, dir string, args []string) (int, *Result) {
+		return func(t *testing.T, dir string, args []string) (int, *Result) {
 			suites(t, dir, map[int]bool{3: true, 4: true})
 			opts := report.Options{Dir: dir, Gate: gate, GateProfile: profile, Now: func() time.Time { return goldenNow }, SkipBadRows: true,
 				SuitePaths: []string{filepath.Join(dir, "agent_direct-suite.jsonl"), filepath.Join(dir, "ghx-suite.jsonl")}}
@@ -68,14 +72,15 @@ func goldenCases() []goldenCase {
 					opts.SummaryMD = args[i+1]
 				}
 			}
-			if _, err := report.Run(context.Background(), opts); err != nil {
-				return 1
+			res, err := report.Run(context.Background(), opts)
+			if err != nil {
+				return 1, &Result{Report: res}
 			}
-			return 0
+			return 0, &Result{Report: res}
 		}
 	}
-	set := func(failing bool) func(t *testing.T, dir string, args []string) int {
-		return func(t *testing.T, dir string, args []string) int {
+	set := func(failing bool) func(t *testing.T, dir string, args []string) (int, *Result) {
+		return func(t *testing.T, dir string, args []string) (int, *Result) {
 			out := args[len(args)-1]
 			status, fail, ids := "pass", map[int]bool(nil), []string(nil)
 			if failing {
@@ -86,13 +91,13 @@ func goldenCases() []goldenCase {
 			writeFile(t, filepath.Join(out, "latest-summary.md"), "# Benchmark Report\n\nrows of pr-exec\n")
 			writeJSON(t, filepath.Join(out, "latest-summary.json"), map[string]any{"set": "pr-exec"})
 			if failing {
-				return 1
+				return 1, nil
 			}
-			return 0
+			return 0, nil
 		}
 	}
-	ordered := func(failing bool) func(t *testing.T, dir string, args []string) int {
-		return func(t *testing.T, dir string, args []string) int {
+	ordered := func(failing bool) func(t *testing.T, dir string, args []string) (int, *Result) {
+		return func(t *testing.T, dir string, args []string) (int, *Result) {
 			out := args[len(args)-1]
 			sets := []string{"pr-exec", "issues"}
 			for i, name := range sets {
@@ -111,13 +116,13 @@ func goldenCases() []goldenCase {
 			writeJSON(t, filepath.Join(out, "mini-summary.json"), map[string]any{"sets": len(sets)})
 			writeFile(t, filepath.Join(out, "mini-summary.md"), "# Ordered sets\n\nall sets in order\n")
 			if failing {
-				return 1
+				return 1, nil
 			}
-			return 0
+			return 0, nil
 		}
 	}
-	batch := func(failing bool) func(t *testing.T, dir string, args []string) int {
-		return func(t *testing.T, dir string, args []string) int {
+	batch := func(failing bool) func(t *testing.T, dir string, args []string) (int, *Result) {
+		return func(t *testing.T, dir string, args []string) (int, *Result) {
 			root := filepath.Join(dir, "results", "phase5", "ralph-codex-local", "20261122T100000Z")
 			type inst struct{ id, status, code, detail string }
 			all := []inst{{"astropy__astropy-12907", "success", "", ""}, {"django__django-11099", "success", "", ""}}
@@ -134,13 +139,13 @@ func goldenCases() []goldenCase {
 			writeFile(t, filepath.Join(root, "predictions.jsonl"), "{}\n")
 			writeJSON(t, filepath.Join(root, "run_manifest.json"), map[string]any{"instances": len(all)})
 			if failing {
-				return 1
+				return 1, nil
 			}
-			return 0
+			return 0, nil
 		}
 	}
-	audit := func(failing bool) func(t *testing.T, dir string, args []string) int {
-		return func(t *testing.T, dir string, args []string) int {
+	audit := func(failing bool) func(t *testing.T, dir string, args []string) (int, *Result) {
+		return func(t *testing.T, dir string, args []string) (int, *Result) {
 			out := args[len(args)-1]
 			file := filepath.Join(dir, "questions", "adk.yaml")
 			cases := []map[string]any{
@@ -157,9 +162,9 @@ func goldenCases() []goldenCase {
 			writeJSON(t, filepath.Join(out, "quality_report.json"), map[string]any{"cases": cases})
 			writeFile(t, filepath.Join(out, "quality_report.md"), "# Quality report\n\nevery case proven by execution\n")
 			if failing {
-				return 1
+				return 1, nil
 			}
-			return 0
+			return 0, nil
 		}
 	}
 	return []goldenCase{
@@ -173,9 +178,9 @@ func goldenCases() []goldenCase {
 		{"swebench-batch-fail", map[string]string{"mode": "swebench-batch", "max-loops": "5"}, batch(true)},
 		{"qa-audit-pass", map[string]string{"mode": "qa-audit", "definitions": "questions/adk.yaml"}, audit(false)},
 		{"qa-audit-fail", map[string]string{"mode": "qa-audit", "definitions": "questions/adk.yaml"}, audit(true)},
-		{"bad-input", map[string]string{"mode": "set", "provider": "openai"}, func(t *testing.T, _ string, _ []string) int {
+		{"bad-input", map[string]string{"mode": "set", "provider": "openai"}, func(t *testing.T, _ string, _ []string) (int, *Result) {
 			t.Error("the mode ran despite a missing required input")
-			return 0
+			return 0, nil
 		}},
 	}
 }

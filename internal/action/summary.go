@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/textfmt"
+	"github.com/benchgate/benchgate/internal/verify"
 )
 
 func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact, annotated, total int) *jobsummary.Doc {
@@ -120,9 +121,6 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
 	t := s.Tracking
 	sec := doc.Section("Set " + t.Set + ": " + orDefault(t.FinalStatus, "unknown"))
 	sec.Note = "see " + r.rel(s.Dir)
-	if s.TrackingErr != nil {
-		sec.Para("tracking.json could not be read: %s", textfmt.Cell(s.TrackingErr.Error()))
-	}
 	if t.Provider != "" || t.Model != "" {
 		sec.Para("Provider `%s`, model `%s`; folder `%s`.", t.Provider, t.Model, r.rel(s.Dir))
 	}
@@ -152,18 +150,15 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
 	if len(rows) > 0 {
 		sec.Table([]string{"mode", "rows expected", "rows actual", "failing rows"}, rows)
 	}
-	if len(t.Checks) > 0 {
-		var cn []string
-		for c := range t.Checks {
-			cn = append(cn, c)
-		}
-		sort.Strings(cn)
-		rows = [][]string{}
-		for _, c := range cn {
-			rows = append(rows, []string{c, strconv.Itoa(t.Checks[c].Pass), strconv.Itoa(t.Checks[c].Fail)})
-		}
-		sec.Table([]string{"check", "pass", "fail"}, rows)
+	// The three blocking checks, by name as tracking.json spells them.
+	rows = [][]string{}
+	for _, c := range []struct {
+		name string
+		n    verify.Counts
+	}{{"error_null", t.Checks.ErrorNull}, {"output_valid", t.Checks.OutputValid}, {"success", t.Checks.Success}} {
+		rows = append(rows, []string{c.name, strconv.Itoa(c.n.Pass), strconv.Itoa(c.n.Fail)})
 	}
+	sec.Table([]string{"check", "pass", "fail"}, rows)
 	if len(t.Reruns) > 0 {
 		rows = [][]string{}
 		for _, rr := range t.Reruns {

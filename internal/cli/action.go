@@ -37,7 +37,7 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		Getenv: getenv,
 		Dir:    env.Dir,
 		Now:    env.Now,
-		Run: func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer) int {
+		Run: func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer, res *action.Result) int {
 			// The inputs have been read and the artifact client holds its
 			// token: nothing the mode starts (the benchmark, its agent, a
 			// test) needs the runner's own credentials or the raw inputs.
@@ -49,6 +49,7 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 			}
 			child := *env
 			child.Dir = dir
+			child.Result = res
 			child.Stdout = stdout
 			// The mode's stderr goes to the same stream as its stdout, so
 			// that it stays inside the ::stop-commands:: window the adapter

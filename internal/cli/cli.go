@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/exitcode"
 )
 
@@ -36,6 +37,9 @@ type Env struct {
 	Dir string
 	// Now is the clock, so that dated paths are reproducible in tests.
 	Now func() time.Time
+	// Result, when set, receives what the mode returned (the Action
+	// renders it instead of looking for the mode's files).
+	Result *action.Result
 }
 
 // ProcessEnv returns an Env backed by the real process.

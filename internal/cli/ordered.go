@@ -49,6 +49,9 @@ func runOrdered(ctx context.Context, env *Env, args []string) int {
 		FixtureManifest: abs(env, bf.manifest), CleanupOnFailure: *cleanupOnFailure, Confirm: *confirm,
 		GateProfile: bf.gateProfile, Report: reporter(), Log: env.Stderr, Stdout: env.Stdout, Now: env.Now,
 	})
+	if res != nil && env.Result != nil {
+		env.Result.Ordered = res
+	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(env.Stderr, "benchgate ordered: %v\n", err)

@@ -95,6 +95,9 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	c.Getenv, c.Stdout, c.Now = env.Getenv, env.Stdout, env.Now
 
 	sum, err := audit.Execute(ctx, c)
+	if sum != nil && env.Result != nil {
+		env.Result.Audit = sum
+	}
 	switch {
 	case errors.Is(err, audit.ErrBadInput):
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)

@@ -55,6 +55,9 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		opts.Now = env.Now
 	}
 	res, err := report.Run(ctx, opts)
+	if res != nil && env.Result != nil {
+		env.Result.Report = res
+	}
 	if res != nil && res.SkippedRows > 0 {
 		for _, pe := range res.BadRows {
 			fmt.Fprintf(env.Stderr, "benchgate report: skipped %v\n", pe)

@@ -131,6 +131,9 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 	})
 	if res != nil {
 		fmt.Fprintln(env.Stdout, res.TrackingPath)
+		if env.Result != nil {
+			env.Result.Set = res
+		}
 	}
 	switch {
 	case err != nil:

@@ -344,6 +344,9 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	res, err := swebench.Batch(ctx, b)
+	if env.Result != nil {
+		env.Result.Batch = &res
+	}
 	var ue *swebench.UsageError
 	switch {
 	case errors.As(err, &ue):

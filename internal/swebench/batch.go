@@ -72,6 +72,21 @@ type BatchResult struct {
 	// Stopped says why the batch ended before its last instance, when it
 	// gave up on a failing endpoint; empty otherwise.
 	Stopped string
+	// Instances are the statuses of the instances in Order, read back
+	// once the batch ended (skipped ones included); Manifest and
+	// Predictions are the run root's files.
+	Instances             []InstanceOutcome
+	Manifest, Predictions string
+}
+
+// InstanceOutcome is one instance's status file, as the batch read it at
+// its end; Err is why it could not be read (a missing file is
+// fs.ErrNotExist).
+type InstanceOutcome struct {
+	ID     string
+	Paths  Paths
+	Status Status
+	Err    error
 }
 
 // InstanceReport is one finished instance, for progress tables.
@@ -321,13 +336,15 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		dir := filepath.Join(b.RunRoot, id)
 		rows = append(rows, ReadPred(PathsFor(dir, id).Pred, id))
 		st, err := ReadStatus(PathsFor(dir, id).Status)
+		res.Instances = append(res.Instances, InstanceOutcome{ID: id, Paths: PathsFor(dir, id), Status: st, Err: err})
 		if err != nil {
 			st.Status = "failed" // a missing or invalid status counts as failed
 		}
 		res.Counts.Total++
 		res.Counts.add(st.Status)
 	}
-	if err := WritePredictions(filepath.Join(b.RunRoot, "predictions.jsonl"), rows); err != nil {
+	res.Manifest, res.Predictions = filepath.Join(b.RunRoot, ManifestFile), filepath.Join(b.RunRoot, "predictions.jsonl")
+	if err := WritePredictions(res.Predictions, rows); err != nil {
 		return res, err
 	}
 	end := o.Now().UTC()

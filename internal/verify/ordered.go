@@ -85,6 +85,9 @@ type OrderedResult struct {
 	Summary     *Consolidated
 	SummaryJSON string
 	SummaryMD   string
+	// Sets are the sets this run started, in the order they ran; the
+	// last one is where a failing run stopped.
+	Sets []*SetResult
 }
 
 // Passed reports whether every set passed (and any confirmation run).
@@ -159,6 +162,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 			})
 			if r != nil {
 				ran[name] = r.Tracking.RunID
+				res.Sets = append(res.Sets, r)
 			}
 			if err != nil || !r.Passed() {
 				c.Status = StatusFail

@@ -76,6 +76,11 @@ type SetResult struct {
 	Tracking     *Tracking
 	TrackingPath string
 	OutDir       string
+	// SuitePaths are the set's suite files, one per benchmark mode in
+	// bench.Modes order (a file the set did not get to write is absent on disk).
+	SuitePaths []string
+	// SummaryJSON and SummaryMD are the report files over the set's rows.
+	SummaryJSON, SummaryMD string
 }
 
 // Passed reports whether the set passed row-level validation.
@@ -146,7 +151,11 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 	for _, m := range bench.Modes {
 		s.rows[m] = &modeRows{byKey: map[string]Row{}}
 	}
-	res := &SetResult{Tracking: s.t, TrackingPath: s.path, OutDir: opts.OutDir}
+	res := &SetResult{Tracking: s.t, TrackingPath: s.path, OutDir: opts.OutDir,
+		SummaryJSON: s.summaryJSON(), SummaryMD: s.summaryMD()}
+	for _, m := range bench.Modes {
+		res.SuitePaths = append(res.SuitePaths, s.suitePath(m))
+	}
 
 	// One set run per folder: a second run would delete the first's
 	// artifacts in prepare and interleave rows with it. The lock is taken
@@ -211,6 +220,10 @@ func suiteNames() []string {
 	}
 	return n
 }
+
+// summaryJSON and summaryMD are the report files over the set's rows.
+func (s *set) summaryJSON() string { return filepath.Join(s.opts.OutDir, "latest-summary.json") }
+func (s *set) summaryMD() string   { return filepath.Join(s.opts.OutDir, "latest-summary.md") }
 
 func (s *set) suitePath(mode string) string {
 	return filepath.Join(s.opts.OutDir, mode+"-suite.jsonl")
@@ -572,8 +585,8 @@ func (s *set) report(ctx context.Context) {
 		Dir:                s.cfg.BenchDir,
 		GateProfile:        s.opts.GateProfile,
 		ExpectationsConfig: s.cfg.Path(s.cfg.ExpectationsConfig),
-		SummaryJSON:        filepath.Join(s.opts.OutDir, "latest-summary.json"),
-		SummaryMD:          filepath.Join(s.opts.OutDir, "latest-summary.md"),
+		SummaryJSON:        s.summaryJSON(),
+		SummaryMD:          s.summaryMD(),
 		Stdout:             io.Discard,
 	}
 	passed, err := s.opts.Report(ctx, req)
