@@ -1,0 +1,311 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+)
+
+// Verdict is the outcome of one check judged on an interval.
+type Verdict string
+
+const (
+	// Pass: the whole interval clears the threshold.
+	Pass Verdict = "pass"
+	// Fail: the whole interval is on the wrong side of it.
+	Fail Verdict = "fail"
+	// Inconclusive: the interval contains the threshold; more data
+	// would decide.
+	Inconclusive Verdict = "inconclusive"
+	// Underpowered: fewer pairs than the confidence level can ever be
+	// reached with (MinPairs); no outcome of this size could decide.
+	Underpowered Verdict = "underpowered"
+)
+
+// Options tune Judge; the zero value gives the defaults.
+type Options struct {
+	// Confidence is the family-wise level across the metrics judged
+	// together (default 0.95).
+	Confidence float64
+	// Power is the power the minimum detectable effect is given at
+	// (default 0.8).
+	Power float64
+	// Replicates is the number of bootstrap resamples (default
+	// DefaultReplicates).
+	Replicates int
+	// Seed makes the bootstrap reproducible (default DefaultSeed).
+	Seed uint64
+}
+
+// DefaultSeed is the bootstrap seed when none is given.
+const DefaultSeed = 20260225
+
+func (o Options) withDefaults() Options {
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+	if o.Power == 0 {
+		o.Power = 0.8
+	}
+	if o.Replicates == 0 {
+		o.Replicates = DefaultReplicates
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	return o
+}
+
+// Metric is one reduction judged against its threshold: the check passes
+// when the reduction of Target against Base is at least MinReductionPct
+// (a negative value allows an increase up to its size, which is how a
+// regression against a baseline is judged).
+type Metric struct {
+	Name            string
+	Scenarios       []Scenario
+	MinReductionPct float64
+}
+
+// Bootstrap is the cross-check interval, in reduction percent.
+type Bootstrap struct {
+	LowPct     float64 `json:"lowReductionPct"`
+	HighPct    float64 `json:"highReductionPct"`
+	Replicates int     `json:"replicates"`
+	Seed       uint64  `json:"seed"`
+	// Agrees says whether this interval gives the same verdict as the
+	// signed-rank interval.
+	Agrees bool `json:"agrees"`
+}
+
+// Result is the judgement of one Metric. Percentages are reductions
+// (positive: the target arm used less); Low/High bound the interval.
+type Result struct {
+	Name            string  `json:"name"`
+	MinReductionPct float64 `json:"thresholdReductionPct"`
+	Verdict         Verdict `json:"verdict"`
+	// Reason says in one sentence why, and what would decide it.
+	Reason      string  `json:"reason"`
+	Scenarios   int     `json:"scenarios"`
+	Repetitions int     `json:"repetitions"` // median repetitions per scenario and arm
+	EstimatePct float64 `json:"estimateReductionPct"`
+	LowPct      float64 `json:"lowReductionPct"`
+	HighPct     float64 `json:"highReductionPct"`
+	// Confidence is the level this interval was computed at: the
+	// family level split by Holm's step (1-α/m for the first metric).
+	Confidence         float64 `json:"confidence"`
+	AchievedConfidence float64 `json:"achievedConfidence"`
+	Method             string  `json:"method"`
+	// PValue tests "the reduction equals the threshold"; HolmPValue is
+	// it adjusted across the metrics judged together.
+	PValue     float64 `json:"pValue"`
+	HolmPValue float64 `json:"holmPValue"`
+	// MinScenarios is MinPairs at this interval's level.
+	MinScenarios int `json:"minScenarios"`
+	// MDEPct is the smallest reduction detectable with Options.Power at
+	// this many scenarios; nil when underpowered.
+	MDEPct *float64 `json:"minDetectableReductionPct"`
+	// MoreScenarios / RepetitionsNeeded: for inconclusive and
+	// underpowered checks, about how many more scenarios (or
+	// repetitions per scenario, if the spread is run-to-run noise) would
+	// decide it; -1 when no amount would (the estimate sits on the
+	// threshold), 0 otherwise.
+	MoreScenarios     int        `json:"moreScenariosNeeded"`
+	RepetitionsNeeded int        `json:"repetitionsNeeded"`
+	Bootstrap         *Bootstrap `json:"bootstrap"`
+	Excluded          []string   `json:"excludedScenarios"`
+	Pairs             []Pair     `json:"pairs"`
+}
+
+// Judge gives each metric its three-way verdict on a Wilcoxon
+// signed-rank interval of the scenario log-ratios, with Holm's step-down
+// across the metrics: ordered by the p-value of "reduction equals the
+// threshold", the j-th of m gets an interval at level 1-α/(m-j+1), and
+// is decided only when it and every metric before it exclude their
+// thresholds. A decided metric passes when the whole interval is at or
+// above its threshold and fails when it is wholly below; the rest are
+// inconclusive, or underpowered when too few scenarios exist to reach
+// the level at all. Thresholds must be below 100%.
+func Judge(metrics []Metric, opts Options) ([]Result, error) {
+	o := opts.withDefaults()
+	if !(o.Confidence > 0 && o.Confidence < 1) {
+		return nil, fmt.Errorf("confidence: expected a number between 0 and 1, got %v", o.Confidence)
+	}
+	if !(o.Power > 0 && o.Power < 1) {
+		return nil, fmt.Errorf("power: expected a number between 0 and 1, got %v", o.Power)
+	}
+	alpha := 1 - o.Confidence
+	m := len(metrics)
+	res := make([]Result, m)
+	d := make([][]float64, m)
+	ps := make([]float64, m)
+	for i, mt := range metrics {
+		if !(mt.MinReductionPct < 100) || math.IsNaN(mt.MinReductionPct) {
+			return nil, fmt.Errorf("%s: threshold: expected a reduction below 100%%, got %v", mt.Name, mt.MinReductionPct)
+		}
+		pairs, excluded := Pairs(mt.Scenarios)
+		d[i] = make([]float64, len(pairs))
+		for k, p := range pairs {
+			d[i][k] = p.LogRatio
+		}
+		if pairs == nil {
+			pairs = []Pair{}
+		}
+		if excluded == nil {
+			excluded = []string{}
+		}
+		res[i] = Result{Name: mt.Name, MinReductionPct: mt.MinReductionPct, Scenarios: len(pairs), Repetitions: medianReps(mt.Scenarios), Pairs: pairs, Excluded: excluded}
+		ps[i] = 1
+		if len(pairs) > 0 {
+			ps[i], _ = SignedRankTest(d[i], LogRatioOf(mt.MinReductionPct))
+		}
+	}
+	holm := Holm(ps)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sortStable(order, func(a, b int) bool { return ps[a] < ps[b] })
+	stepping := true
+	for j, i := range order {
+		r := &res[i]
+		r.PValue, r.HolmPValue = ps[i], holm[i]
+		level := 1 - alpha/float64(m-j)
+		judgeOne(r, d[i], metrics[i], level, o, &stepping)
+	}
+	return res, nil
+}
+
+// judgeOne fills r from the differences d at the given level; stepping is
+// Holm's "every earlier metric was decided", cleared here when r is not.
+func judgeOne(r *Result, d []float64, mt Metric, level float64, o Options, stepping *bool) {
+	theta := LogRatioOf(mt.MinReductionPct)
+	t := mt.MinReductionPct
+	r.Confidence = level
+	r.MinScenarios = MinPairs(level)
+	n := len(d)
+	if n == 0 {
+		r.Verdict = Underpowered
+		r.Method = MethodExact
+		r.MoreScenarios = r.MinScenarios
+		r.Reason = fmt.Sprintf("no scenario has values in both arms; at least %d are needed for %s confidence", r.MinScenarios, pctText(level))
+		*stepping = false
+		return
+	}
+	ci := SignedRankCI(d, level)
+	est := HodgesLehmann(d)
+	r.EstimatePct = ReductionPct(est)
+	// A larger log-ratio is a smaller reduction: the interval flips.
+	r.LowPct, r.HighPct = ReductionPct(ci.High), ReductionPct(ci.Low)
+	r.AchievedConfidence, r.Method = ci.Confidence, ci.Method
+	if mde := MDE(d, level, o.Power); !math.IsNaN(mde) {
+		v := ReductionPct(-mde)
+		r.MDEPct = &v
+	}
+	if n >= BootstrapMinPairs {
+		if lo, hi, ok := BootstrapCI(mt.Scenarios, level, o.Replicates, o.Seed); ok {
+			b := &Bootstrap{LowPct: ReductionPct(hi), HighPct: ReductionPct(lo), Replicates: o.Replicates, Seed: o.Seed}
+			b.Agrees = side(b.LowPct, b.HighPct, t) == side(r.LowPct, r.HighPct, t)
+			r.Bootstrap = b
+		}
+	}
+	interval := fmt.Sprintf("%s%% [%s%%, %s%%]", num(r.EstimatePct), num(r.LowPct), num(r.HighPct))
+	if ci.Underpowered {
+		r.Verdict = Underpowered
+		r.MoreScenarios = r.MinScenarios - n
+		r.Reason = fmt.Sprintf("%d scenarios can never reach %s confidence (the signed-rank interval needs at least %d); reduction %s, threshold %s%%", n, pctText(level), r.MinScenarios, interval, num(t))
+		*stepping = false
+		return
+	}
+	s := side(r.LowPct, r.HighPct, t)
+	switch {
+	case *stepping && s > 0:
+		r.Verdict = Pass
+		r.Reason = fmt.Sprintf("the whole %s interval %s is at or above the threshold %s%%", pctText(level), interval, num(t))
+		return
+	case *stepping && s < 0:
+		r.Verdict = Fail
+		r.Reason = fmt.Sprintf("the whole %s interval %s is below the threshold %s%%", pctText(level), interval, num(t))
+		return
+	}
+	r.Verdict = Inconclusive
+	*stepping = false
+	r.MoreScenarios, r.RepetitionsNeeded = needed(d, est, ci, theta, r.Repetitions)
+	why := fmt.Sprintf("the %s interval %s contains the threshold %s%%", pctText(level), interval, num(t))
+	if s != 0 {
+		why = fmt.Sprintf("the %s interval %s clears the threshold %s%%, but a metric judged before it did not decide, so Holm's correction stops here", pctText(level), interval, num(t))
+	}
+	switch {
+	case r.MoreScenarios < 0:
+		r.Reason = why + "; the estimate sits on the threshold, so no amount of data decides it"
+	case s == 0:
+		r.Reason = fmt.Sprintf("%s; about %d more scenarios (or about %d repetitions per scenario, if the spread is run-to-run noise) would decide it", why, r.MoreScenarios, r.RepetitionsNeeded)
+	default:
+		r.Reason = why
+	}
+}
+
+// side is +1 when [lo, hi] is at or above t, -1 when wholly below, 0 when
+// it contains t.
+func side(lo, hi, t float64) int {
+	switch {
+	case lo >= t:
+		return 1
+	case hi < t:
+		return -1
+	}
+	return 0
+}
+
+// needed estimates how much more data would move the interval's edge
+// that faces the threshold past it: an interval's half-width shrinks as
+// 1/√n, so with the edge at distance h from the estimate and the
+// threshold at distance δ, about n·(h/δ)² scenarios (or r·(h/δ)²
+// repetitions, when repetitions are what the spread comes from) would
+// do. -1 for both when the estimate equals the threshold.
+func needed(d []float64, est float64, ci Interval, theta float64, reps int) (moreScenarios, reps2 int) {
+	delta := math.Abs(est - theta)
+	if delta == 0 || math.IsInf(theta, 0) {
+		return -1, -1
+	}
+	h := ci.High - est
+	if theta < est {
+		h = est - ci.Low
+	}
+	f := (h / delta) * (h / delta)
+	n := len(d)
+	total := int(math.Ceil(float64(n) * f))
+	if min := MinPairs(ci.Confidence); total < min {
+		total = min
+	}
+	if total <= n {
+		total = n + 1
+	}
+	r := int(math.Ceil(float64(max(reps, 1)) * f))
+	if r <= reps {
+		r = reps + 1
+	}
+	return total - n, r
+}
+
+// medianReps is the median over scenarios of the smaller arm's number of
+// repetitions.
+func medianReps(scs []Scenario) int {
+	if len(scs) == 0 {
+		return 0
+	}
+	k := make([]float64, len(scs))
+	for i, s := range scs {
+		k[i] = float64(min(len(s.Base), len(s.Target)))
+	}
+	return int(math.Round(Median(k)))
+}
+
+func pctText(level float64) string { return num(level*100) + "%" }
+
+// num prints a percentage with two decimals and no negative zero.
+func num(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	if s == "-0.00" {
+		return "0.00"
+	}
+	return s
+}
