@@ -32,6 +32,8 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&opts.SummaryJSON, "summary-json", "reports/latest-summary.json", "summary JSON output path")
 	fs.StringVar(&opts.SummaryMD, "summary-md", "reports/latest-summary.md", "summary Markdown output path")
 	fs.BoolVar(&opts.SkipBadRows, "skip-bad-rows", false, "skip malformed rows (counted and listed on stderr) instead of stopping")
+	var extras runExtras
+	extras.register(fs, true)
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -39,7 +41,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate report: unexpected argument %q\n", fs.Arg(0))
 		return ExitUsage
 	}
-	for _, name := range []string{"suite-jsonl", "gate-profile", "expectations-config", "expectations-model", "summary-json", "summary-md"} {
+	for _, name := range []string{"suite-jsonl", "gate-profile", "expectations-config", "expectations-model", "summary-json", "summary-md", "baseline", "history", "run-record"} {
 		if f := fs.Lookup(name); f.Changed && emptyValue(f) {
 			fmt.Fprintf(env.Stderr, "benchgate report: Missing value for --%s\n", name)
 			return ExitUsage
@@ -54,6 +56,10 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	if env.Now != nil {
 		opts.Now = env.Now
 	}
+	if err := extras.load(env); err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", err)
+		return ExitUsage
+	}
 	res, err := report.Run(ctx, opts)
 	if res != nil && env.Result != nil {
 		env.Result.Report = res
@@ -63,6 +69,17 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "benchgate report: skipped %v\n", pe)
 		}
 		fmt.Fprintf(env.Stderr, "benchgate report: skipped %d malformed row(s)\n", res.SkippedRows)
+	}
+	if res != nil && extras.any() && (err == nil || errors.Is(err, report.ErrGateFailed)) {
+		ex, xerr := extras.apply(env, res.SuitePaths, summaryModes(res.Summary), filepath.Dir(res.SummaryJSON), env.Stdout)
+		if xerr != nil {
+			fmt.Fprintf(env.Stderr, "benchgate report: %v\n", xerr)
+			return ExitUsage
+		}
+		if err == nil && opts.Gate && ex.Comparison != nil && ex.Comparison.Regressed() {
+			fmt.Fprintf(env.Stderr, "benchgate report: regressed against the baseline %s; %s tells which metric\n", extras.baseline, ex.StatsMD)
+			return ExitFailed
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", err)

@@ -95,6 +95,8 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 	setName := fs.String("set", "", "scenario set to verify (required)")
 	ids := fs.StringArray("scenario-id", nil, "verify only this scenario of the set (repeatable)")
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the shared fixture manifest first")
+	var extras runExtras
+	extras.register(fs, true)
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -120,6 +122,10 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
 		return ExitUsage
 	}
+	if err := extras.load(env); err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
+		return ExitUsage
+	}
 	out := abs(env, bf.outDir)
 	if out == "" {
 		out = filepath.Join(verify.BaseDir(cfg.BenchDir, env.Now(), bf.model), *setName)
@@ -128,6 +134,7 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		Config: cfg, Set: *setName, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions,
 		ScenarioIDs: *ids, OutDir: out, SkipPreflight: *skipPreflight, FixtureManifest: abs(env, bf.manifest),
 		GateProfile: bf.gateProfile, Report: reporter(), Log: env.Stderr, Now: env.Now,
+		Lookback: extras.lookback(env),
 	})
 	if res != nil {
 		fmt.Fprintln(env.Stdout, res.TrackingPath)

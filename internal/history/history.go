@@ -43,25 +43,25 @@ type ModeRuns struct {
 // Scenario is one scenario of one mode over the window.
 type Scenario struct {
 	Mode string `json:"mode"`
-	ID   string `json:"scenario_id"`
+	ID   string `json:"scenarioId"`
 	// RunsSeen counts the runs in the window that ran the scenario;
 	// RunsPassed those in which every repetition passed.
-	RunsSeen   int `json:"runs_seen"`
-	RunsPassed int `json:"runs_passed"`
+	RunsSeen   int `json:"runsSeen"`
+	RunsPassed int `json:"runsPassed"`
 	// Outcomes is one letter per run seen, oldest first: P passed, F failed.
 	Outcomes string `json:"outcomes"`
 	// K is the repetitions of a run (the median over the runs seen);
 	// PassK is the estimated chance that all K pass: C(c,K)/C(n,K) over
 	// the n repetitions in the window of which c passed.
 	K     int     `json:"k"`
-	PassK float64 `json:"pass_k"`
+	PassK float64 `json:"passK"`
 	// FlipRate is the share of consecutive runs whose verdicts differ.
-	FlipRate float64 `json:"flip_rate"`
+	FlipRate float64 `json:"flipRate"`
 	Flaky    bool    `json:"flaky"`
 	// InCurrent says the current run ran the scenario; FailingNow that
 	// it failed there.
-	InCurrent  bool `json:"in_current"`
-	FailingNow bool `json:"failing_now"`
+	InCurrent  bool `json:"inCurrent"`
+	FailingNow bool `json:"failingNow"`
 }
 
 // Label is the short text shown beside a flaky scenario: "flaky: passed

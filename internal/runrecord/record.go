@@ -34,9 +34,9 @@ type Mode struct {
 	// Source is where the rows were read from, for messages.
 	Source string `json:"source"`
 	// RunIDs are the distinct run_id values of the rows, sorted. Two
-	// sources with the same mode and run IDs are the same run (a record
-	// and the suite file it was made from, or one artifact downloaded
-	// twice) and count once.
+	// sources with the same mode, run IDs and StartedAt are the same run
+	// (a record and the suite file it was made from, or one artifact
+	// downloaded twice) and count once.
 	RunIDs []string `json:"run_ids"`
 	// StartedAt is the earliest row timestamp; runs are ordered by it.
 	StartedAt string `json:"started_at"`
@@ -78,13 +78,15 @@ func (m *Mode) Scenario(id string) *Scenario {
 	return &m.Scenarios[i]
 }
 
-// Key identifies the run of this mode: the mode and its run IDs, or the
-// source when the rows carry no run ID.
+// Key identifies the run of this mode: the mode, its run IDs and its
+// first timestamp (a benchmark that derives run IDs from the scenario
+// gives every run the same IDs; their timestamps still differ), or the
+// source when the rows carry neither.
 func (m *Mode) Key() string {
-	if len(m.RunIDs) == 0 {
+	if len(m.RunIDs) == 0 && m.StartedAt == "" {
 		return m.Mode + "\x00source\x00" + m.Source
 	}
-	return m.Mode + "\x00" + strings.Join(m.RunIDs, "\x00")
+	return m.Mode + "\x00" + m.StartedAt + "\x00" + strings.Join(m.RunIDs, "\x00")
 }
 
 // Mode returns the entry of mode, or nil.

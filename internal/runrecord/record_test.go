@@ -136,6 +136,10 @@ func TestReadPath(t *testing.T) {
 			"a/run-record.json": string(recJSON),
 			"b/ghx-suite.jsonl": suiteG1,
 		}, wantRuns: []string{"ghx:rg1"}, wantNotes: 1},
+		{name: "the same run IDs at other times are other runs", files: map[string]string{
+			"run1/ghx-suite.jsonl": suiteG1,
+			"run2/ghx-suite.jsonl": strings.ReplaceAll(suiteG1, "10:00:01", "12:00:01"),
+		}, wantRuns: []string{"ghx:rg1", "ghx:rg1"}},
 		{name: "summary only", files: map[string]string{
 			"latest-summary.json": `{"generatedAt":"x","modes":{"ghx":{"mode":"ghx","runs":4,"successRate":75,"medianTokensActive":10,"medianLatencyMs":5,"medianToolCalls":1}}}`,
 		}, wantSums: 1},

@@ -66,6 +66,11 @@ type SetOptions struct {
 	FixtureManifest string
 	GateProfile     string
 	Report          Reporter
+	// Lookback, when set, looks at the merged rows beside earlier runs
+	// (the caller's history and baseline) and returns the scenarios that
+	// were flaky there; they are recorded in tracking.json. It informs
+	// only: a failing flaky scenario still fails the set.
+	Lookback Lookback
 	// Log receives progress and diagnostics for people.
 	Log io.Writer
 	Now func() time.Time
@@ -300,6 +305,7 @@ func (s *set) execute(ctx context.Context) error {
 		return s.stop(StatusFail, fmt.Errorf("set %s: stopped: %w", s.opts.Set, context.Cause(ctx)))
 	}
 	s.report(ctx)
+	s.lookback(ctx)
 	switch {
 	case zero != "":
 		return s.stop(StatusTerminalFail, fmt.Errorf("set %s: %s wrote zero rows (a zero-row output is terminal)", s.opts.Set, zero))

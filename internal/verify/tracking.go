@@ -36,7 +36,10 @@ type Tracking struct {
 	Reruns            []Rerun         `json:"reruns"`
 	Commands          []CommandRecord `json:"commands"`
 	Gate              *GateRecord     `json:"gate"`
-	FinalStatus       string          `json:"final_status"`
+	// FlakyScenarios are the scenarios that both passed and failed in
+	// the recent runs given with --history (set's own included).
+	FlakyScenarios []FlakyScenario `json:"flaky_scenarios,omitempty"`
+	FinalStatus    string          `json:"final_status"`
 	// State is "running" while the set runs and "done" once it ended; a
 	// reader that finds "running" knows the process died without a word.
 	State      string `json:"state"`

@@ -1,0 +1,368 @@
+// Package baseline compares this run with an earlier one, mode by mode
+// and scenario by scenario: did more scenarios start failing than noise
+// explains (exact McNemar on the paired pass/fail verdicts), and did
+// active tokens, latency or tool calls grow by more than a tolerance
+// (the paired signed-rank intervals of internal/stats, Holm-corrected
+// across the three)? Each metric gets pass, fail, inconclusive or
+// underpowered, and the scenarios that moved most are named, so a
+// reviewer sees where a regression comes from.
+package baseline
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/benchgate/benchgate/internal/runrecord"
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// DefaultTolerancePct is how much an efficiency metric may grow against
+// the baseline before it counts as a regression: runs of the same commit
+// differ by more than a few percent.
+const DefaultTolerancePct = 10
+
+// Verdicts, the same words the stats gate uses, plus one for a baseline
+// that holds no scenarios.
+const (
+	Pass         = string(stats.Pass)
+	Fail         = string(stats.Fail)
+	Inconclusive = string(stats.Inconclusive)
+	Underpowered = string(stats.Underpowered)
+	// Untested: the baseline is a v2 summary without scenarios, so only
+	// the differences of its medians and rates are shown.
+	Untested = "untested"
+)
+
+// Metric names, in the order they are judged and shown.
+const (
+	MetricSuccess      = "success"
+	MetricActiveTokens = "active_tokens"
+	MetricLatency      = "latency_ms"
+	MetricToolCalls    = "tool_calls"
+)
+
+// maxMoved is how many scenarios per metric are named as having moved most.
+const maxMoved = 5
+
+// Options tune Compare.
+type Options struct {
+	// TolerancePct is the growth allowed before a regression (default
+	// DefaultTolerancePct; a negative value is refused).
+	TolerancePct float64
+	// Confidence is the family level of the efficiency metrics and the
+	// level of the success test (default 0.95).
+	Confidence float64
+}
+
+// Comparison is the baseline section of the stats file.
+type Comparison struct {
+	// Source is the baseline folder or file as given.
+	Source       string  `json:"source"`
+	TolerancePct float64 `json:"tolerancePct"`
+	Confidence   float64 `json:"confidence"`
+	// Verdict is the worst of every mode's metrics: fail, then
+	// inconclusive, underpowered, untested, pass.
+	Verdict string `json:"verdict"`
+	Modes   []Mode `json:"modes"`
+	// Notes say what could not be compared and why.
+	Notes []string `json:"notes"`
+}
+
+// Mode compares one mode of this run with the same mode of the baseline.
+type Mode struct {
+	Mode string `json:"mode"`
+	// BaselineSource is the file the baseline's rows of this mode came from.
+	BaselineSource string `json:"baselineSource"`
+	// Paired counts the scenarios both runs ran; the others are listed.
+	Paired         int      `json:"pairedScenarios"`
+	OnlyInBaseline []string `json:"onlyInBaseline"`
+	OnlyInCurrent  []string `json:"onlyInCurrent"`
+	Success        Success  `json:"success"`
+	// Efficiency holds the three efficiency metrics as internal/stats
+	// judges them: a reduction of this run against the baseline, with
+	// the threshold at -TolerancePct (growth up to the tolerance passes).
+	Efficiency []Efficiency `json:"efficiency"`
+	// Summary is set instead of the above when the baseline is a v2
+	// summary: point differences only.
+	Summary *SummaryDelta `json:"summaryDelta,omitempty"`
+}
+
+// Success is the paired pass/fail comparison of the scenarios.
+type Success struct {
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// BaselinePassed and CurrentPassed count passing paired scenarios.
+	BaselinePassed int `json:"baselinePassed"`
+	CurrentPassed  int `json:"currentPassed"`
+	// NewlyFailing passed in the baseline and fail now; NewlyPassing
+	// the other way round. These are McNemar's discordant pairs.
+	NewlyFailing []string `json:"newlyFailing"`
+	NewlyPassing []string `json:"newlyPassing"`
+	// PValue is the two-sided exact McNemar p-value (1 with no
+	// discordant scenario).
+	PValue float64 `json:"pValue"`
+}
+
+// Efficiency is one efficiency metric's judgement with the scenarios
+// that moved most.
+type Efficiency struct {
+	stats.Result
+	// MovedMost are the paired scenarios with the largest change, by
+	// the size of their log-ratio.
+	MovedMost []Moved `json:"movedMost"`
+}
+
+// Moved is one scenario's change of a metric.
+type Moved struct {
+	ID       string  `json:"id"`
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
+	// ChangePct is (current/baseline - 1)·100: positive is growth.
+	ChangePct float64 `json:"changePct"`
+}
+
+// SummaryDelta is the point comparison against a v2 summary.
+type SummaryDelta struct {
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// Each is this run minus the baseline (success rate in points,
+	// medians in their units).
+	SuccessRatePts     float64 `json:"successRatePts"`
+	MedianTokensActive float64 `json:"medianTokensActiveDelta"`
+	MedianLatencyMs    float64 `json:"medianLatencyMsDelta"`
+	MedianToolCalls    float64 `json:"medianToolCallsDelta"`
+}
+
+// Compare compares current with the baseline folder's newest run of each
+// mode (or, for a folder holding only summaries, with the newest
+// summary's modes). currentSummary gives this run's v2 per-mode figures
+// for that case; it may be nil when the folder has runs.
+func Compare(source string, current *runrecord.Record, base *runrecord.Folder, currentSummary []runrecord.SummaryMode, opts Options) (*Comparison, error) {
+	if opts.TolerancePct == 0 {
+		opts.TolerancePct = DefaultTolerancePct
+	}
+	if opts.TolerancePct < 0 || opts.TolerancePct >= 100 || math.IsNaN(opts.TolerancePct) {
+		return nil, fmt.Errorf("tolerance: expected a growth in percent from 0 to 100, got %v", opts.TolerancePct)
+	}
+	if opts.Confidence == 0 {
+		opts.Confidence = 0.95
+	}
+	if !(opts.Confidence > 0 && opts.Confidence < 1) {
+		return nil, fmt.Errorf("confidence: expected a number between 0 and 1, got %v", opts.Confidence)
+	}
+	c := &Comparison{Source: source, TolerancePct: opts.TolerancePct, Confidence: opts.Confidence, Modes: []Mode{}, Notes: append([]string{}, base.Notes...)}
+	for _, cur := range current.Modes {
+		runs := base.RunsOf(cur.Mode)
+		if len(runs) == 0 {
+			if s := newestSummaryMode(base, cur.Mode); s != nil {
+				c.Modes = append(c.Modes, summaryMode(cur.Mode, *s, currentSummary))
+				continue
+			}
+			c.Notes = append(c.Notes, fmt.Sprintf("mode %s: the baseline has no rows or summary of this mode", cur.Mode))
+			continue
+		}
+		b := runs[len(runs)-1]
+		if b.Key() == cur.Key() {
+			c.Notes = append(c.Notes, fmt.Sprintf("mode %s: the baseline's run is this run itself (the same run IDs, from %s): nothing can have changed", cur.Mode, b.Source))
+		}
+		if len(runs) > 1 {
+			c.Notes = append(c.Notes, fmt.Sprintf("mode %s: the baseline holds %d runs; the newest (%s) is compared", cur.Mode, len(runs), b.Source))
+		}
+		m, err := compareMode(cur, b, opts)
+		if err != nil {
+			return nil, err
+		}
+		c.Modes = append(c.Modes, *m)
+	}
+	c.Verdict = c.overall()
+	return c, nil
+}
+
+func newestSummaryMode(f *runrecord.Folder, mode string) *runrecord.SummaryMode {
+	for i := len(f.Summaries) - 1; i >= 0; i-- {
+		for _, m := range f.Summaries[i].Modes {
+			if m.Mode == mode {
+				mm := m
+				return &mm
+			}
+		}
+	}
+	return nil
+}
+
+func summaryMode(mode string, base runrecord.SummaryMode, current []runrecord.SummaryMode) Mode {
+	m := Mode{Mode: mode, OnlyInBaseline: []string{}, OnlyInCurrent: []string{}, Efficiency: []Efficiency{},
+		Success: Success{Verdict: Untested, NewlyFailing: []string{}, NewlyPassing: []string{}, PValue: 1,
+			Reason: "the baseline is a v2 summary without scenarios"}}
+	d := &SummaryDelta{Verdict: Untested, Reason: "the baseline is a v2 summary without scenarios: the differences of its rates and medians are shown, nothing is tested (keep run-record.json or the suite files to compare scenarios)"}
+	for _, cm := range current {
+		if cm.Mode == mode {
+			d.SuccessRatePts = cm.SuccessRate - base.SuccessRate
+			d.MedianTokensActive = cm.MedianTokensActive - base.MedianTokensActive
+			d.MedianLatencyMs = cm.MedianLatencyMs - base.MedianLatencyMs
+			d.MedianToolCalls = cm.MedianToolCalls - base.MedianToolCalls
+		}
+	}
+	m.Summary = d
+	return m
+}
+
+func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
+	m := &Mode{Mode: cur.Mode, BaselineSource: base.Source, OnlyInBaseline: []string{}, OnlyInCurrent: []string{}}
+	type pair struct{ b, c *runrecord.Scenario }
+	var pairs []pair
+	for i := range cur.Scenarios {
+		s := &cur.Scenarios[i]
+		if bs := base.Scenario(s.ID); bs != nil {
+			pairs = append(pairs, pair{bs, s})
+		} else {
+			m.OnlyInCurrent = append(m.OnlyInCurrent, s.ID)
+		}
+	}
+	for _, s := range base.Scenarios {
+		if cur.Scenario(s.ID) == nil {
+			m.OnlyInBaseline = append(m.OnlyInBaseline, s.ID)
+		}
+	}
+	m.Paired = len(pairs)
+
+	sc := Success{NewlyFailing: []string{}, NewlyPassing: []string{}}
+	for _, p := range pairs {
+		bp, cp := p.b.Pass(), p.c.Pass()
+		if bp {
+			sc.BaselinePassed++
+		}
+		if cp {
+			sc.CurrentPassed++
+		}
+		switch {
+		case bp && !cp:
+			sc.NewlyFailing = append(sc.NewlyFailing, p.c.ID)
+		case !bp && cp:
+			sc.NewlyPassing = append(sc.NewlyPassing, p.c.ID)
+		}
+	}
+	judgeSuccess(&sc, len(pairs), opts.Confidence)
+	m.Success = sc
+
+	metrics := []stats.Metric{
+		{Name: MetricActiveTokens, MinReductionPct: -opts.TolerancePct},
+		{Name: MetricLatency, MinReductionPct: -opts.TolerancePct},
+		{Name: MetricToolCalls, MinReductionPct: -opts.TolerancePct},
+	}
+	for _, p := range pairs {
+		pick := [][2]*float64{
+			{p.b.MedianActiveTokens, p.c.MedianActiveTokens},
+			{p.b.MedianLatencyMs, p.c.MedianLatencyMs},
+			{p.b.MedianToolCalls, p.c.MedianToolCalls},
+		}
+		for i, v := range pick {
+			metrics[i].Scenarios = append(metrics[i].Scenarios, stats.Scenario{ID: p.c.ID,
+				Base: repeated(v[0], p.b.Stable), Target: repeated(v[1], p.c.Stable)})
+		}
+	}
+	res, err := stats.Judge(metrics, stats.Options{Confidence: opts.Confidence})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range res {
+		m.Efficiency = append(m.Efficiency, Efficiency{Result: r, MovedMost: movedMost(r.Pairs)})
+	}
+	return m, nil
+}
+
+// repeated stands for a scenario's repetitions by its median, once per
+// stable repetition (at most 50): a record keeps medians, the
+// repetitions collapse to them anyway, and the count keeps the stats'
+// repetitions-needed estimate honest. No value gives no repetitions.
+func repeated(v *float64, n int) []float64 {
+	if v == nil || n == 0 {
+		return nil
+	}
+	out := make([]float64, min(n, 50))
+	for i := range out {
+		out[i] = *v
+	}
+	return out
+}
+
+// judgeSuccess gives the success comparison its verdict: pass when no
+// paired scenario went from passing to failing; fail when more did than
+// the other way round and the exact McNemar test says noise is unlikely
+// (p at most 1-confidence); underpowered when too few scenarios are
+// paired for any outcome to reach that level; inconclusive otherwise.
+func judgeSuccess(s *Success, paired int, conf float64) {
+	b, c := len(s.NewlyFailing), len(s.NewlyPassing)
+	s.PValue = 1
+	if b+c > 0 {
+		s.PValue = stats.McNemarExact(b, c)
+	}
+	alpha := 1 - conf
+	switch {
+	case b == 0:
+		s.Verdict = Pass
+		s.Reason = fmt.Sprintf("no scenario that passed in the baseline fails now (%d of %d paired scenarios pass, %d before)", s.CurrentPassed, paired, s.BaselinePassed)
+	case b > c && s.PValue <= alpha:
+		s.Verdict = Fail
+		s.Reason = fmt.Sprintf("%d scenarios that passed in the baseline fail now and %d went the other way; exact McNemar p = %.4f, at most %.2f", b, c, s.PValue, alpha)
+	case stats.McNemarExact(paired, 0) > alpha:
+		s.Verdict = Underpowered
+		s.Reason = fmt.Sprintf("%d scenarios fail now that passed in the baseline, but %d paired scenarios can never show a change at %.0f%% confidence (%d needed)", b, paired, conf*100, minDiscordant(alpha))
+	default:
+		s.Verdict = Inconclusive
+		s.Reason = fmt.Sprintf("%d scenarios fail now that passed in the baseline and %d went the other way; exact McNemar p = %.4f is above %.2f, so this may be noise", b, c, s.PValue, alpha)
+	}
+}
+
+// minDiscordant is the fewest discordant scenarios, all one way, that
+// reach p <= alpha.
+func minDiscordant(alpha float64) int {
+	n := 1
+	for stats.McNemarExact(n, 0) > alpha && n < 64 {
+		n++
+	}
+	return n
+}
+
+func movedMost(pairs []stats.Pair) []Moved {
+	ps := append([]stats.Pair(nil), pairs...)
+	sort.SliceStable(ps, func(i, j int) bool { return math.Abs(ps[i].LogRatio) > math.Abs(ps[j].LogRatio) })
+	out := []Moved{}
+	for _, p := range ps {
+		if len(out) == maxMoved || p.LogRatio == 0 {
+			break
+		}
+		out = append(out, Moved{ID: p.ID, Baseline: p.Base, Current: p.Target, ChangePct: math.Expm1(p.LogRatio) * 100})
+	}
+	return out
+}
+
+// rank orders verdicts from worst to best for the overall verdict.
+var rank = map[string]int{Fail: 0, Inconclusive: 1, Underpowered: 2, Untested: 3, Pass: 4}
+
+func (c *Comparison) overall() string {
+	worst := ""
+	see := func(v string) {
+		if worst == "" || rank[v] < rank[worst] {
+			worst = v
+		}
+	}
+	for _, m := range c.Modes {
+		if m.Summary != nil {
+			see(m.Summary.Verdict)
+			continue
+		}
+		see(m.Success.Verdict)
+		for _, e := range m.Efficiency {
+			see(string(e.Verdict))
+		}
+	}
+	if worst == "" {
+		return Untested
+	}
+	return worst
+}
+
+// Regressed reports whether any metric of any mode failed.
+func (c *Comparison) Regressed() bool { return c.Verdict == Fail }

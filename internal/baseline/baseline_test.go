@@ -1,0 +1,254 @@
+package baseline
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/runrecord"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+func f(v float64) *float64 { return &v }
+
+// sim builds a baseline and a current run of one mode: n scenarios whose
+// baseline medians spread over an order of magnitude, the current ones
+// moved by effectPct with log-normal noise of sd noise, and failing the
+// scenarios listed (baseline, current) by index.
+func sim(seed uint64, n int, effectPct, noise float64, baseFail, curFail []int) (base, cur runrecord.Mode) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	base = runrecord.Mode{Mode: "ghx", Source: "base.jsonl", RunIDs: []string{"b"}}
+	cur = runrecord.Mode{Mode: "ghx", Source: "cur.jsonl", RunIDs: []string{"c"}}
+	in := func(list []int, i int) bool {
+		for _, x := range list {
+			if x == i {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s%03d", i)
+		scale := math.Exp(r.Float64() * math.Log(10))
+		mk := func(mult float64, fail bool) runrecord.Scenario {
+			s := runrecord.Scenario{ID: id, Rows: 5, Passed: 5, Stable: 5,
+				MedianActiveTokens: f(1000 * scale * mult * math.Exp(r.NormFloat64()*noise)),
+				MedianLatencyMs:    f(20000 * scale * mult * math.Exp(r.NormFloat64()*noise)),
+				MedianToolCalls:    f(4 * scale * mult * math.Exp(r.NormFloat64()*noise))}
+			if fail {
+				s.Passed = 3
+			}
+			return s
+		}
+		base.Scenarios = append(base.Scenarios, mk(1, in(baseFail, i)))
+		cur.Scenarios = append(cur.Scenarios, mk(1+effectPct/100, in(curFail, i)))
+	}
+	return base, cur
+}
+
+func compare(t *testing.T, base, cur runrecord.Mode) *Comparison {
+	t.Helper()
+	c, err := Compare("base", &runrecord.Record{Modes: []runrecord.Mode{cur}}, &runrecord.Folder{Runs: []runrecord.Mode{base}}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func verdicts(m Mode) map[string]string {
+	out := map[string]string{MetricSuccess: m.Success.Verdict}
+	for _, e := range m.Efficiency {
+		out[e.Name] = string(e.Verdict)
+	}
+	return out
+}
+
+func TestCompareKnownEffects(t *testing.T) {
+	tests := []struct {
+		name               string
+		n                  int
+		effect, noise      float64
+		baseFail, curFail  []int
+		wantSuccess        string
+		wantEfficiency     string
+		wantNewlyFailing   int
+		wantOverallVerdict string
+	}{
+		{name: "unchanged, low noise", n: 20, effect: 0, noise: 0.02, wantSuccess: Pass, wantEfficiency: Pass, wantOverallVerdict: Pass},
+		{name: "30% growth, low noise", n: 20, effect: 30, noise: 0.02, wantSuccess: Pass, wantEfficiency: Fail, wantOverallVerdict: Fail},
+		{name: "30% reduction passes", n: 20, effect: -30, noise: 0.02, wantSuccess: Pass, wantEfficiency: Pass, wantOverallVerdict: Pass},
+		{name: "growth at the tolerance with noise", n: 20, effect: 10, noise: 0.3, wantSuccess: Pass, wantEfficiency: Inconclusive, wantOverallVerdict: Inconclusive},
+		{name: "eight scenarios start failing", n: 20, curFail: []int{0, 1, 2, 3, 4, 5, 6, 7}, wantSuccess: Fail, wantEfficiency: Pass, wantNewlyFailing: 8, wantOverallVerdict: Fail},
+		{name: "two start failing, one recovers", n: 20, baseFail: []int{9}, curFail: []int{0, 1}, wantSuccess: Inconclusive, wantEfficiency: Pass, wantNewlyFailing: 2, wantOverallVerdict: Inconclusive},
+		{name: "three scenarios cannot decide", n: 3, curFail: []int{0}, wantSuccess: Underpowered, wantEfficiency: Underpowered, wantNewlyFailing: 1, wantOverallVerdict: Inconclusive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, cur := sim(1, tt.n, tt.effect, tt.noise, tt.baseFail, tt.curFail)
+			c := compare(t, base, cur)
+			m := c.Modes[0]
+			v := verdicts(m)
+			if v[MetricSuccess] != tt.wantSuccess || len(m.Success.NewlyFailing) != tt.wantNewlyFailing {
+				t.Errorf("success = %s (%s), newly failing %v; want %s and %d", v[MetricSuccess], m.Success.Reason, m.Success.NewlyFailing, tt.wantSuccess, tt.wantNewlyFailing)
+			}
+			for _, e := range m.Efficiency {
+				if string(e.Verdict) != tt.wantEfficiency {
+					t.Errorf("%s = %s (%s), want %s", e.Name, e.Verdict, e.Reason, tt.wantEfficiency)
+				}
+			}
+			if tt.name == "three scenarios cannot decide" {
+				// Underpowered success and efficiency leave the
+				// overall verdict at the worst: underpowered.
+				tt.wantOverallVerdict = Underpowered
+			}
+			if c.Verdict != tt.wantOverallVerdict {
+				t.Errorf("overall = %s, want %s", c.Verdict, tt.wantOverallVerdict)
+			}
+			if m.Paired != tt.n {
+				t.Errorf("paired = %d, want %d", m.Paired, tt.n)
+			}
+		})
+	}
+}
+
+// Over 200 seeded simulations of nine scenarios (below the bootstrap's
+// ten, which would only add time): an unchanged run with high noise must
+// not be called a regression in more than 5% of them, and a true 30%
+// growth with low noise must be one in at least 95%.
+func TestCompareSimulatedErrorRates(t *testing.T) {
+	falseAlarms, misses := 0, 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		base, cur := sim(seed, 9, 0, 0.5, nil, nil)
+		for _, e := range compare(t, base, cur).Modes[0].Efficiency {
+			if e.Verdict == "fail" {
+				falseAlarms++
+				break
+			}
+		}
+		base, cur = sim(seed, 9, 30, 0.05, nil, nil)
+		for _, e := range compare(t, base, cur).Modes[0].Efficiency {
+			if e.Verdict != "fail" {
+				misses++
+				break
+			}
+		}
+	}
+	if falseAlarms > 10 {
+		t.Errorf("unchanged with noise: %d of 200 called a regression, want at most 10", falseAlarms)
+	}
+	if misses > 10 {
+		t.Errorf("30%% growth: %d of 200 not called a regression, want at most 10", misses)
+	}
+}
+
+func TestComparePairingAndNotes(t *testing.T) {
+	base, cur := sim(3, 12, 0, 0.01, nil, nil)
+	cur.Scenarios = cur.Scenarios[1:]              // s000 only in the baseline
+	extra := base.Scenarios[len(base.Scenarios)-1] // s011 copied as a new scenario
+	extra.ID = "z-new"
+	cur.Scenarios = append(cur.Scenarios, extra)
+	older := base
+	older.RunIDs, older.StartedAt, older.Source = []string{"a"}, "0", "older.jsonl"
+	base.StartedAt = "1"
+	folder := &runrecord.Folder{Runs: []runrecord.Mode{older, base}}
+	current := &runrecord.Record{Modes: []runrecord.Mode{cur, {Mode: "agent_direct", Scenarios: cur.Scenarios}}}
+	c, err := Compare("dir", current, folder, nil, Options{TolerancePct: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Modes) != 1 {
+		t.Fatalf("modes = %d, want 1 (agent_direct has no baseline)", len(c.Modes))
+	}
+	m := c.Modes[0]
+	if m.Paired != 11 || fmt.Sprint(m.OnlyInBaseline) != "[s000]" || fmt.Sprint(m.OnlyInCurrent) != "[z-new]" || m.BaselineSource != "base.jsonl" {
+		t.Errorf("paired %d only-base %v only-cur %v source %s", m.Paired, m.OnlyInBaseline, m.OnlyInCurrent, m.BaselineSource)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	for _, want := range []string{"mode ghx: the baseline holds 2 runs; the newest (base.jsonl) is compared", "mode agent_direct: the baseline has no rows or summary of this mode"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+	if m.Efficiency[0].MinReductionPct != -5 {
+		t.Errorf("threshold = %v, want -5", m.Efficiency[0].MinReductionPct)
+	}
+}
+
+func TestCompareSummaryOnly(t *testing.T) {
+	_, cur := sim(1, 4, 0, 0, nil, nil)
+	folder := &runrecord.Folder{Summaries: []runrecord.Summary{{Path: "latest-summary.json", Modes: []runrecord.SummaryMode{{Mode: "ghx", Runs: 20, SuccessRate: 100, MedianTokensActive: 700, MedianLatencyMs: 25000, MedianToolCalls: 3}}}}}
+	c, err := Compare("dir", &runrecord.Record{Modes: []runrecord.Mode{cur}}, folder, []runrecord.SummaryMode{{Mode: "ghx", SuccessRate: 95, MedianTokensActive: 770, MedianLatencyMs: 24000, MedianToolCalls: 3}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Modes[0].Summary
+	if c.Verdict != Untested || d == nil || d.SuccessRatePts != -5 || d.MedianTokensActive != 70 || d.MedianLatencyMs != -1000 || d.MedianToolCalls != 0 {
+		t.Fatalf("verdict %s delta %+v", c.Verdict, d)
+	}
+	if md := c.Markdown(); !strings.Contains(md, "| success rate | -5.00 points |") || !strings.Contains(md, "untested: the baseline is a v2 summary") {
+		t.Errorf("Markdown:\n%s", md)
+	}
+}
+
+func TestCompareOptions(t *testing.T) {
+	for _, o := range []Options{{TolerancePct: -1}, {TolerancePct: 100}, {TolerancePct: math.NaN()}, {Confidence: 1}, {Confidence: -0.5}} {
+		if _, err := Compare("d", &runrecord.Record{}, &runrecord.Folder{}, nil, o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+// The real 2026-02-25 ghx suite against itself: nothing moved, and four
+// scenarios are too few for a 95% interval, so the efficiency metrics
+// are underpowered, not passed.
+func TestCompareRealSuiteWithItself(t *testing.T) {
+	p := filepath.Join(testenv.SharedData(t), "ghx", "a2095e5__reports__codex-5.3-benchmark__raw-data__2026-02-25-ghx-suite.jsonl")
+	cur, err := runrecord.FromSuites([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder, err := runrecord.ReadPath(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same run read twice is still a baseline: give it another ID.
+	folder.Runs[0].RunIDs = []string{"earlier"}
+	c, err := Compare(p, cur, folder, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Modes[0]
+	if m.Paired != 4 || m.Success.Verdict != Pass {
+		t.Fatalf("paired %d success %s", m.Paired, m.Success.Verdict)
+	}
+	for _, e := range m.Efficiency {
+		if e.Verdict != "underpowered" || e.EstimatePct != 0 || len(e.MovedMost) != 0 {
+			t.Errorf("%s: %s estimate %v moved %v (%s)", e.Name, e.Verdict, e.EstimatePct, e.MovedMost, e.Reason)
+		}
+	}
+	md := c.Markdown()
+	for _, want := range []string{"## Against the baseline: underpowered", "### ghx", "4 paired scenarios", "| scenarios passing | 4 → 4 | McNemar p = 1.0000 | 4 | pass |", "| active tokens | +0.0% | [+0.0%, +0.0%] | 4 | underpowered |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestBar(t *testing.T) {
+	tests := []struct {
+		lo, hi, tol float64
+		want        string
+	}{
+		{-5, 5, 10, "|.........[=]!........|"},
+		{20, 40, 10, "|..........+.!.[===]..|"},
+		{-100, 100, 10, "|[===================]|"},
+	}
+	for _, tt := range tests {
+		if got := bar(tt.lo, tt.hi, tt.tol); got != tt.want {
+			t.Errorf("bar(%v, %v, %v) = %s, want %s", tt.lo, tt.hi, tt.tol, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package baseline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
+)
+
+// metricTitle is how a metric is named for a reader.
+var metricTitle = map[string]string{
+	MetricSuccess:      "scenarios passing",
+	MetricActiveTokens: "active tokens",
+	MetricLatency:      "wall latency",
+	MetricToolCalls:    "tool calls",
+}
+
+// Markdown renders the comparison as a section of the stats Markdown
+// (heading level 2): one line per metric with the change, its interval,
+// the scenarios paired and the verdict, then what moved most.
+func (c *Comparison) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Against the baseline: %s\n\n", c.Verdict)
+	fmt.Fprintf(&b, "Baseline `%s`. A metric regresses when the whole %.0f%% interval of its change is above +%s%% (fail), is fine when the whole interval is below it (pass), and is inconclusive otherwise.\n\n",
+		textfmt.Cell(c.Source), c.Confidence*100, trim(c.TolerancePct))
+	for _, m := range c.Modes {
+		fmt.Fprintf(&b, "### %s\n\n", m.Mode)
+		if m.Summary != nil {
+			d := m.Summary
+			fmt.Fprintf(&b, "%s: %s.\n\n", d.Verdict, d.Reason)
+			fmt.Fprintf(&b, "| metric | change against the baseline |\n|---|---:|\n| success rate | %+.2f points |\n| median active tokens | %+.2f |\n| median wall latency (ms) | %+.2f |\n| median tool calls | %+.2f |\n\n",
+				d.SuccessRatePts, d.MedianTokensActive, d.MedianLatencyMs, d.MedianToolCalls)
+			continue
+		}
+		fmt.Fprintf(&b, "%d paired scenarios (baseline `%s`)", m.Paired, textfmt.Cell(m.BaselineSource))
+		if n := len(m.OnlyInBaseline) + len(m.OnlyInCurrent); n > 0 {
+			fmt.Fprintf(&b, "; %d only in the baseline, %d only in this run", len(m.OnlyInBaseline), len(m.OnlyInCurrent))
+		}
+		b.WriteString(".\n\n")
+		b.WriteString("| metric | change | interval | n | verdict | |\n|---|---:|---|---:|---|---|\n")
+		s := m.Success
+		fmt.Fprintf(&b, "| %s | %d → %d | McNemar p = %.4f | %d | %s | %s |\n", metricTitle[MetricSuccess], s.BaselinePassed, s.CurrentPassed, s.PValue, m.Paired, s.Verdict, "")
+		for _, e := range m.Efficiency {
+			if e.Scenarios == 0 {
+				fmt.Fprintf(&b, "| %s | | | 0 | %s | |\n", metricTitle[e.Name], e.Verdict)
+				continue
+			}
+			// Reductions become changes: a 12% reduction is -12%.
+			lo, hi := -e.HighPct, -e.LowPct
+			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | `%s` |\n", metricTitle[e.Name], -e.EstimatePct, lo, hi, e.Scenarios, e.Verdict, bar(lo, hi, c.TolerancePct))
+		}
+		b.WriteString("\n")
+		if s.Verdict != Pass {
+			fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[MetricSuccess], s.Reason)
+		}
+		if len(s.NewlyFailing) > 0 {
+			fmt.Fprintf(&b, "- Failing now, passed in the baseline: %s.\n", codeList(s.NewlyFailing))
+		}
+		if len(s.NewlyPassing) > 0 {
+			fmt.Fprintf(&b, "- Passing now, failed in the baseline: %s.\n", codeList(s.NewlyPassing))
+		}
+		for _, e := range m.Efficiency {
+			if string(e.Verdict) != Pass {
+				fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[e.Name], e.Reason)
+			}
+			if len(e.MovedMost) > 0 {
+				var parts []string
+				for _, mv := range e.MovedMost {
+					parts = append(parts, fmt.Sprintf("`%s` %+.0f%% (%s → %s)", textfmt.Cell(mv.ID), mv.ChangePct, trim(mv.Baseline), trim(mv.Current)))
+				}
+				fmt.Fprintf(&b, "- %s moved most: %s.\n", metricTitle[e.Name], strings.Join(parts, ", "))
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "Note: %s.\n", textfmt.Cell(n))
+	}
+	return b.String()
+}
+
+// bar draws the interval on a text scale from -50% to +50% with the
+// tolerance marked: "|....[==+==]...!....|" where ! is the tolerance and
+// + zero.
+func bar(lo, hi, tol float64) string {
+	const width = 21
+	pos := func(v float64) int {
+		p := int((v + 50) / 100 * (width - 1))
+		return max(0, min(width-1, p))
+	}
+	cells := []byte(strings.Repeat(".", width))
+	cells[pos(0)] = '+'
+	for i := pos(lo); i <= pos(hi); i++ {
+		cells[i] = '='
+	}
+	cells[pos(lo)], cells[pos(hi)] = '[', ']'
+	if pos(lo) == pos(hi) {
+		cells[pos(lo)] = '#'
+	}
+	if p := pos(tol); cells[p] == '.' {
+		cells[p] = '!'
+	}
+	return "|" + string(cells) + "|"
+}
+
+func codeList(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = "`" + textfmt.Cell(id) + "`"
+	}
+	return strings.Join(out, ", ")
+}
+
+// trim prints a number without trailing zeros.
+func trim(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
