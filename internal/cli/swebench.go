@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 	"github.com/benchgate/benchgate/internal/swebench"
@@ -176,9 +177,20 @@ func sbParse(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
 }
 
 func sbUsage(env *Env, cmd string, err error) int {
-	fmt.Fprintf(env.Stderr, "benchgate swebench %s: %v\n", cmd, err)
+	fmt.Fprintf(env.Stderr, "benchgate swebench %s: %v\n", cmd, sbFlags(err))
 	return ExitUsage
 }
+
+// swebenchFlags are the flags of the swebench commands by the option key
+// the swebench and codex packages name a bad value by.
+var swebenchFlags = map[string]string{
+	"instance_id": "--instance-id", "output_dir": "--output-dir", "max_loops": "--max-loops",
+	"phase_timeout": "--phase-timeout", "dataset_file": "--dataset-file", "codex_binary": "--codex-binary",
+	"codex_config": "--codex-config", "slice": "--slice", "resume": "--resume", "shard": "--shard",
+}
+
+// sbFlags names the flags in an error of the swebench or codex packages.
+func sbFlags(err error) error { return exitcode.Rename(err, swebenchFlags) }
 
 func swebenchRun(ctx context.Context, env *Env, args []string) int {
 	fs := sbFlagSet(env, "swebench run")
@@ -217,7 +229,7 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 	}
 	st, err := swebench.Run(ctx, o)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate swebench run: %v\n", err)
+		fmt.Fprintf(env.Stderr, "benchgate swebench run: %v\n", sbFlags(err))
 		return ExitFailed
 	}
 	code := "null"
@@ -355,7 +367,7 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate swebench batch: interrupted: %v\n", err)
 		return ExitFailed
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "benchgate swebench batch: %v\n", err)
+		fmt.Fprintf(env.Stderr, "benchgate swebench batch: %v\n", sbFlags(err))
 		return ExitFailed
 	}
 	return res.Counts.ExitCode()
@@ -435,7 +447,7 @@ func swebenchMerge(env *Env, args []string) int {
 		return sbUsage(env, "merge", err)
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate swebench merge: %v\n", err)
+		fmt.Fprintf(env.Stderr, "benchgate swebench merge: %v\n", sbFlags(err))
 		return ExitFailed
 	}
 	fmt.Fprintf(env.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d\n",

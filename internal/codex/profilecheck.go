@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/benchgate/benchgate/internal/exitcode"
 )
 
 // builtinProviders are provider ids Codex knows without a
@@ -24,16 +26,16 @@ var builtinProviders = map[string]bool{"openai": true, "oss": true, "ollama": tr
 func CheckProfileFile(path string) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("--codex-config: %w", err)
+		return exitcode.Optionf("codex_config", ": %w", err)
 	}
 	text := string(raw)
 	var cfg map[string]any
 	if _, err := toml.Decode(text, &cfg); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return fmt.Errorf("--codex-config %s:%d: not valid TOML: %s", path, pe.Position.Line, pe.Message)
+			return exitcode.Optionf("codex_config", " %s:%d: not valid TOML: %s", path, pe.Position.Line, pe.Message)
 		}
-		return fmt.Errorf("--codex-config %s: not valid TOML: %v", path, err)
+		return exitcode.Optionf("codex_config", " %s: not valid TOML: %v", path, err)
 	}
 	at := func(key, pattern string) string {
 		re := regexp.MustCompile(`(?m)^[ \t]*` + pattern)
@@ -43,18 +45,18 @@ func CheckProfileFile(path string) error {
 		return fmt.Sprintf("%s: %s", path, key)
 	}
 	if _, ok := cfg["profiles"]; ok {
-		return fmt.Errorf("--codex-config %s: a [profiles.*] table is the shape of Codex before 0.134; `codex exec -p local` reads this file as the profile itself and refuses the table: move its keys to the top level", at("profiles", `\[\s*profiles`))
+		return exitcode.Optionf("codex_config", " %s: a [profiles.*] table is the shape of Codex before 0.134; `codex exec -p local` reads this file as the profile itself and refuses the table: move its keys to the top level", at("profiles", `\[\s*profiles`))
 	}
 	if _, ok := cfg["profile"]; ok {
-		return fmt.Errorf("--codex-config %s: a top-level profile selector is refused by Codex >= 0.134; remove it (this file is the profile)", at("profile", `profile\s*=`))
+		return exitcode.Optionf("codex_config", " %s: a top-level profile selector is refused by Codex >= 0.134; remove it (this file is the profile)", at("profile", `profile\s*=`))
 	}
 	model, _ := cfg["model"].(string)
 	if model == "" {
-		return fmt.Errorf("--codex-config %s: expected model = \"<model slug>\" at the top level", at("model", `model\s*=`))
+		return exitcode.Optionf("codex_config", " %s: expected model = \"<model slug>\" at the top level", at("model", `model\s*=`))
 	}
 	provider, _ := cfg["model_provider"].(string)
 	if provider == "" {
-		return fmt.Errorf("--codex-config %s: expected model_provider = \"<id>\" at the top level, naming a [model_providers.<id>] table", at("model_provider", `model_provider\s*=`))
+		return exitcode.Optionf("codex_config", " %s: expected model_provider = \"<id>\" at the top level, naming a [model_providers.<id>] table", at("model_provider", `model_provider\s*=`))
 	}
 	if builtinProviders[provider] {
 		return nil
@@ -62,15 +64,15 @@ func CheckProfileFile(path string) error {
 	providers, _ := cfg["model_providers"].(map[string]any)
 	table, ok := providers[provider].(map[string]any)
 	if !ok {
-		return fmt.Errorf("--codex-config %s: model_provider %q has no [model_providers.%s] table in the file", at("model_provider", `model_provider\s*=`), provider, provider)
+		return exitcode.Optionf("codex_config", " %s: model_provider %q has no [model_providers.%s] table in the file", at("model_provider", `model_provider\s*=`), provider, provider)
 	}
 	key := "model_providers." + provider
 	header := `\[\s*model_providers\.` + regexp.QuoteMeta(provider) + `\s*\]`
 	if u, _ := table["base_url"].(string); u == "" {
-		return fmt.Errorf("--codex-config %s: expected base_url = \"http://host:port/v1\"", at(key+".base_url", header))
+		return exitcode.Optionf("codex_config", " %s: expected base_url = \"http://host:port/v1\"", at(key+".base_url", header))
 	}
 	if w, ok := table["wire_api"]; ok && w != "responses" {
-		return fmt.Errorf("--codex-config %s: expected \"responses\" (Codex 0.169 speaks only the Responses API), got %v", at(key+".wire_api", `wire_api\s*=`), w)
+		return exitcode.Optionf("codex_config", " %s: expected \"responses\" (Codex 0.169 speaks only the Responses API), got %v", at(key+".wire_api", `wire_api\s*=`), w)
 	}
 	return nil
 }

@@ -35,3 +35,30 @@ func TestStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestRename: a core package's error names the option by its key; the
+// command line renames it to the flag wherever it sits in the chain, and
+// the cause stays reachable.
+func TestRename(t *testing.T) {
+	cause := errors.New("no such file")
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"bare", Optionf("max_loops", " %d: expected >= 1", 0), "--max-loops 0: expected >= 1"},
+		{"wrapped", fmt.Errorf("batch: %w", Optionf("dataset_file", ": %w", cause)), "batch: --dataset-file: no such file"},
+		{"usage error", &UsageError{Err: Optionf("shard", " %q: expected i/n", "0/2")}, `--shard "0/2": expected i/n`},
+		{"joined", errors.Join(errors.New("first"), Optionf("max_loops", " is required")), "first\n--max-loops is required"},
+		{"unknown key kept", Optionf("other", " is required"), "other is required"},
+	}
+	names := map[string]string{"max_loops": "--max-loops", "dataset_file": "--dataset-file", "shard": "--shard"}
+	for _, tc := range tests {
+		if got := Rename(tc.err, names).Error(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if err := Rename(fmt.Errorf("x: %w", Optionf("dataset_file", ": %w", cause)), names); !errors.Is(err, cause) {
+		t.Errorf("the cause is lost: %v", err)
+	}
+}

@@ -114,7 +114,7 @@ type Slice struct{ Start, End int }
 func ParseSlice(s string) (*Slice, error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
-		return nil, fmt.Errorf("--slice %q: expected START:END, e.g. 0:10", s)
+		return nil, exitcode.Optionf("slice", " %q: expected START:END, e.g. 0:10", s)
 	}
 	var sl Slice
 	for _, f := range []struct {
@@ -126,12 +126,12 @@ func ParseSlice(s string) (*Slice, error) {
 		}
 		n, err := strconv.Atoi(f.text)
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("--slice %q: %q is not a whole number >= 0", s, f.text)
+			return nil, exitcode.Optionf("slice", " %q: %q is not a whole number >= 0", s, f.text)
 		}
 		*f.dst = n
 	}
 	if sl.End != 0 && sl.End <= sl.Start {
-		return nil, fmt.Errorf("--slice %q: END must be greater than START", s)
+		return nil, exitcode.Optionf("slice", " %q: END must be greater than START", s)
 	}
 	return &sl, nil
 }
@@ -206,7 +206,7 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	// otherwise start a whole new batch somewhere unexpected.
 	if b.Resume {
 		if fi, err := os.Stat(b.RunRoot); err != nil || !fi.IsDir() {
-			return res, &UsageError{Err: fmt.Errorf("--resume %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
+			return res, &UsageError{Err: exitcode.Optionf("resume", " %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
 		}
 	}
 	// Usage checks on the template, with a valid placeholder ID.

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/ident"
 )
 
@@ -106,7 +107,7 @@ func ParseShard(s string) (Shard, error) {
 	var sh Shard
 	var rest string
 	if n, _ := fmt.Sscanf(s, "%d/%d%s", &sh.I, &sh.N, &rest); n != 2 || sh.N < 1 || sh.I < 1 || sh.I > sh.N {
-		return Shard{}, fmt.Errorf("--shard %q: expected i/n with 1 <= i <= n, e.g. 2/4", s)
+		return Shard{}, exitcode.Optionf("shard", " %q: expected i/n with 1 <= i <= n, e.g. 2/4", s)
 	}
 	return sh, nil
 }

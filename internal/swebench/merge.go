@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
 
@@ -36,7 +37,7 @@ func Merge(out string, roots []string, now time.Time) (MergeResult, error) {
 	// Copying a root onto itself would truncate its files.
 	for _, root := range roots {
 		if samePath(out, root) {
-			return res, &UsageError{Err: fmt.Errorf("merge: --output-dir %s is one of the run roots; merge into a new folder", out)}
+			return res, &UsageError{Err: fmt.Errorf("merge: %w", exitcode.Optionf("output_dir", " %s is one of the run roots; merge into a new folder", out))}
 		}
 	}
 	from := map[string]string{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/proc"
 )
 
@@ -33,16 +34,16 @@ func PrepareImages(ctx context.Context, o PrepareOptions) (failed int, err error
 		o.ImageTemplate = DefaultImageTemplate
 	}
 	if o.CodexBinary == "" {
-		return 0, fmt.Errorf("--codex-binary is required")
+		return 0, exitcode.Optionf("codex_binary", " is required")
 	}
 	bin, err := os.ReadFile(o.CodexBinary)
 	if err != nil {
-		return 0, fmt.Errorf("--codex-binary: %w", err)
+		return 0, exitcode.Optionf("codex_binary", ": %w", err)
 	}
 	var cfg []byte
 	if o.CodexConfig != "" {
 		if cfg, err = os.ReadFile(o.CodexConfig); err != nil {
-			return 0, fmt.Errorf("--codex-config: %w", err)
+			return 0, exitcode.Optionf("codex_config", ": %w", err)
 		}
 	}
 	for _, id := range SortUnique(o.IDs) {

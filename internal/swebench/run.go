@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/ralph"
@@ -70,30 +71,30 @@ type Options struct {
 // before it passes.
 func (o *Options) Validate() error {
 	if err := ValidateID(o.InstanceID); err != nil {
-		return fmt.Errorf("--instance-id: %w", err)
+		return exitcode.Optionf("instance_id", ": %w", err)
 	}
 	if o.OutputDir == "" {
-		return errors.New("--output-dir is required")
+		return exitcode.Optionf("output_dir", " is required")
 	}
 	if o.MaxLoops < 1 {
-		return fmt.Errorf("--max-loops %d: expected a whole number of execute passes >= 1", o.MaxLoops)
+		return exitcode.Optionf("max_loops", " %d: expected a whole number of execute passes >= 1", o.MaxLoops)
 	}
 	if o.PhaseTimeout <= 0 {
-		return fmt.Errorf("--phase-timeout %s: expected a positive duration", o.PhaseTimeout)
+		return exitcode.Optionf("phase_timeout", " %s: expected a positive duration", o.PhaseTimeout)
 	}
 	if o.Prompts == nil {
 		return errors.New("prompts are not loaded")
 	}
 	if o.DatasetFile == "" {
-		return errors.New("no problem statement source: pass --dataset-file (json/jsonl records with instance_id and problem_statement) or set SWE_BENCH_INSTANCES_FILE")
+		return exitcode.Optionf("dataset_file", " is required (json/jsonl records with instance_id and problem_statement; no problem statement source), or set SWE_BENCH_INSTANCES_FILE")
 	}
 	if _, err := os.Stat(o.DatasetFile); err != nil {
-		return fmt.Errorf("--dataset-file: %w", err)
+		return exitcode.Optionf("dataset_file", ": %w", err)
 	}
-	for _, f := range []struct{ flag, path string }{{"--codex-binary", o.CodexBinary}, {"--codex-config", o.CodexConfig}} {
+	for _, f := range []struct{ option, path string }{{"codex_binary", o.CodexBinary}, {"codex_config", o.CodexConfig}} {
 		if f.path != "" {
 			if _, err := os.Stat(f.path); err != nil {
-				return fmt.Errorf("%s: %w", f.flag, err)
+				return exitcode.Optionf(f.option, ": %w", err)
 			}
 		}
 	}
