@@ -40,6 +40,10 @@ type step struct {
 	env       map[string]string
 	stdout    string
 	code      int
+	// splitStderr keeps the process's stderr apart, in stderr; otherwise
+	// both streams go to stdout as the runner's log shows them.
+	splitStderr bool
+	stderr      string
 }
 
 // newStep prepares a workspace and the runner's variables for one step.
@@ -79,11 +83,14 @@ func (s *step) run(t *testing.T) {
 	for k, v := range s.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	var out bytes.Buffer
+	var out, errOut bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
+	if s.splitStderr {
+		cmd.Stderr = &errOut
+	}
 	err := cmd.Run()
-	s.stdout = out.String()
+	s.stdout, s.stderr = out.String(), errOut.String()
 	s.code = 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		s.code = ee.ExitCode()

@@ -148,3 +148,30 @@ func TestUnwritableOutputFile(t *testing.T) {
 		t.Errorf("no error naming GITHUB_OUTPUT and its path:\n%s", s.stdout)
 	}
 }
+
+// TestModeStderrInsideStopCommands: the runner reads a step's stdout and
+// stderr apart, so a workflow command a mode prints on stderr would
+// escape the ::stop-commands:: window the adapter opens on stdout. The
+// mode's stderr must therefore reach stdout, between the window's start
+// and its end, and nothing of the mode may reach the process's stderr.
+func TestModeStderrInsideStopCommands(t *testing.T) {
+	s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "suites/missing-suite.jsonl", "upload-artifacts": "false"})
+	s.splitStderr = true
+	s.run(t)
+	if s.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", s.code, s.stdout)
+	}
+	if s.stderr != "" {
+		t.Errorf("the mode wrote to the process's stderr, outside the window:\n%s", s.stderr)
+	}
+	start := strings.Index(s.stdout, "::stop-commands::")
+	if start < 0 {
+		t.Fatalf("no ::stop-commands::\n%s", s.stdout)
+	}
+	token := strings.TrimSpace(s.stdout[start+len("::stop-commands::"):][:32])
+	end := strings.Index(s.stdout, "::"+token+"::")
+	msg := strings.Index(s.stdout, "benchgate report: ")
+	if end < 0 || msg < start || msg > end {
+		t.Errorf("the mode's error line is not inside the stop-commands window (start %d, message %d, end %d):\n%s", start, msg, end, s.stdout)
+	}
+}
