@@ -10,7 +10,6 @@ package action_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/verify"
 )
 
 // binaries returns the benchgate and benchsim binaries, built once per
@@ -319,11 +319,10 @@ func TestSetModeAnnotatesFailingRows(t *testing.T) {
 		!strings.Contains(errs[0], "::success: expected true, got false") {
 		t.Errorf("first annotation = %q", errs[0])
 	}
-	var tr struct {
-		FinalStatus string `json:"final_status"`
+	tr, err := verify.ReadTracking(filepath.Join(s.ws, out["tracking"]))
+	if err != nil {
+		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(filepath.Join(s.ws, out["tracking"]))
-	json.Unmarshal(b, &tr)
 	sum := s.summary(t)
 	for _, w := range []string{"## Set pr-exec: " + tr.FinalStatus, "18 failing rows; the first 10 are annotated", "**8 more failing rows are not annotated**", "| agent_direct | 9 | 9 | 9 |"} {
 		if !strings.Contains(sum, w) {

@@ -105,15 +105,11 @@ func filesResult(t testing.TB, mode, dir string, args []string) *Result {
 func setResultOf(t testing.TB, dir string) *verify.SetResult {
 	t.Helper()
 	path := filepath.Join(dir, "tracking.json")
-	data, err := os.ReadFile(path)
+	tr, err := verify.ReadTracking(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr verify.Tracking
-	if err := json.Unmarshal(data, &tr); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	s := &verify.SetResult{Tracking: &tr, TrackingPath: path, OutDir: dir,
+	s := &verify.SetResult{Tracking: tr, TrackingPath: path, OutDir: dir,
 		SummaryJSON: filepath.Join(dir, "latest-summary.json"), SummaryMD: filepath.Join(dir, "latest-summary.md")}
 	for _, m := range bench.Modes {
 		s.SuitePaths = append(s.SuitePaths, filepath.Join(dir, m+"-suite.jsonl"))

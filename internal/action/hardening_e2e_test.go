@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/action"
+	"github.com/benchgate/benchgate/internal/verify"
 )
 
 // envDumpingBench rewrites the workspace's bench.json so that every
@@ -117,14 +118,10 @@ func TestDefaultOutDirPerStep(t *testing.T) {
 		t.Fatalf("tracking outputs %q and %q: the steps share a folder", a, b)
 	}
 	for path, set := range map[string]string{a: "pr-exec", b: "issues"} {
-		raw, err := os.ReadFile(filepath.Join(first.ws, path))
+		tr, err := verify.ReadTracking(filepath.Join(first.ws, path))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var tr struct {
-			Set string `json:"set"`
-		}
-		json.Unmarshal(raw, &tr)
 		if tr.Set != set {
 			t.Errorf("%s is the tracking of set %q, want %q", path, tr.Set, set)
 		}

@@ -117,15 +117,11 @@ func (f *fixture) setArgs(set string, extra ...string) []string {
 
 func readTracking(t *testing.T, path string) verify.Tracking {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	tr, err := verify.ReadTracking(path)
 	if err != nil {
 		t.Fatalf("tracking.json: %v", err)
 	}
-	var tr verify.Tracking
-	if err := json.Unmarshal(data, &tr); err != nil {
-		t.Fatalf("tracking.json: %v", err)
-	}
-	return tr
+	return *tr
 }
 
 func countLines(t *testing.T, path string) int {

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -251,9 +250,8 @@ func collect(c *Consolidated, base string, ran map[string]string) {
 	for _, name := range bench.OrderedSets {
 		ss := SetSummary{Set: name, SeedPolicy: string(bench.PolicyFor(name)), Status: "not_run"}
 		path := filepath.Join(base, name, "tracking.json")
-		var t Tracking
-		data, err := os.ReadFile(path)
-		if err == nil && json.Unmarshal(data, &t) == nil && (ran == nil || (ran[name] != "" && t.RunID == ran[name])) {
+		t, err := ReadTracking(path)
+		if err == nil && (ran == nil || (ran[name] != "" && t.RunID == ran[name])) {
 			ss.Status = t.FinalStatus
 			ss.RowsExpected, ss.RowsActual = t.RowsExpected, t.RowsActual
 			ss.FailingScenarios = t.FailingScenarios

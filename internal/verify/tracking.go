@@ -6,6 +6,10 @@
 package verify
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+
 	"github.com/benchgate/benchgate/internal/fsutil"
 )
 
@@ -112,3 +116,17 @@ type GateRecord struct {
 }
 
 func (t *Tracking) write(path string) error { return fsutil.WriteJSONAtomic(path, t) }
+
+// ReadTracking reads a tracking.json back through the type that wrote
+// it; errors name the file.
+func ReadTracking(path string) (*Tracking, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t Tracking
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &t, nil
+}
