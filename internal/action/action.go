@@ -110,6 +110,8 @@ func Run(ctx context.Context, cfg Config) int {
 	for _, name := range plan.Ignored {
 		a.Warningf("input %q is not used by mode %s and was ignored", name, plan.Mode)
 	}
+	lp := rep.prepareLookback(ctx, plan)
+	defer lp.cleanup()
 
 	a.Group("benchgate " + strings.Join(plan.Args, " "))
 	out := &modeOutput{w: cfg.Stdout}
@@ -142,11 +144,13 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 	annotated, total := rep.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)
 	others := rep.annotateOthers(res, MaxErrorAnnotations-gate-annotated)
+	others += rep.reportLookback(modeRes.Lookback, code)
 	if code != exitOK && gate+annotated+others == 0 {
 		rep.annotateStep(plan, res, code, out.errs.last)
 	}
 	res.ModeError = out.errs.last
 	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
+	rep.lookbackSummary(doc, lp, modeRes.Lookback)
 	rep.summary(doc)
 	return rep.fileCommandFailure(code)
 }

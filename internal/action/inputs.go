@@ -84,6 +84,13 @@ func Inputs() []Input {
 		{Name: "summary-json", Kind: Text, Flag: "--summary-json", Modes: []string{"report"}, Description: "report: path of the summary JSON. Default: <out-dir>/latest-summary.json."},
 		{Name: "summary-md", Kind: Text, Flag: "--summary-md", Modes: []string{"report"}, Description: "report: path of the summary Markdown. Default: <out-dir>/latest-summary.md."},
 
+		// report, set: baseline and history
+		{Name: "baseline", Kind: Adapter, Description: "report, set: compare with an earlier run: base-branch downloads this workflow's artifact from the newest completed run on the pull request's base branch (on other events, on this branch); or a folder holding suite files, run-record.json or latest-summary.json. A missing baseline is a notice, not a failure."},
+		{Name: "baseline-artifact", Kind: Adapter, Description: "report, set: with base-branch, the artifact to download (default: the name this step gives its own results, <artifact-prefix>-<job>-run for report, <artifact-prefix>-<job>-<set> for set)."},
+		{Name: "baseline-tolerance", Kind: Text, Flag: "--baseline-tolerance", Modes: lookbackModes, Description: "report, set: growth in percent of active tokens, latency or tool calls allowed against the baseline (default 10)."},
+		{Name: "history", Kind: Adapter, Description: "report, set: earlier runs to name flaky scenarios from: base-branch downloads the artifacts of the newest history-runs completed runs, or a folder of earlier runs' files."},
+		{Name: "history-runs", Kind: Adapter, Description: "report, set: how many recent runs the history looks at, this run included (default 10)."},
+
 		// set / ordered
 		{Name: "set", Kind: Text, Flag: "--set", Modes: []string{"set"}, Required: true, Description: "set: the scenario set to verify (for example pr-exec)."},
 		{Name: "provider", Kind: Text, Flag: "--provider", Modes: verifyModes, Required: true, Description: "set, ordered: model provider of the benchmark runs (for example openai)."},

@@ -26,6 +26,8 @@ func Outputs() []Output {
 		{"pr-urls", "qa-audit: URLs of the pull requests opened or updated, one per line."},
 		{"failing-rows", "Number of suite rows that break a blocking rule (success, output_valid, error)."},
 		{"artifacts", "Names of the artifacts uploaded, one per line."},
+		{"baseline-verdict", "report, set with a baseline: pass, fail (regressed), inconclusive, underpowered or untested (the baseline held only a summary); empty without a baseline."},
+		{"flaky-scenarios", "report, set with a history: the flaky scenarios as <mode>/<scenario ID>, one per line."},
 	}
 }
 

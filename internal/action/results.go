@@ -25,6 +25,9 @@ type Result struct {
 	Ordered *verify.OrderedResult
 	Batch   *swebench.BatchResult
 	Audit   *audit.Summary
+	// Lookback is set by report and set when a baseline, a history or
+	// both were compared.
+	Lookback *Lookback
 }
 
 // results is what the step reports, gathered from the mode's Result.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/baseline"
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
@@ -108,6 +109,12 @@ func (x *runExtras) apply(env *Env, suites []string, summary []runrecord.Summary
 	if res.Comparison == nil && res.History == nil {
 		return res, nil
 	}
+	defer func() {
+		// The Action renders what was found from here, never from the files.
+		if env.Result != nil {
+			env.Result.Lookback = &action.Lookback{Comparison: res.Comparison, History: res.History, StatsJSON: res.StatsJSON, StatsMD: res.StatsMD}
+		}
+	}()
 	res.StatsJSON, res.StatsMD = filepath.Join(statsDir, StatsJSONName), filepath.Join(statsDir, StatsMDName)
 	doc := map[string]any{}
 	var md []string

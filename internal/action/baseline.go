@@ -1,0 +1,320 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/baseline"
+	"github.com/benchgate/benchgate/internal/history"
+	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/textfmt"
+)
+
+// BaseBranch is the value of the baseline and history inputs that asks
+// the adapter to download earlier runs' artifacts of this workflow.
+const BaseBranch = "base-branch"
+
+// RunRecordName is the run record the adapter has report write into its
+// results folder, so that the uploaded artifact is a baseline for later
+// runs with the scenarios, not just the summary.
+const RunRecordName = "run-record.json"
+
+// maxFlakyNotices bounds the notices for flaky scenarios: the runner
+// shows ten notices per step.
+const maxFlakyNotices = 10
+
+// Lookback is what a mode found looking beyond this run: the baseline
+// comparison and the flaky scenarios, with the stats files holding them.
+type Lookback struct {
+	Comparison *baseline.Comparison
+	History    *history.Report
+	StatsJSON  string
+	StatsMD    string
+}
+
+// lookbackPlan is what the adapter did before the mode ran: where the
+// baseline and history came from, and why one is missing.
+type lookbackPlan struct {
+	// BaselineFrom and HistoryFrom describe the sources for the summary.
+	BaselineFrom, HistoryFrom string
+	// Missing says why a requested baseline or history is not used.
+	Missing []string
+	// cleanup removes downloads made outside RUNNER_TEMP.
+	cleanup func()
+}
+
+// lookbackModes take the baseline and history inputs.
+var lookbackModes = []string{"report", "set"}
+
+// prepareLookback turns the baseline and history inputs into flags: a
+// folder is passed as it is; base-branch downloads this workflow's
+// artifact from the newest completed runs on the pull request's base
+// branch (on other events: the run's own branch). A baseline that cannot
+// be had is a notice and the mode runs without it: a first run on a
+// branch has nothing to compare with, and that is not a failure. For
+// report, the run record is written into the results folder too.
+func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
+	lp := &lookbackPlan{cleanup: func() {}}
+	get := r.a.GetInput
+	if !contains(lookbackModes, p.Mode) {
+		for _, in := range []string{"baseline", "baseline-artifact", "history", "history-runs"} {
+			if get(in) != "" {
+				r.a.Warningf("input %q is not used by mode %s and was ignored", in, p.Mode)
+			}
+		}
+		return lp
+	}
+	if p.Mode == "report" {
+		p.Args = append(p.Args, "--run-record", filepath.Join(p.OutDir, RunRecordName))
+	}
+	want := 1
+	if v := get("history-runs"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			r.a.WithFieldsMap(map[string]string{"title": "benchgate: input history-runs"}).Warningf("input \"history-runs\": expected a whole number >= 1, got %q; using %d", v, history.DefaultWindow)
+		} else {
+			want = n
+		}
+	} else {
+		want = history.DefaultWindow
+	}
+	var dest string
+	download := func(kind string, n int) (string, string) {
+		if dest == "" {
+			base := r.cfg.Getenv("RUNNER_TEMP")
+			var err error
+			if base != "" {
+				dest = filepath.Join(base, "benchgate-lookback-"+strconv.FormatInt(int64(os.Getpid()), 10))
+				err = os.MkdirAll(dest, 0o755)
+			} else if dest, err = os.MkdirTemp("", "benchgate-lookback-"); err == nil {
+				d := dest
+				lp.cleanup = func() { os.RemoveAll(d) }
+			}
+			if err != nil {
+				return "", "cannot create a folder for the download: " + err.Error()
+			}
+		}
+		return r.downloadLookback(ctx, p, filepath.Join(dest, kind), n)
+	}
+	for _, in := range []struct {
+		input, flag string
+		n           int
+		from        *string
+	}{{"baseline", "--baseline", 1, &lp.BaselineFrom}, {"history", "--history", max(want-1, 1), &lp.HistoryFrom}} {
+		v := get(in.input)
+		switch {
+		case v == "":
+			continue
+		case v == BaseBranch:
+			dir, from := download(in.input, in.n)
+			if dir == "" {
+				lp.Missing = append(lp.Missing, fmt.Sprintf("no %s: %s", in.input, from))
+				r.a.WithFieldsMap(map[string]string{"title": "benchgate " + in.input}).Noticef("no %s: %s; the run is judged without one", in.input, from)
+				continue
+			}
+			*in.from = from
+			p.Args = append(p.Args, in.flag, dir)
+			if in.input == "history" {
+				p.Args = append(p.Args, "--history-window", strconv.Itoa(want))
+			}
+		default:
+			dir := resolve(p.WorkDir, v)
+			if _, err := os.Stat(dir); err != nil {
+				lp.Missing = append(lp.Missing, fmt.Sprintf("no %s: %s does not exist", in.input, r.rel(dir)))
+				r.a.WithFieldsMap(map[string]string{"title": "benchgate " + in.input}).Noticef("no %s: %s does not exist; the run is judged without one", in.input, r.rel(dir))
+				continue
+			}
+			*in.from = "`" + r.rel(dir) + "`"
+			p.Args = append(p.Args, in.flag, dir)
+			if in.input == "history" {
+				p.Args = append(p.Args, "--history-window", strconv.Itoa(want))
+			}
+		}
+	}
+	return lp
+}
+
+// downloadLookback fetches up to n runs' artifacts into dir and returns
+// the folder to pass (the one run's folder for n == 1) and where it came
+// from, or "" and why nothing could be had.
+func (r *reporter) downloadLookback(ctx context.Context, p *Plan, dir string, n int) (string, string) {
+	env := r.cfg.Getenv
+	owner, repo, ok := strings.Cut(env("GITHUB_REPOSITORY"), "/")
+	if !ok {
+		return "", "GITHUB_REPOSITORY is not set"
+	}
+	wf := workflowFile(env("GITHUB_WORKFLOW_REF"))
+	if wf == "" {
+		return "", "GITHUB_WORKFLOW_REF does not name a workflow file"
+	}
+	branch := env("GITHUB_BASE_REF")
+	if branch == "" {
+		branch = env("GITHUB_REF_NAME")
+	}
+	if branch == "" {
+		return "", "neither GITHUB_BASE_REF nor GITHUB_REF_NAME names a branch"
+	}
+	token := p.Env["GITHUB_TOKEN"]
+	if token == "" {
+		return "", "no github-token to read the artifacts with"
+	}
+	current, _ := strconv.ParseInt(env("GITHUB_RUN_ID"), 10, 64)
+	name := r.a.GetInput("baseline-artifact")
+	match := func(s string) bool { return s == name }
+	what := name
+	if name == "" {
+		match, what = r.ownArtifact(p)
+	}
+	api := orDefault(env("GITHUB_API_URL"), "https://api.github.com")
+	got, notes, err := downloadArtifacts(ctx, artifactSource{API: api, Token: token, Owner: owner, Repo: repo, Workflow: wf,
+		Branch: branch, SkipRunID: current, Match: match, Want: n, Dest: dir})
+	for _, note := range notes {
+		r.a.Infof("baseline search: %s", note)
+	}
+	if err != nil {
+		return "", err.Error()
+	}
+	if len(got) == 0 {
+		return "", fmt.Sprintf("no completed run of %s on branch %s kept an unexpired artifact %s", wf, branch, what)
+	}
+	var runs []string
+	for _, g := range got {
+		runs = append(runs, fmt.Sprintf("#%d (run %d, %s)", g.RunNumber, g.RunID, textfmt.Truncate(g.HeadSHA, 12)))
+	}
+	from := fmt.Sprintf("artifact `%s` of %s on `%s`: %s", got[0].Artifact, wf, branch, strings.Join(runs, ", "))
+	if n == 1 {
+		return got[0].Dir, from
+	}
+	return dir, from
+}
+
+// ownArtifact matches the name this step gives its results artifact
+// (report: <prefix>-<job>-run, set: <prefix>-<job>-<set>), in any run
+// attempt, and says what it looks for.
+func (r *reporter) ownArtifact(p *Plan) (func(string) bool, string) {
+	part := "run"
+	if p.Mode == "set" {
+		part = r.a.GetInput("set")
+	}
+	head := p.ArtifactPrefix
+	if job := r.cfg.Getenv("GITHUB_JOB"); job != "" {
+		head += "-" + job
+	}
+	clean := func(s string) string { return badArtifactChars.ReplaceAllString(s, "-") }
+	re := regexp.MustCompile("^" + regexp.QuoteMeta(clean(head)) + `(-attempt[0-9]+)?-` + regexp.QuoteMeta(clean(part)) + "$")
+	return re.MatchString, clean(head + "-" + part)
+}
+
+// workflowFile is the file name of GITHUB_WORKFLOW_REF
+// ("owner/repo/.github/workflows/bench.yml@refs/pull/7/merge").
+func workflowFile(ref string) string {
+	p, _, _ := strings.Cut(ref, "@")
+	if !strings.Contains(p, "/.github/workflows/") {
+		return ""
+	}
+	return path.Base(p)
+}
+
+// reportLookback annotates what the mode found: a notice per flaky
+// scenario ("flaky: passed 4 of 6 recent runs"), failing ones first, and
+// a regression against the baseline (an error when it failed the step,
+// a warning otherwise); and sets the outputs baseline-verdict and
+// flaky-scenarios. It returns the number of error annotations written.
+func (r *reporter) reportLookback(lb *Lookback, code int) (errs int) {
+	if lb == nil {
+		return 0
+	}
+	verdict := ""
+	if c := lb.Comparison; c != nil {
+		verdict = c.Verdict
+		if c.Regressed() {
+			a := r.a.WithFieldsMap(map[string]string{"title": "benchgate: regressed against the baseline"})
+			msg := "regressed against the baseline: " + strings.Join(regressions(c), "; ")
+			if code != exitOK {
+				a.Errorf("%s", msg)
+				errs++
+			} else {
+				a.Warningf("%s", msg)
+			}
+		}
+	}
+	r.output("baseline-verdict", verdict)
+	var flaky []string
+	if h := lb.History; h != nil {
+		for i, s := range h.Flaky {
+			flaky = append(flaky, s.Mode+"/"+s.ID)
+			if i < maxFlakyNotices {
+				msg := s.Label()
+				if s.FailingNow {
+					msg += "; it fails in this run, which still counts as a failure"
+				}
+				r.a.WithFieldsMap(map[string]string{"title": s.Mode + ": " + s.ID}).Noticef("%s", msg)
+			}
+		}
+	}
+	r.output("flaky-scenarios", strings.Join(flaky, "\n"))
+	return errs
+}
+
+// regressions names each failed metric of each mode with its change.
+func regressions(c *baseline.Comparison) []string {
+	var out []string
+	for _, m := range c.Modes {
+		if m.Success.Verdict == baseline.Fail {
+			out = append(out, fmt.Sprintf("%s: %d scenarios fail that passed (%s)", m.Mode, len(m.Success.NewlyFailing), strings.Join(m.Success.NewlyFailing, ", ")))
+		}
+		for _, e := range m.Efficiency {
+			if string(e.Verdict) == baseline.Fail {
+				out = append(out, fmt.Sprintf("%s %s %+.1f%% [%+.1f%%, %+.1f%%], tolerance +%.0f%%", m.Mode, e.Name, -e.EstimatePct, -e.HighPct, -e.LowPct, c.TolerancePct))
+			}
+		}
+	}
+	return out
+}
+
+// lookbackSummary adds the baseline and flaky-scenario sections to the
+// job summary, with where the baseline came from or why there is none.
+func (r *reporter) lookbackSummary(doc *jobsummary.Doc, lp *lookbackPlan, lb *Lookback) {
+	if lp == nil || (lp.BaselineFrom == "" && lp.HistoryFrom == "" && len(lp.Missing) == 0 && lb == nil) {
+		return
+	}
+	sec := doc.Section("Baseline and history")
+	if lb != nil && lb.StatsMD != "" {
+		sec.Note = "see " + r.rel(lb.StatsMD)
+	}
+	if lp.BaselineFrom != "" {
+		sec.Para("Baseline: %s.", lp.BaselineFrom)
+	}
+	if lp.HistoryFrom != "" {
+		sec.Para("History: %s.", lp.HistoryFrom)
+	}
+	for _, m := range lp.Missing {
+		sec.Para("%s; the run was judged without it.", textfmt.Cell(m))
+	}
+	if lb == nil {
+		return
+	}
+	if lb.Comparison != nil {
+		sec.Para("%s", nest(lb.Comparison.Markdown()))
+	}
+	if lb.History != nil {
+		sec.Para("%s", nest(lb.History.Markdown()))
+	}
+}
+
+// nest pushes Markdown headings two levels down, under the summary's own.
+func nest(md string) string {
+	lines := strings.Split(strings.TrimSpace(md), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") {
+			lines[i] = "##" + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,159 @@
+package action_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+)
+
+// suiteText is one suite file of mode: n scenarios of three repetitions
+// with the given active tokens (a per-scenario spread keeps the pairs
+// apart), failing the scenarios in fail. day orders runs in time.
+func suiteText(mode string, day, n int, tokens float64, fail ...int) string {
+	failing := map[int]bool{}
+	for _, f := range fail {
+		failing[f] = true
+	}
+	latency, tools := 20000.0, 10.0
+	if mode == "ghx" {
+		latency, tools = 10000, 5
+	}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		scale := 1 + float64(i)/10
+		for it := 1; it <= 3; it++ {
+			ok := !failing[i]
+			row := map[string]any{
+				"timestamp": fmt.Sprintf("2026-03-%02dT10:%02d:%02d.000Z", day, i, it), "run_id": fmt.Sprintf("%s-%d", mode, day), "mode": mode,
+				"scenario_id": fmt.Sprintf("s%03d", i), "scenario_set": "pr-exec", "iteration": it, "session_id": nil,
+				"success": ok, "output_valid": ok, "latency_ms_wall": latency * scale, "sdk_latency_ms": nil,
+				"tokens": map[string]any{"input": tokens * scale, "output": 0, "reasoning": 0, "cache_read": 0, "cache_write": 0, "total": tokens * scale},
+				"cost":   0, "tool_calls": tools, "api_calls": 0, "internal_retry_count": 0, "external_retry_count": 0,
+				"model": map[string]any{"provider_id": "openai", "model_id": "m", "mode": nil},
+				"git":   map[string]any{"repo": nil, "commit": nil}, "error": nil,
+			}
+			if !ok {
+				row["error"] = map[string]any{"type": "assertion_failed", "message": "checks failed"}
+			}
+			line, _ := json.Marshal(row)
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// TestReportBaselineFromBaseBranch runs `benchgate action` for a pull
+// request against the stateful fake GitHub: the baseline is the newest
+// completed run of the same workflow on main that kept the step's
+// artifact, the history its three newest, and the step fails on a 30%
+// growth of ghx's active tokens with a notice per flaky scenario. With
+// nothing on main, the missing baseline is a notice and the step passes.
+func TestReportBaselineFromBaseBranch(t *testing.T) {
+	const n = 12
+	tests := []struct {
+		name        string
+		setup       func(s *ghfake.Server)
+		ghxTokens   float64
+		wantCode    int
+		wantVerdict string
+		wantFlaky   string
+		wantLog     []string
+		wantSummary []string
+		wantServed  int
+	}{
+		{name: "regression against main, flaky scenario named", ghxTokens: 650, wantCode: 1, wantVerdict: "fail", wantFlaky: "ghx/s003", wantServed: 4,
+			setup: func(s *ghfake.Server) {
+				for day := 1; day <= 3; day++ {
+					var fail []int
+					if day == 2 {
+						fail = []int{3}
+					}
+					id := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main", Event: "push", HeadSHA: fmt.Sprintf("%040d", day)})
+					s.AddArtifact(id, "benchgate-bench-run", map[string]string{
+						"agent_direct-suite.jsonl": suiteText("agent_direct", day, n, 1000),
+						"ghx-suite.jsonl":          suiteText("ghx", day, n, 500, fail...),
+					}, false)
+				}
+				// A run of another branch and the pull request's own run are never used.
+				other := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "feature"})
+				s.AddArtifact(other, "benchgate-bench-run", map[string]string{"ghx-suite.jsonl": suiteText("ghx", 9, n, 5000)}, false)
+				s.AddRun(ghfake.WorkflowRun{ID: 9001, Workflow: ".github/workflows/bench.yml", HeadBranch: "feature", Status: "in_progress"})
+			},
+			wantLog: []string{
+				"::error title=benchgate%3A regressed against the baseline::regressed against the baseline: ghx active_tokens +30.0%",
+				"::notice title=ghx%3A s003::flaky: passed 3 of 4 recent runs",
+			},
+			wantSummary: []string{"## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: fail", "##### ghx", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s003 | 3 of 4 | `PFPP` |"}},
+		{name: "nothing on main: a notice, and the step passes", ghxTokens: 650, wantCode: 0, wantVerdict: "", wantFlaky: "", wantServed: 0,
+			setup: func(s *ghfake.Server) {
+				id := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main"})
+				s.AddArtifact(id, "benchgate-bench-run", map[string]string{"x": "y"}, true)
+			},
+			wantLog: []string{
+				"::notice title=benchgate baseline::no baseline: no completed run of bench.yml on branch main kept an unexpired artifact benchgate-bench-run; the run is judged without one",
+				"::notice title=benchgate history::no history:",
+			},
+			wantSummary: []string{"no baseline: no completed run of bench.yml on branch main kept an unexpired artifact benchgate-bench-run; the run was judged without it."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gh := ghfake.New("octo", "bench", "main", "tok", nil)
+			defer gh.Close()
+			tt.setup(gh)
+			s := newStep(t, map[string]string{
+				"mode": "report", "suite-jsonl": "cur/agent_direct-suite.jsonl\ncur/ghx-suite.jsonl", "gate": "true",
+				"baseline": "base-branch", "history": "base-branch", "history-runs": "4", "github-token": "tok",
+				"upload-artifacts": "false",
+			})
+			for k, v := range map[string]string{
+				"GITHUB_API_URL": gh.URL + "/api-v3", "GITHUB_REPOSITORY": "octo/bench", "GITHUB_BASE_REF": "main", "GITHUB_REF_NAME": "12/merge",
+				"GITHUB_WORKFLOW_REF": "octo/bench/.github/workflows/bench.yml@refs/pull/12/merge", "RUNNER_TEMP": t.TempDir(),
+			} {
+				s.env[k] = v
+			}
+			for mode, tokens := range map[string]float64{"agent_direct": 1000, "ghx": tt.ghxTokens} {
+				p := filepath.Join(s.ws, "cur", mode+"-suite.jsonl")
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(suiteText(mode, 4, n, tokens)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.run(t)
+			if s.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s", s.code, tt.wantCode, s.stdout)
+			}
+			out := s.outputs(t)
+			if out["baseline-verdict"] != tt.wantVerdict || out["flaky-scenarios"] != tt.wantFlaky {
+				t.Errorf("baseline-verdict %q flaky-scenarios %q, want %q and %q", out["baseline-verdict"], out["flaky-scenarios"], tt.wantVerdict, tt.wantFlaky)
+			}
+			for _, w := range tt.wantLog {
+				if !strings.Contains(s.stdout, w) {
+					t.Errorf("step log lacks %q:\n%s", w, s.stdout)
+				}
+			}
+			sum := s.summary(t)
+			for _, w := range tt.wantSummary {
+				if !strings.Contains(sum, w) {
+					t.Errorf("job summary lacks %q:\n%s", w, sum)
+				}
+			}
+			if got := gh.ArchiveDownloads(); len(got) != tt.wantServed {
+				t.Errorf("archives served %v, want %d", got, tt.wantServed)
+			}
+			if strings.Contains(s.stdout, "sig=") {
+				t.Error("a signed archive URL reached the step log")
+			}
+			if _, err := os.Stat(filepath.Join(out["out-dir"], "run-record.json")); err != nil && !filepath.IsAbs(out["out-dir"]) {
+				if _, err := os.Stat(filepath.Join(s.ws, out["out-dir"], "run-record.json")); err != nil {
+					t.Errorf("the results folder holds no run-record.json for later baselines: %v", err)
+				}
+			}
+		})
+	}
+}
