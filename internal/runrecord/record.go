@@ -109,6 +109,7 @@ type Builder struct {
 
 type modeAcc struct {
 	runIDs, sigs, commits map[string]struct{}
+	files                 []string
 	startedAt             string
 	scenarios             map[string]*scenarioAcc
 }
@@ -118,7 +119,8 @@ type scenarioAcc struct {
 	active, latency, tool []float64
 }
 
-// NewBuilder starts a record whose modes name source as their origin.
+// NewBuilder starts a record whose modes name source as their origin
+// when their rows carry no file.
 func NewBuilder(source string) *Builder {
 	return &Builder{source: source, modes: map[string]*modeAcc{}}
 }
@@ -131,6 +133,14 @@ func (b *Builder) mode(mode string) *modeAcc {
 		b.order = append(b.order, mode)
 	}
 	return m
+}
+
+// sawFile notes a file the mode's rows came from (rows of one file
+// arrive together, so comparing with the last is enough).
+func (m *modeAcc) sawFile(f string) {
+	if f != "" && (len(m.files) == 0 || m.files[len(m.files)-1] != f) && !slices.Contains(m.files, f) {
+		m.files = append(m.files, f)
+	}
 }
 
 func (m *modeAcc) scenario(id string) *scenarioAcc {
@@ -153,7 +163,9 @@ func (b *Builder) AddChecked(c suite.Checked) {
 	if c.Mode == "" || c.ScenarioID == "" {
 		return
 	}
-	b.mode(c.Mode).scenario(c.ScenarioID).rows++
+	m := b.mode(c.Mode)
+	m.sawFile(c.File)
+	m.scenario(c.ScenarioID).rows++
 }
 
 // AddRow adds one valid row. A row with no mode or no scenario ID
@@ -163,6 +175,7 @@ func (b *Builder) AddRow(r *suite.Row) {
 		return
 	}
 	m := b.mode(r.Mode)
+	m.sawFile(r.File)
 	if r.RunID != "" {
 		m.runIDs[r.RunID] = struct{}{}
 	}
@@ -202,7 +215,11 @@ func (b *Builder) Record() *Record {
 	rec := &Record{Schema: Schema, Modes: []Mode{}}
 	for _, name := range b.order {
 		m := b.modes[name]
-		out := Mode{Mode: name, Source: b.source, RunIDs: sortedKeys(m.runIDs), StartedAt: m.startedAt,
+		src := b.source
+		if len(m.files) > 0 {
+			src = strings.Join(m.files, ", ")
+		}
+		out := Mode{Mode: name, Source: src, RunIDs: sortedKeys(m.runIDs), StartedAt: m.startedAt,
 			ModelSignatures: sortedKeys(m.sigs), GitCommits: sortedKeys(m.commits), Scenarios: []Scenario{}}
 		ids := make([]string, 0, len(m.scenarios))
 		for id := range m.scenarios {
