@@ -90,10 +90,7 @@ func goldenCases() []goldenCase {
 			writeJSON(t, filepath.Join(out, "tracking.json"), trackingDoc("pr-exec", status, ids))
 			writeFile(t, filepath.Join(out, "latest-summary.md"), "# Benchmark Report\n\nrows of pr-exec\n")
 			writeJSON(t, filepath.Join(out, "latest-summary.json"), map[string]any{"set": "pr-exec"})
-			if failing {
-				return 1, nil
-			}
-			return 0, nil
+			return exitFor(failing), nil
 		}
 	}
 	ordered := func(failing bool) func(t *testing.T, dir string, args []string) (int, *Result) {
@@ -115,10 +112,7 @@ func goldenCases() []goldenCase {
 			}
 			writeJSON(t, filepath.Join(out, "mini-summary.json"), map[string]any{"sets": len(sets)})
 			writeFile(t, filepath.Join(out, "mini-summary.md"), "# Ordered sets\n\nall sets in order\n")
-			if failing {
-				return 1, nil
-			}
-			return 0, nil
+			return exitFor(failing), nil
 		}
 	}
 	batch := func(failing bool) func(t *testing.T, dir string, args []string) (int, *Result) {
@@ -138,10 +132,7 @@ func goldenCases() []goldenCase {
 			}
 			writeFile(t, filepath.Join(root, "predictions.jsonl"), "{}\n")
 			writeJSON(t, filepath.Join(root, "run_manifest.json"), map[string]any{"instances": len(all)})
-			if failing {
-				return 1, nil
-			}
-			return 0, nil
+			return exitFor(failing), nil
 		}
 	}
 	audit := func(failing bool) func(t *testing.T, dir string, args []string) (int, *Result) {
@@ -161,10 +152,7 @@ func goldenCases() []goldenCase {
 			}
 			writeJSON(t, filepath.Join(out, "quality_report.json"), map[string]any{"cases": cases})
 			writeFile(t, filepath.Join(out, "quality_report.md"), "# Quality report\n\nevery case proven by execution\n")
-			if failing {
-				return 1, nil
-			}
-			return 0, nil
+			return exitFor(failing), nil
 		}
 	}
 	return []goldenCase{
@@ -183,6 +171,14 @@ func goldenCases() []goldenCase {
 			return 0, nil
 		}},
 	}
+}
+
+// exitFor is the exit code of a mode that judged failing.
+func exitFor(failing bool) int {
+	if failing {
+		return 1
+	}
+	return 0
 }
 
 func writeFile(t *testing.T, path, text string) {
