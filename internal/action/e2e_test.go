@@ -268,6 +268,39 @@ func withoutGenerated(b []byte) string {
 	return strings.Join(keep, "\n")
 }
 
+// benchStep prepares a set or ordered step on the simulator's benchmark
+// package: inputs come on top of the package's own (working-directory
+// bench, its bench.json, no uploads).
+func benchStep(t *testing.T, inputs map[string]string) *step {
+	t.Helper()
+	all := map[string]string{"working-directory": "bench", "bench-config": "bench.json", "upload-artifacts": "false"}
+	for k, v := range inputs {
+		all[k] = v
+	}
+	s := newStep(t, all)
+	benchWorkspace(t, s)
+	return s
+}
+
+// failWith makes the simulator break rows by the given failure rules.
+func (s *step) failWith(t *testing.T, rules string) {
+	t.Helper()
+	path := filepath.Join(s.files, "failures.json")
+	if err := os.WriteFile(path, []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.env["BENCHSIM_FAILURES"] = path
+}
+
+// runWant runs the step and stops the test when it exits otherwise.
+func (s *step) runWant(t *testing.T, code int) {
+	t.Helper()
+	s.run(t)
+	if s.code != code {
+		t.Fatalf("exit %d, want %d\n%s", s.code, code, s.stdout)
+	}
+}
+
 // benchWorkspace copies the simulator's benchmark package into the
 // workspace and seeds its shared fixture manifest.
 func benchWorkspace(t *testing.T, s *step) {
@@ -294,19 +327,9 @@ func benchWorkspace(t *testing.T, s *step) {
 // fails: 18 failing rows, the first 10 annotated on their suite file and
 // line, the rest counted in the summary.
 func TestSetModeAnnotatesFailingRows(t *testing.T) {
-	s := newStep(t, map[string]string{
-		"mode": "set", "set": "pr-exec", "provider": "openai", "model": "gpt-5.1-codex-mini",
-		"working-directory": "bench", "bench-config": "bench.json", "out-dir": "out/pr-exec",
-		"upload-artifacts": "false",
-	})
-	benchWorkspace(t, s)
-	failures := filepath.Join(s.files, "failures.json")
-	os.WriteFile(failures, []byte(`{"rules":[{"behavior":"always_fail"}]}`), 0o644)
-	s.env["BENCHSIM_FAILURES"] = failures
-	s.run(t)
-	if s.code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", s.code, s.stdout)
-	}
+	s := benchStep(t, map[string]string{"mode": "set", "set": "pr-exec", "provider": "openai", "model": "gpt-5.1-codex-mini", "out-dir": "out/pr-exec"})
+	s.failWith(t, `{"rules":[{"behavior":"always_fail"}]}`)
+	s.runWant(t, 1)
 	out := s.outputs(t)
 	if out["status"] != "fail" || out["tracking"] != "bench/out/pr-exec/tracking.json" || out["failing-rows"] != "18" {
 		t.Errorf("outputs = %v", out)
@@ -335,16 +358,8 @@ func TestSetModeAnnotatesFailingRows(t *testing.T) {
 // existed: the tracking.json error reaches the job summary and the
 // step's error annotation.
 func TestSetModeStoppedByBadInput(t *testing.T) {
-	s := newStep(t, map[string]string{
-		"mode": "set", "set": "pr-exec", "provider": "openai", "scenario-ids": "pr-branch-update-001\nissue-view-001",
-		"working-directory": "bench", "bench-config": "bench.json", "out-dir": "out/pr-exec",
-		"upload-artifacts": "false",
-	})
-	benchWorkspace(t, s)
-	s.run(t)
-	if s.code != 2 {
-		t.Fatalf("exit %d, want 2\n%s", s.code, s.stdout)
-	}
+	s := benchStep(t, map[string]string{"mode": "set", "set": "pr-exec", "provider": "openai", "scenario-ids": "pr-branch-update-001\nissue-view-001", "out-dir": "out/pr-exec"})
+	s.runWant(t, 2)
 	why := `scenario id "issue-view-001" is not in set "pr-exec"`
 	errs := errorLines(s.stdout)
 	if len(errs) != 1 || !strings.Contains(errs[0], "set pr-exec: bad input: "+why) {
@@ -495,18 +510,9 @@ func TestSwebenchBatchMode(t *testing.T) {
 // fails, so ordered stops there; the outputs list the three sets that
 // ran and the failing rows are annotated with the set's name.
 func TestOrderedModeStopsAtFailingSet(t *testing.T) {
-	s := newStep(t, map[string]string{
-		"mode": "ordered", "provider": "openai", "working-directory": "bench", "bench-config": "bench.json",
-		"upload-artifacts": "false",
-	})
-	benchWorkspace(t, s)
-	failures := filepath.Join(s.files, "failures.json")
-	os.WriteFile(failures, []byte(`{"rules":[{"scenario":"issue-close-001","behavior":"always_fail","field":"output_valid"}]}`), 0o644)
-	s.env["BENCHSIM_FAILURES"] = failures
-	s.run(t)
-	if s.code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", s.code, s.stdout)
-	}
+	s := benchStep(t, map[string]string{"mode": "ordered", "provider": "openai"})
+	s.failWith(t, `{"rules":[{"scenario":"issue-close-001","behavior":"always_fail","field":"output_valid"}]}`)
+	s.runWant(t, 1)
 	out := s.outputs(t)
 	tracks := strings.Split(out["tracking"], "\n")
 	if len(tracks) != 3 || !strings.HasSuffix(tracks[2], "/issues/tracking.json") {
@@ -536,11 +542,7 @@ func TestOrderedModeStopsAtFailingSet(t *testing.T) {
 // folder from an earlier run: only the sets this step ran are reported,
 // annotated and listed in the outputs.
 func TestOrderedModeIgnoresEarlierRunsFolders(t *testing.T) {
-	s := newStep(t, map[string]string{
-		"mode": "ordered", "provider": "openai", "working-directory": "bench", "bench-config": "bench.json",
-		"out-dir": "out/ordered", "upload-artifacts": "false",
-	})
-	benchWorkspace(t, s)
+	s := benchStep(t, map[string]string{"mode": "ordered", "provider": "openai", "out-dir": "out/ordered"})
 	stale := filepath.Join(s.ws, "bench", "out", "ordered", "workflows")
 	if err := os.MkdirAll(stale, 0o755); err != nil {
 		t.Fatal(err)
@@ -559,13 +561,8 @@ func TestOrderedModeIgnoresEarlierRunsFolders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	failures := filepath.Join(s.files, "failures.json")
-	os.WriteFile(failures, []byte(`{"rules":[{"scenario":"issue-close-001","behavior":"always_fail","field":"output_valid"}]}`), 0o644)
-	s.env["BENCHSIM_FAILURES"] = failures
-	s.run(t)
-	if s.code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", s.code, s.stdout)
-	}
+	s.failWith(t, `{"rules":[{"scenario":"issue-close-001","behavior":"always_fail","field":"output_valid"}]}`)
+	s.runWant(t, 1)
 	out := s.outputs(t)
 	if tracks := strings.Split(out["tracking"], "\n"); len(tracks) != 3 || out["failing-rows"] != "2" {
 		t.Errorf("tracking = %q, failing-rows = %q: an earlier run's set counted", out["tracking"], out["failing-rows"])
@@ -582,15 +579,8 @@ func TestOrderedModeIgnoresEarlierRunsFolders(t *testing.T) {
 // before it writes any result file, still reaches the step's annotation
 // and the job summary with the mode's own message.
 func TestModeUsageErrorIsShown(t *testing.T) {
-	s := newStep(t, map[string]string{
-		"mode": "set", "set": "issues", "provider": "openai", "repetitions": "0",
-		"working-directory": "bench", "bench-config": "bench.json", "upload-artifacts": "false",
-	})
-	benchWorkspace(t, s)
-	s.run(t)
-	if s.code != 2 {
-		t.Fatalf("exit %d, want 2\n%s", s.code, s.stdout)
-	}
+	s := benchStep(t, map[string]string{"mode": "set", "set": "issues", "provider": "openai", "repetitions": "0"})
+	s.runWant(t, 2)
 	why := "benchgate set: --repetitions: expected an integer >= 1, got 0"
 	if errs := errorLines(s.stdout); len(errs) != 1 || !strings.Contains(errs[0], why) {
 		t.Errorf("error annotations = %q, want one with %q", errs, why)
