@@ -9,7 +9,7 @@ import (
 // Whatever a record file holds, decoding never panics, and a record it
 // accepts encodes and decodes again to the same value.
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add([]byte(`{"schema":"benchgate.run-record/v1","modes":[{"mode":"ghx","source":"s","run_ids":["r"],"started_at":"t","model_signatures":["a/b/<null>"],"scenarios":[{"id":"a","rows":2,"passed":1,"stable":1,"median_active_tokens":3,"median_latency_ms":4,"median_tool_calls":5}]}]}`))
+	f.Add([]byte(`{"schema":"benchgate.run-record/v1","modes":[{"mode":"ghx","source":"s","run_ids":["r"],"run_id_count":1,"started_at":"t","model_signatures":["a/b/<null>"],"scenarios":[{"id":"a","rows":2,"passed":1,"stable":1,"median_active_tokens":3,"median_latency_ms":4,"median_tool_calls":5}]}]}`))
 	f.Add([]byte(`{"schema":"benchgate.run-record/v1","modes":[]}`))
 	f.Add([]byte(`{"schema":"x"}`))
 	f.Add([]byte(`[]`))

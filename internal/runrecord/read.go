@@ -10,8 +10,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/suite"
@@ -226,6 +228,9 @@ func DecodeRecord(name string, b []byte) (*Record, error) {
 			return nil, bad(at+".mode", "each mode once", fmt.Sprintf("%q again", m.Mode))
 		}
 		modes[m.Mode] = true
+		if len(m.RunIDs) > MaxRunIDs || m.RunIDCount < len(m.RunIDs) {
+			return nil, bad(at+".run_ids", fmt.Sprintf("at most %d IDs and run_id_count at least their number", MaxRunIDs), fmt.Sprintf("%d IDs, run_id_count %d", len(m.RunIDs), m.RunIDCount))
+		}
 		for j, s := range m.Scenarios {
 			at := fmt.Sprintf("%s.scenarios[%d]", at, j)
 			switch {
@@ -311,27 +316,70 @@ func Write(path string, rec *Record) error {
 // ErrNoRows is returned by FromSuites when the files hold no rows.
 var ErrNoRows = errors.New("no rows")
 
-// FromSuites reads suite files into one record, the current run.
-// A mode present in two files is one run of that mode.
+// FromSuites reads suite files into one record, the current run; a mode
+// present in two files is one run of that mode. The files are read
+// concurrently, one per CPU, as report reads them.
 func FromSuites(paths []string) (*Record, error) {
+	builders := make([]*Builder, len(paths))
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			builders[i], errs[i] = readSuiteFile(p)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	b := NewBuilder(strings.Join(paths, ", "))
-	for _, p := range paths {
-		fh, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		err = suite.ReadChecked(fh, p, func(c suite.Checked) error {
-			b.AddChecked(c)
-			return nil
-		})
-		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("read suite %s: %w", p, err)
-		}
+	for _, fb := range builders {
+		b.merge(fb)
 	}
 	rec := b.Record()
 	if len(rec.Modes) == 0 {
 		return nil, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNoRows)
 	}
 	return rec, nil
+}
+
+// readSuiteFile reads one suite file with the strict reader, which reuses
+// one row for the whole file; at the first malformed row it starts over
+// with the lenient one, which counts a malformed row as a failing row of
+// the scenario it names, as set does. Malformed rows are rare, so the
+// common case pays for no salvage.
+func readSuiteFile(path string) (*Builder, error) {
+	b := NewBuilder(path)
+	bad := false
+	err := suite.ReadFileWith(path, suite.ReadOptions{OnBadRow: func(*suite.Diagnostic) error {
+		bad = true
+		return suite.ErrStop
+	}}, func(r *suite.Row) error {
+		b.AddRow(r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read suite %s: %w", path, err)
+	}
+	if !bad {
+		return b, nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b = NewBuilder(path)
+	if err := suite.ReadChecked(fh, path, func(c suite.Checked) error {
+		b.AddChecked(c)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read suite %s: %w", path, err)
+	}
+	return b, nil
 }

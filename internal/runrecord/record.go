@@ -9,6 +9,7 @@ package runrecord
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/suite"
@@ -33,11 +34,13 @@ type Mode struct {
 	Mode string `json:"mode"`
 	// Source is where the rows were read from, for messages.
 	Source string `json:"source"`
-	// RunIDs are the distinct run_id values of the rows, sorted. Two
-	// sources with the same mode, run IDs and StartedAt are the same run
-	// (a record and the suite file it was made from, or one artifact
-	// downloaded twice) and count once.
-	RunIDs []string `json:"run_ids"`
+	// RunIDs are the distinct run_id values of the rows, sorted, the
+	// first MaxRunIDs of them; RunIDCount counts them all (up to
+	// maxRunIDsTracked). Two sources with the same mode, run IDs and
+	// StartedAt are the same run (a record and the suite file it was made
+	// from, or one artifact downloaded twice) and count once.
+	RunIDs     []string `json:"run_ids"`
+	RunIDCount int      `json:"run_id_count"`
 	// StartedAt is the earliest row timestamp; runs are ordered by it.
 	StartedAt string `json:"started_at"`
 	// ModelSignatures are the distinct provider/model/mode values.
@@ -86,8 +89,16 @@ func (m *Mode) Key() string {
 	if len(m.RunIDs) == 0 && m.StartedAt == "" {
 		return m.Mode + "\x00source\x00" + m.Source
 	}
-	return m.Mode + "\x00" + m.StartedAt + "\x00" + strings.Join(m.RunIDs, "\x00")
+	return m.Mode + "\x00" + m.StartedAt + "\x00" + strconv.Itoa(m.RunIDCount) + "\x00" + strings.Join(m.RunIDs, "\x00")
 }
+
+// MaxRunIDs is how many run IDs a record lists: a benchmark writes one
+// per run, but a suite whose every row has its own must not make the
+// record as large as the suite.
+const MaxRunIDs = 20
+
+// maxRunIDsTracked bounds the distinct run IDs counted while reading.
+const maxRunIDsTracked = 10000
 
 // Mode returns the entry of mode, or nil.
 func (r *Record) Mode(mode string) *Mode {
@@ -110,8 +121,12 @@ type Builder struct {
 type modeAcc struct {
 	runIDs, sigs, commits map[string]struct{}
 	files                 []string
-	startedAt             string
-	scenarios             map[string]*scenarioAcc
+	// lastModel is the model of the previous row: rows of a run share
+	// it, so its signature is built once, not per row.
+	lastModel suite.Model
+	hasModel  bool
+	startedAt string
+	scenarios map[string]*scenarioAcc
 }
 
 type scenarioAcc struct {
@@ -133,6 +148,43 @@ func (b *Builder) mode(mode string) *modeAcc {
 		b.order = append(b.order, mode)
 	}
 	return m
+}
+
+func sameModel(a, b suite.Model) bool {
+	return a.ProviderID == b.ProviderID && a.ModelID == b.ModelID && (a.Mode == nil) == (b.Mode == nil) && (a.Mode == nil || *a.Mode == *b.Mode)
+}
+
+// merge adds what o accumulated (another file of the same run).
+func (b *Builder) merge(o *Builder) {
+	for _, name := range o.order {
+		om := o.modes[name]
+		m := b.mode(name)
+		for _, f := range om.files {
+			m.sawFile(f)
+		}
+		for k := range om.runIDs {
+			if len(m.runIDs) < maxRunIDsTracked {
+				m.runIDs[k] = struct{}{}
+			}
+		}
+		for k := range om.sigs {
+			m.sigs[k] = struct{}{}
+		}
+		for k := range om.commits {
+			m.commits[k] = struct{}{}
+		}
+		if om.startedAt != "" && (m.startedAt == "" || om.startedAt < m.startedAt) {
+			m.startedAt = om.startedAt
+		}
+		for id, osc := range om.scenarios {
+			s := m.scenario(id)
+			s.rows += osc.rows
+			s.passed += osc.passed
+			s.active = append(s.active, osc.active...)
+			s.latency = append(s.latency, osc.latency...)
+			s.tool = append(s.tool, osc.tool...)
+		}
+	}
 }
 
 // sawFile notes a file the mode's rows came from (rows of one file
@@ -176,10 +228,13 @@ func (b *Builder) AddRow(r *suite.Row) {
 	}
 	m := b.mode(r.Mode)
 	m.sawFile(r.File)
-	if r.RunID != "" {
+	if r.RunID != "" && len(m.runIDs) < maxRunIDsTracked {
 		m.runIDs[r.RunID] = struct{}{}
 	}
-	m.sigs[r.Model.Signature()] = struct{}{}
+	if !m.hasModel || !sameModel(m.lastModel, r.Model) {
+		m.sigs[r.Model.Signature()] = struct{}{}
+		m.lastModel, m.hasModel = r.Model, true
+	}
 	if r.Git.Commit != nil && *r.Git.Commit != "" {
 		m.commits[*r.Git.Commit] = struct{}{}
 	}
@@ -219,7 +274,8 @@ func (b *Builder) Record() *Record {
 		if len(m.files) > 0 {
 			src = strings.Join(m.files, ", ")
 		}
-		out := Mode{Mode: name, Source: src, RunIDs: sortedKeys(m.runIDs), StartedAt: m.startedAt,
+		runIDs := sortedKeys(m.runIDs)
+		out := Mode{Mode: name, Source: src, RunIDs: runIDs[:min(len(runIDs), MaxRunIDs)], RunIDCount: len(runIDs), StartedAt: m.startedAt,
 			ModelSignatures: sortedKeys(m.sigs), GitCommits: sortedKeys(m.commits), Scenarios: []Scenario{}}
 		ids := make([]string, 0, len(m.scenarios))
 		for id := range m.scenarios {

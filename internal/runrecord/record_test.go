@@ -266,3 +266,29 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Errorf("empty suite: err = %v, want no rows", err)
 	}
 }
+
+// A suite whose every row has its own run ID keeps the record small: the
+// first MaxRunIDs IDs are listed and all are counted.
+func TestRunIDsCapped(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 30; i++ {
+		b.WriteString(row("ghx", "a", i+1, fmt.Sprintf("run-%02d", i), true, 1, 2, 3))
+	}
+	rec, err := ReadSuite(writeTemp(t, b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rec.Modes[0]
+	if len(m.RunIDs) != MaxRunIDs || m.RunIDCount != 30 || m.RunIDs[0] != "run-00" {
+		t.Fatalf("run_ids %v count %d, want the first %d of 30", m.RunIDs, m.RunIDCount, MaxRunIDs)
+	}
+	enc, _ := json.Marshal(rec)
+	if _, err := DecodeRecord("r.json", enc); err != nil {
+		t.Fatal(err)
+	}
+	m.RunIDCount = 3
+	enc, _ = json.Marshal(Record{Schema: Schema, Modes: []Mode{m}})
+	if _, err := DecodeRecord("r.json", enc); err == nil || !strings.Contains(err.Error(), "modes[0].run_ids: expected at most 20 IDs and run_id_count at least their number, got 20 IDs, run_id_count 3") {
+		t.Fatalf("err = %v", err)
+	}
+}
