@@ -292,3 +292,29 @@ func TestRunIDsCapped(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// FromSuites counts a malformed row as a failing row of its scenario (the
+// strict reader hands the file over to the lenient one), and one mode
+// spread over two files is one run with both files' rows.
+func TestFromSuitesMalformedAndSplitMode(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a-suite.jsonl")
+	b := filepath.Join(dir, "b-suite.jsonl")
+	write(t, a, row("ghx", "s1", 1, "r", true, 10, 100, 1)+`{"mode":"ghx","scenario_id":"s1","iteration":2,"success":"yes"}`+"\n")
+	write(t, b, row("ghx", "s1", 3, "r", true, 30, 300, 3)+row("ghx", "s2", 1, "r", true, 5, 50, 1))
+	rec, err := FromSuites([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Modes) != 1 {
+		t.Fatalf("modes = %d, want 1", len(rec.Modes))
+	}
+	m := rec.Modes[0]
+	s1 := m.Scenario("s1")
+	if s1 == nil || s1.Rows != 3 || s1.Passed != 2 || s1.Pass() || *s1.MedianActiveTokens != 20 {
+		t.Errorf("s1 = %+v, want 3 rows, 2 passing (the malformed one fails), median 20", s1)
+	}
+	if m.Source != a+", "+b || m.Scenario("s2") == nil {
+		t.Errorf("source %q scenarios %+v", m.Source, m.Scenarios)
+	}
+}
