@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/benchgate/benchgate/internal/runrecord"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -267,9 +268,45 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 		return nil, err
 	}
 	for _, r := range res {
+		r.Reason = changeReason(r, opts.TolerancePct)
 		m.Efficiency = append(m.Efficiency, Efficiency{Result: r, MovedMost: movedMost(r.Pairs)})
 	}
 	return m, nil
+}
+
+// changeReason says why a metric got its verdict in the terms of a
+// baseline comparison, a change against the baseline and a tolerance,
+// rather than the stats gate's reduction against a threshold.
+func changeReason(r stats.Result, tol float64) string {
+	level := fmt.Sprintf("%.2f%%", r.Confidence*100)
+	iv := fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", -r.EstimatePct, -r.HighPct, -r.LowPct)
+	t := fmt.Sprintf("+%s%%", strconvTrim(tol))
+	switch r.Verdict {
+	case stats.Pass:
+		return fmt.Sprintf("the whole %s interval of the change, %s, is below the tolerance %s", level, iv, t)
+	case stats.Fail:
+		return fmt.Sprintf("the whole %s interval of the change, %s, is above the tolerance %s", level, iv, t)
+	case stats.Underpowered:
+		if r.Scenarios == 0 {
+			return fmt.Sprintf("no paired scenario has values in both runs; at least %d are needed for %s confidence", r.MinScenarios, level)
+		}
+		return fmt.Sprintf("%d paired scenarios can never reach %s confidence (at least %d are needed); change %s", r.Scenarios, level, r.MinScenarios, iv)
+	}
+	if -r.HighPct >= tol || -r.LowPct < tol {
+		return fmt.Sprintf("the %s interval of the change, %s, clears the tolerance %s, but a metric judged before it did not decide, so Holm's correction stops here", level, iv, t)
+	}
+	if r.MoreScenarios > 0 {
+		return fmt.Sprintf("the %s interval of the change, %s, contains the tolerance %s; about %d more scenarios would decide it", level, iv, t, r.MoreScenarios)
+	}
+	return fmt.Sprintf("the %s interval of the change, %s, contains the tolerance %s", level, iv, t)
+}
+
+func strconvTrim(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	for strings.HasSuffix(s, "0") {
+		s = strings.TrimSuffix(s, "0")
+	}
+	return strings.TrimSuffix(s, ".")
 }
 
 // repeated stands for a scenario's repetitions by its median, once per
