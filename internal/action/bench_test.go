@@ -39,7 +39,7 @@ func BenchmarkReportLargeSet(b *testing.B) {
 	files := b.TempDir()
 	env := map[string]string{
 		"GITHUB_WORKSPACE": ws, "GITHUB_RUN_ID": "1", "GITHUB_RUN_ATTEMPT": "1",
-		"INPUT_MODE": "set", "INPUT_SET": "pr-exec", "INPUT_PROVIDER": "openai", "INPUT_UPLOAD-ARTIFACTS": "false",
+		"INPUT_MODE": "set", "INPUT_SET": "pr-exec", "INPUT_OUT-DIR": "benchgate-results/set-1-1", "INPUT_PROVIDER": "openai", "INPUT_UPLOAD-ARTIFACTS": "false",
 	}
 	getenv := func(k string) string { return env[k] }
 	b.ReportAllocs()
