@@ -16,7 +16,7 @@ import (
 
 const benchWorkflow = ".github/workflows/bench.yml"
 
-func hostileZip(t *testing.T) []byte {
+func hostileZip(t testing.TB) []byte {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	add := func(name string, mode os.FileMode, body string) {

@@ -61,3 +61,27 @@ func FuzzReadSuite(f *testing.F) {
 		}
 	})
 }
+
+// Whatever a summary file holds, reading its modes never panics and
+// every number it accepts is within the suite bound.
+func FuzzDecodeSummary(f *testing.F) {
+	f.Add([]byte(`{"modes":{"ghx":{"mode":"ghx","runs":4,"successRate":75,"medianTokensActive":10,"medianLatencyMs":5,"medianToolCalls":1}}}`))
+	f.Add([]byte(`{"modes":null}`))
+	f.Add([]byte(`{"modes":{"a":{"successRate":1e300}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := DecodeSummary("s.json", b)
+		if err != nil {
+			return
+		}
+		for i, m := range s.Modes {
+			if i > 0 && s.Modes[i-1].Mode > m.Mode {
+				t.Fatalf("modes not sorted: %+v", s.Modes)
+			}
+			for _, v := range []float64{m.SuccessRate, m.MedianTokensActive, m.MedianLatencyMs, m.MedianToolCalls} {
+				if v > 1e15 || v < -1e15 {
+					t.Fatalf("accepted %v", v)
+				}
+			}
+		}
+	})
+}
