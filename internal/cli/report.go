@@ -34,6 +34,11 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	fs.BoolVar(&opts.SkipBadRows, "skip-bad-rows", false, "skip malformed rows (counted and listed on stderr) instead of stopping")
 	var extras runExtras
 	extras.register(fs, true)
+	fs.BoolVar(&opts.Stats.Enabled, "stats", false, "add the statistical gate: paired confidence intervals per efficiency check, written to latest-stats.{json,md}; with --gate it decides the exit code")
+	fs.Float64Var(&opts.Stats.Confidence, "stats-confidence", 0.95, "family-wise confidence of the statistical gate, between 0.5 and 0.999")
+	fs.BoolVar(&opts.Stats.AllowUndecided, "stats-allow-undecided", false, "let inconclusive and underpowered checks pass the statistical gate")
+	fs.StringVar(&opts.Stats.JSON, "stats-json", "", "statistical gate JSON output (default latest-stats.json beside --summary-json)")
+	fs.StringVar(&opts.Stats.MD, "stats-md", "", "statistical gate Markdown output (default latest-stats.md beside --summary-json)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -41,11 +46,15 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate report: unexpected argument %q\n", fs.Arg(0))
 		return ExitUsage
 	}
-	for _, name := range []string{"suite-jsonl", "gate-profile", "expectations-config", "expectations-model", "summary-json", "summary-md", "baseline", "history", "run-record"} {
+	for _, name := range []string{"suite-jsonl", "gate-profile", "expectations-config", "expectations-model", "summary-json", "summary-md", "baseline", "history", "run-record", "stats-json", "stats-md"} {
 		if f := fs.Lookup(name); f.Changed && emptyValue(f) {
 			fmt.Fprintf(env.Stderr, "benchgate report: Missing value for --%s\n", name)
 			return ExitUsage
 		}
+	}
+	if msg := report.CheckStatsFlags(env.Dir, opts, statsFlagsGiven(fs)); msg != "" {
+		fmt.Fprintf(env.Stderr, "benchgate report: %s\n", msg)
+		return ExitUsage
 	}
 	if msg := conflictingPaths(env.Dir, opts); msg != "" {
 		fmt.Fprintf(env.Stderr, "benchgate report: %s\n", msg)
@@ -89,6 +98,17 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// statsFlagsGiven names the --stats-* flags given on the command line.
+func statsFlagsGiven(fs *pflag.FlagSet) []string {
+	var out []string
+	for _, n := range []string{"stats-confidence", "stats-allow-undecided", "stats-json", "stats-md"} {
+		if fs.Lookup(n).Changed {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
 }
 
 // emptyValue reports a value flag given as "" or followed by another flag

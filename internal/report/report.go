@@ -50,6 +50,9 @@ type Options struct {
 	Stdout io.Writer
 	// Now stamps generatedAt; nil is time.Now.
 	Now func() time.Time
+	// Stats adds the statistical gate (stats.go); the v2 summary does
+	// not change.
+	Stats StatsOptions
 }
 
 // GateResult is the outcome of gate v2 in the form callers need.
@@ -72,6 +75,10 @@ type Result struct {
 	BadRows     []*suite.Diagnostic // the skipped rows, first 100
 	SummaryJSON string              // absolute paths written
 	SummaryMD   string
+	// Stats is the statistical gate, with its files; nil without
+	// Options.Stats.
+	Stats              *StatsReport
+	StatsJSON, StatsMD string
 }
 
 // ErrGateFailed is returned (wrapped, with the Result) when Options.Gate
@@ -141,6 +148,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode summary: %w", err)
 	}
+	if opts.Stats.Enabled {
+		if res.Stats, err = statsFor(accs, s, th, opts.Stats, jsonPath); err != nil {
+			return nil, err
+		}
+	}
 	if err := fsutil.WriteFileAtomic(jsonPath, data, 0o644); err != nil {
 		return nil, err
 	}
@@ -150,6 +162,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res.SummaryJSON, res.SummaryMD = jsonPath, mdPath
 	fmt.Fprintf(out, "Wrote %s\n", jsonPath)
 	fmt.Fprintf(out, "Wrote %s\n", mdPath)
+	if err := writeStats(res, opts, jsonPath, out); err != nil {
+		return nil, err
+	}
 	if !opts.Gate {
 		return res, nil
 	}
@@ -169,6 +184,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	fmt.Fprintf(out, "Benchmark verify result: %s\n", passFail(s.GateV2.Passed))
 	for _, c := range s.GateV2.Checks {
 		fmt.Fprintf(out, " - [%s] %s: value=%s %s threshold=%s\n", passFail(c.Passed), c.Name, ToFixed(c.Value, 2), c.Operator, ToFixed(c.Threshold, 2))
+	}
+	if res.Stats != nil {
+		return res, statsGate(res.Stats, out)
 	}
 	if !s.GateV2.Passed {
 		return res, fmt.Errorf("%w for profile %s", ErrGateFailed, profile)

@@ -232,6 +232,9 @@ type modeAcc struct {
 
 type scenarioAcc struct {
 	latency, active, tools values
+	// runs and succeeded count all rows, for the paired success test of
+	// the statistical gate (stats.go).
+	runs, succeeded int
 }
 
 func newModeAcc(mode string) *modeAcc {
@@ -284,6 +287,10 @@ func (a *modeAcc) add(r *suite.Row) {
 		sc = &scenarioAcc{}
 		a.scenarios[r.ScenarioID] = sc
 		a.scenarioOrder = append(a.scenarioOrder, r.ScenarioID)
+	}
+	sc.runs++
+	if r.Success {
+		sc.succeeded++
 	}
 	if isStable(r) {
 		sc.latency.add(r.LatencyMsWall)
@@ -352,6 +359,8 @@ func (a *modeAcc) merge(o *modeAcc) {
 		mine.latency.merge(&sc.latency)
 		mine.active.merge(&sc.active)
 		mine.tools.merge(&sc.tools)
+		mine.runs += sc.runs
+		mine.succeeded += sc.succeeded
 	}
 }
 

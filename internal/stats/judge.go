@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Verdict is the outcome of one check judged on an interval.
@@ -164,19 +165,45 @@ func Judge(metrics []Metric, opts Options) ([]Result, error) {
 		order[i] = i
 	}
 	sortStable(order, func(a, b int) bool { return ps[a] < ps[b] })
-	stepping := true
+	levels := make([]float64, m)
 	for j, i := range order {
+		levels[i] = 1 - alpha/float64(m-j)
+	}
+	boots := bootstraps(metrics, d, levels, o)
+	stepping := true
+	for _, i := range order {
 		r := &res[i]
 		r.PValue, r.HolmPValue = ps[i], holm[i]
-		level := 1 - alpha/float64(m-j)
-		judgeOne(r, d[i], metrics[i], level, o, &stepping)
+		judgeOne(r, d[i], metrics[i], levels[i], o.Power, boots[i], &stepping)
 	}
 	return res, nil
 }
 
+// bootstraps computes the cross-check of every metric with enough pairs,
+// one goroutine each: they are independent, and the bootstrap is the
+// costly part of Judge. Each has its own generator from the same seed.
+func bootstraps(metrics []Metric, d [][]float64, levels []float64, o Options) []*Bootstrap {
+	out := make([]*Bootstrap, len(metrics))
+	var wg sync.WaitGroup
+	for i, mt := range metrics {
+		if len(d[i]) < BootstrapMinPairs {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if lo, hi, ok := BootstrapCI(mt.Scenarios, levels[i], o.Replicates, o.Seed); ok {
+				out[i] = &Bootstrap{LowPct: ReductionPct(hi), HighPct: ReductionPct(lo), Replicates: o.Replicates, Seed: o.Seed}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
 // judgeOne fills r from the differences d at the given level; stepping is
 // Holm's "every earlier metric was decided", cleared here when r is not.
-func judgeOne(r *Result, d []float64, mt Metric, level float64, o Options, stepping *bool) {
+func judgeOne(r *Result, d []float64, mt Metric, level, power float64, boot *Bootstrap, stepping *bool) {
 	theta := LogRatioOf(mt.MinReductionPct)
 	t := mt.MinReductionPct
 	r.Confidence = level
@@ -196,16 +223,13 @@ func judgeOne(r *Result, d []float64, mt Metric, level float64, o Options, stepp
 	// A larger log-ratio is a smaller reduction: the interval flips.
 	r.LowPct, r.HighPct = ReductionPct(ci.High), ReductionPct(ci.Low)
 	r.AchievedConfidence, r.Method = ci.Confidence, ci.Method
-	if mde := MDE(d, level, o.Power); !math.IsNaN(mde) {
+	if mde := MDE(d, level, power); !math.IsNaN(mde) {
 		v := ReductionPct(-mde)
 		r.MDEPct = &v
 	}
-	if n >= BootstrapMinPairs {
-		if lo, hi, ok := BootstrapCI(mt.Scenarios, level, o.Replicates, o.Seed); ok {
-			b := &Bootstrap{LowPct: ReductionPct(hi), HighPct: ReductionPct(lo), Replicates: o.Replicates, Seed: o.Seed}
-			b.Agrees = side(b.LowPct, b.HighPct, t) == side(r.LowPct, r.HighPct, t)
-			r.Bootstrap = b
-		}
+	if boot != nil {
+		boot.Agrees = side(boot.LowPct, boot.HighPct, t) == side(r.LowPct, r.HighPct, t)
+		r.Bootstrap = boot
 	}
 	interval := fmt.Sprintf("%s%% [%s%%, %s%%]", num(r.EstimatePct), num(r.LowPct), num(r.HighPct))
 	if ci.Underpowered {
@@ -244,12 +268,15 @@ func judgeOne(r *Result, d []float64, mt Metric, level float64, o Options, stepp
 }
 
 // side is +1 when [lo, hi] is at or above t, -1 when wholly below, 0 when
-// it contains t.
+// it contains t. An edge within 1e-9 points of t counts as on it: a
+// reduction from 5 to 4 tool calls is 20% exactly, but comes back from
+// the log scale as 19.999999999999996.
 func side(lo, hi, t float64) int {
+	const eps = 1e-9
 	switch {
-	case lo >= t:
+	case lo >= t-eps:
 		return 1
-	case hi < t:
+	case hi < t-eps:
 		return -1
 	}
 	return 0

@@ -386,3 +386,5 @@ func pnorm(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 
 // qnorm is its inverse.
 func qnorm(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+func sortFloats(x []float64) { sort.Float64s(x) }

@@ -163,3 +163,17 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// TestHodgesLehmannSorted: the bootstrap's bisection agrees with the
+// Walsh-average median.
+func TestHodgesLehmannSorted(t *testing.T) {
+	for _, x := range [][]float64{depression, ties, big(), {1}, {2, 2, 2}, {-1, 5}} {
+		s := append([]float64(nil), x...)
+		sortFloats(s)
+		want := HodgesLehmann(x)
+		spread := s[len(s)-1] - s[0]
+		if got := hodgesLehmannSorted(s); math.Abs(got-want) > 1e-11*math.Max(spread, 1) {
+			t.Errorf("%v: expected %v, got %v", x, want, got)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+// TestReportStatsBinary runs `benchgate report --stats` from the built
+// binary on the real 2026-02-25 suites: four scenarios are underpowered
+// at 95%, which fails the gate unless undecided results are allowed, and
+// the v2 summary is the same file as without --stats.
+func TestReportStatsBinary(t *testing.T) {
+	bin := testenv.Benchgate(t)
+	suites, err := filepath.Abs(filepath.Join("..", "..", "testdata", "suites"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"report", "--suite-jsonl", filepath.Join(suites, "2026-02-25-agent_direct-suite.jsonl"), "--suite-jsonl", filepath.Join(suites, "2026-02-25-ghx-suite.jsonl")}
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   []string
+		stderr   string
+		verdict  string
+		noStats  bool
+		statsDir string
+	}{
+		{name: "gate", args: []string{"--gate", "--stats"}, code: 1, verdict: "underpowered",
+			stdout: []string{"Benchmark verify result: FAIL", "Benchmark stats result: UNDERPOWERED", "tokens_active", "n=4", "UNDERPOWERED ["},
+			stderr: "statistical gate underpowered"},
+		{name: "allowed", args: []string{"--gate", "--stats", "--stats-allow-undecided"}, code: 0, verdict: "underpowered",
+			stdout: []string{"Benchmark stats result: UNDERPOWERED"}},
+		{name: "no gate", args: []string{"--stats"}, code: 0, verdict: "underpowered", stdout: []string{"latest-stats.md"}},
+		{name: "own paths", args: []string{"--stats", "--stats-json=st/s.json", "--stats-md", "st/s.md"}, code: 0, verdict: "underpowered", statsDir: "st"},
+		{name: "flag without --stats", args: []string{"--stats-confidence", "0.9"}, code: 2, stderr: "--stats-confidence needs --stats", noStats: true},
+		{name: "bad confidence", args: []string{"--stats", "--stats-confidence", "1.5"}, code: 2, stderr: "--stats-confidence: expected a number from 0.5 to 0.999, got 1.5", noStats: true},
+		{name: "empty path", args: []string{"--stats", "--stats-json="}, code: 2, stderr: "Missing value for --stats-json", noStats: true},
+	}
+	var plain []byte
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(bin, append(append([]string{}, base...), tc.args...)...)
+			cmd.Dir = dir
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Fatalf("exit code: expected %d, got %d\nstdout:\n%s\nstderr:\n%s", tc.code, code, out.String(), errb.String())
+			}
+			for _, s := range tc.stdout {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("stdout: expected %q in\n%s", s, out.String())
+				}
+			}
+			if !strings.Contains(errb.String(), tc.stderr) {
+				t.Errorf("stderr: expected %q, got %q", tc.stderr, errb.String())
+			}
+			statsJSON := filepath.Join(dir, "reports", "latest-stats.json")
+			if tc.statsDir != "" {
+				statsJSON = filepath.Join(dir, tc.statsDir, "s.json")
+			}
+			data, err := os.ReadFile(statsJSON)
+			if tc.noStats {
+				if err == nil {
+					t.Errorf("bad flags: expected no %s", statsJSON)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st report.StatsReport
+			if err := json.Unmarshal(data, &st); err != nil {
+				t.Fatalf("%s: %v", statsJSON, err)
+			}
+			if string(st.Verdict) != tc.verdict || len(st.Efficiency) != 3 {
+				t.Errorf("%s: expected verdict %s with 3 checks, got %s with %d", statsJSON, tc.verdict, st.Verdict, len(st.Efficiency))
+			}
+			summary, err := os.ReadFile(filepath.Join(dir, "reports", "latest-summary.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The "Generated:" line is the clock's; the rest must not move.
+			summary = regexp.MustCompile(`(?m)^Generated: .*$`).ReplaceAll(summary, nil)
+			if plain == nil {
+				plain = summary
+			} else if !bytes.Equal(plain, summary) {
+				t.Error("latest-summary.md differs between runs with different --stats flags")
+			}
+		})
+	}
+}

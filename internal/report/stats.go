@@ -1,0 +1,347 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/stats"
+	"github.com/benchgate/benchgate/internal/suite"
+)
+
+// StatsOptions turn on the statistical gate beside gate v2 (report
+// --stats). The v2 summary is written exactly as without them.
+type StatsOptions struct {
+	Enabled bool
+	// Confidence is the family-wise level of the efficiency intervals
+	// (default 0.95).
+	Confidence float64
+	// AllowUndecided lets inconclusive and underpowered checks pass the
+	// gate; by default they fail it, since the data did not show the
+	// reduction the profile asks for.
+	AllowUndecided bool
+	// JSON and MD are the outputs; empty means latest-stats.json and
+	// latest-stats.md in the directory of the summary JSON.
+	JSON, MD string
+	// Seed is the bootstrap seed (default stats.DefaultSeed) and
+	// Replicates its number of resamples (default
+	// stats.DefaultReplicates).
+	Seed       uint64
+	Replicates int
+}
+
+// Metric names of the efficiency checks, as they appear in the stats
+// file, the job summary and step outputs.
+const (
+	StatsTokensActive = "tokens_active"
+	StatsLatency      = "latency"
+	StatsToolCalls    = "tool_calls"
+)
+
+// StatsReport is latest-stats.json: the statistical gate's verdict and
+// every figure behind it.
+type StatsReport struct {
+	GeneratedAt    string        `json:"generatedAt"`
+	Profile        string        `json:"profile"`
+	Confidence     float64       `json:"confidence"`
+	AllowUndecided bool          `json:"allowUndecided"`
+	Verdict        stats.Verdict `json:"verdict"`
+	Passed         bool          `json:"passed"`
+	Reason         string        `json:"reason"`
+	// TotalScenarioCount and EligibleScenarioCount are v2's: the stats
+	// use the eligible scenarios, as v2's efficiency checks do.
+	TotalScenarioCount    int               `json:"totalScenarioCount"`
+	EligibleScenarioCount int               `json:"eligibleScenarioCount"`
+	Reliability           []Check           `json:"reliability"`
+	Success               SuccessCheck      `json:"success"`
+	Efficiency            []EfficiencyCheck `json:"efficiency"`
+	SummaryJSON           string            `json:"summaryJson"`
+}
+
+// EfficiencyCheck is one three-way efficiency check with the v2 check it
+// stands beside.
+type EfficiencyCheck struct {
+	Metric   string  `json:"metric"`
+	Check    string  `json:"check"`
+	V2Value  float64 `json:"v2Value"`
+	V2Passed bool    `json:"v2Passed"`
+	stats.Result
+}
+
+// SuccessCheck is the exact McNemar test of paired per-scenario success:
+// a scenario succeeds in a mode when at least half of its rows did.
+type SuccessCheck struct {
+	Scenarios       int           `json:"scenarios"`
+	BothSucceeded   int           `json:"bothSucceeded"`
+	OnlyAgentDirect int           `json:"onlyAgentDirectSucceeded"`
+	OnlyGhx         int           `json:"onlyGhxSucceeded"`
+	BothFailed      int           `json:"bothFailed"`
+	PValue          float64       `json:"pValue"`
+	Verdict         stats.Verdict `json:"verdict"`
+	Reason          string        `json:"reason"`
+}
+
+// float64s copies the values out as float64s.
+func (v *values) float64s() []float64 {
+	if v.floats != nil {
+		return append([]float64(nil), v.floats...)
+	}
+	out := make([]float64, len(v.ints))
+	for i, x := range v.ints {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// buildStats judges the run statistically. ad and ghx must both be
+// present; s is the v2 summary of the same rows.
+func buildStats(ad, ghx *modeAcc, s *Summary, th Thresholds, opts StatsOptions, summaryJSON string) (*StatsReport, error) {
+	conf := opts.Confidence
+	if conf == 0 {
+		conf = 0.95
+	}
+	r := &StatsReport{GeneratedAt: s.GeneratedAt, Profile: s.GateV2.Profile, Confidence: conf, AllowUndecided: opts.AllowUndecided, SummaryJSON: summaryJSON}
+	eff := s.GateV2.Efficiency
+	r.TotalScenarioCount, r.EligibleScenarioCount = eff.TotalScenarioCount, eff.EligibleScenarioCount
+	for _, c := range s.GateV2.Checks {
+		if strings.HasPrefix(c.Name, "reliability_") || c.Name == "efficiency_coverage" {
+			r.Reliability = append(r.Reliability, c)
+		}
+	}
+	var tokens, latency, tools []stats.Scenario
+	for _, id := range eligibleScenarios(ad, ghx, th.MinSamplesPerScenarioPerMode) {
+		a, g := ad.scenarios[id], ghx.scenarios[id]
+		tokens = append(tokens, stats.Scenario{ID: id, Base: a.active.float64s(), Target: g.active.float64s()})
+		latency = append(latency, stats.Scenario{ID: id, Base: a.latency.float64s(), Target: g.latency.float64s()})
+		tools = append(tools, stats.Scenario{ID: id, Base: a.tools.float64s(), Target: g.tools.float64s()})
+	}
+	res, err := stats.Judge([]stats.Metric{
+		{Name: StatsTokensActive, Scenarios: tokens, MinReductionPct: th.MinTokensActiveReductionPct},
+		{Name: StatsLatency, Scenarios: latency, MinReductionPct: th.MinLatencyReductionPct},
+		{Name: StatsToolCalls, Scenarios: tools, MinReductionPct: th.MinToolCallReductionPct},
+	}, stats.Options{Confidence: conf, Seed: opts.Seed, Replicates: opts.Replicates})
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	v2 := map[string]Check{}
+	for _, c := range s.GateV2.Checks {
+		v2[c.Name] = c
+	}
+	for i, name := range []string{"efficiency_tokens_active_reduction", "efficiency_latency_reduction", "efficiency_tool_call_reduction"} {
+		r.Efficiency = append(r.Efficiency, EfficiencyCheck{Metric: res[i].Name, Check: name, V2Value: v2[name].Value, V2Passed: v2[name].Passed, Result: res[i]})
+	}
+	r.Success = successCheck(ad, ghx, conf)
+	r.Verdict, r.Passed, r.Reason = overall(r)
+	return r, nil
+}
+
+// eligibleScenarios are the scenarios v2's efficiency uses: both modes
+// have at least minSamples stable rows; sorted like v2's.
+func eligibleScenarios(ad, ghx *modeAcc, minSamples int) []string {
+	ids := map[string]struct{}{}
+	for _, id := range ad.scenarioOrder {
+		ids[id] = struct{}{}
+	}
+	for _, id := range ghx.scenarioOrder {
+		ids[id] = struct{}{}
+	}
+	var out []string
+	for _, id := range sortedSet(ids) {
+		a, g := ad.scenarios[id], ghx.scenarios[id]
+		if a == nil || g == nil || a.latency.len() < minSamples || g.latency.len() < minSamples {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// successCheck pairs the scenarios both modes ran. It fails only on a
+// significant loss of ghx: no difference found is not proof of none, but
+// v2's success-rate check still guards the rate itself.
+func successCheck(ad, ghx *modeAcc, conf float64) SuccessCheck {
+	var c SuccessCheck
+	for _, id := range ad.scenarioOrder {
+		a, g := ad.scenarios[id], ghx.scenarios[id]
+		if g == nil || a.runs == 0 || g.runs == 0 {
+			continue
+		}
+		c.Scenarios++
+		as, gs := 2*a.succeeded >= a.runs, 2*g.succeeded >= g.runs
+		switch {
+		case as && gs:
+			c.BothSucceeded++
+		case as:
+			c.OnlyAgentDirect++
+		case gs:
+			c.OnlyGhx++
+		default:
+			c.BothFailed++
+		}
+	}
+	c.PValue = stats.McNemarExact(c.OnlyAgentDirect, c.OnlyGhx)
+	alpha := 1 - conf
+	disc := c.OnlyAgentDirect + c.OnlyGhx
+	switch {
+	case c.PValue <= alpha && c.OnlyAgentDirect > c.OnlyGhx:
+		c.Verdict = stats.Fail
+		c.Reason = fmt.Sprintf("ghx failed %d scenarios agent_direct passed and passed %d it failed: a significant loss (exact McNemar p=%.4f)", c.OnlyAgentDirect, c.OnlyGhx, c.PValue)
+	case disc < stats.MinPairs(conf):
+		c.Verdict = stats.Pass
+		c.Reason = fmt.Sprintf("%d scenarios differ in success (%d lost, %d gained); at least %d would be needed to show a loss, so v2's success-rate check is what guards it", disc, c.OnlyAgentDirect, c.OnlyGhx, stats.MinPairs(conf))
+	default:
+		c.Verdict = stats.Pass
+		c.Reason = fmt.Sprintf("no significant loss: %d scenarios lost, %d gained (exact McNemar p=%.4f)", c.OnlyAgentDirect, c.OnlyGhx, c.PValue)
+	}
+	return c
+}
+
+// overall combines the checks: any failure fails; otherwise an
+// underpowered check makes the run underpowered, an inconclusive one
+// inconclusive; both fail the gate unless undecided results are allowed.
+func overall(r *StatsReport) (stats.Verdict, bool, string) {
+	var failed, under, incon []string
+	for _, c := range r.Reliability {
+		if !c.Passed {
+			failed = append(failed, c.Name)
+		}
+	}
+	if r.Success.Verdict == stats.Fail {
+		failed = append(failed, "success")
+	}
+	for _, e := range r.Efficiency {
+		switch e.Verdict {
+		case stats.Fail:
+			failed = append(failed, e.Check)
+		case stats.Underpowered:
+			under = append(under, e.Check)
+		case stats.Inconclusive:
+			incon = append(incon, e.Check)
+		}
+	}
+	undecided := func(v stats.Verdict, names []string) (stats.Verdict, bool, string) {
+		if r.AllowUndecided {
+			return v, true, fmt.Sprintf("%s: %s; allowed by --stats-allow-undecided", v, strings.Join(names, ", "))
+		}
+		return v, false, fmt.Sprintf("%s: %s; the data does not show the reductions the profile asks for (--stats-allow-undecided lets this pass)", v, strings.Join(names, ", "))
+	}
+	switch {
+	case len(failed) > 0:
+		return stats.Fail, false, "failed: " + strings.Join(failed, ", ")
+	case len(under) > 0:
+		return undecided(stats.Underpowered, append(under, incon...))
+	case len(incon) > 0:
+		return undecided(stats.Inconclusive, incon)
+	}
+	return stats.Pass, true, "every check passed"
+}
+
+// statsPaths resolves the stats outputs: the given paths, else
+// latest-stats.{json,md} beside the summary JSON.
+func statsPaths(opts StatsOptions, dir, summaryJSON string) (string, string) {
+	base := filepath.Dir(summaryJSON)
+	j, m := filepath.Join(base, "latest-stats.json"), filepath.Join(base, "latest-stats.md")
+	if opts.JSON != "" {
+		j = resolvePath(dir, opts.JSON)
+	}
+	if opts.MD != "" {
+		m = resolvePath(dir, opts.MD)
+	}
+	return j, m
+}
+
+// statsFor is the hook Run calls: nil without --stats or without both
+// agent_direct and ghx (the statistical gate then fails like v2's with
+// "Insufficient data").
+func statsFor(accs []*modeAcc, s *Summary, th Thresholds, opts StatsOptions, summaryJSON string) (*StatsReport, error) {
+	var ad, ghx *modeAcc
+	for _, a := range accs {
+		switch a.mode {
+		case suite.ModeAgentDirect:
+			ad = a
+		case suite.ModeGhx:
+			ghx = a
+		}
+	}
+	if ad == nil || ghx == nil {
+		return &StatsReport{GeneratedAt: s.GeneratedAt, Profile: s.GateV2.Profile, Confidence: orConf(opts.Confidence), AllowUndecided: opts.AllowUndecided,
+			Verdict: stats.Fail, Reason: "Insufficient data: the statistical gate needs both agent_direct and ghx rows",
+			Reliability: []Check{}, Efficiency: []EfficiencyCheck{}, SummaryJSON: summaryJSON,
+			Success: SuccessCheck{Verdict: stats.Fail, Reason: "no paired scenarios"}}, nil
+	}
+	return buildStats(ad, ghx, s, th, opts, summaryJSON)
+}
+
+func orConf(c float64) float64 {
+	if c == 0 {
+		return 0.95
+	}
+	return c
+}
+
+// writeStats writes latest-stats.{json,md} atomically when the run has
+// a statistical gate, and prints their "Wrote" lines.
+func writeStats(res *Result, opts Options, summaryJSON string, out io.Writer) error {
+	if res.Stats == nil {
+		return nil
+	}
+	jsonPath, mdPath := statsPaths(opts.Stats, opts.Dir, summaryJSON)
+	data, err := res.Stats.MarshalIndent()
+	if err != nil {
+		return fmt.Errorf("encode stats: %w", err)
+	}
+	if err := fsutil.WriteFileAtomic(jsonPath, data, 0o644); err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(mdPath, []byte(StatsMarkdown(res.Stats)), 0o644); err != nil {
+		return err
+	}
+	res.StatsJSON, res.StatsMD = jsonPath, mdPath
+	fmt.Fprintf(out, "Wrote %s\n", jsonPath)
+	fmt.Fprintf(out, "Wrote %s\n", mdPath)
+	return nil
+}
+
+// statsGate prints the statistical gate after v2's lines and decides the
+// gate: with --stats it replaces v2's verdict.
+func statsGate(r *StatsReport, out io.Writer) error {
+	fmt.Fprintf(out, "Benchmark stats result: %s (%s)\n", VerdictLabel(r.Verdict), r.Reason)
+	for _, l := range r.StatsLines() {
+		fmt.Fprintf(out, " - %s\n", l)
+	}
+	fmt.Fprintf(out, " - success       %s: %s\n", VerdictLabel(r.Success.Verdict), r.Success.Reason)
+	if !r.Passed {
+		return fmt.Errorf("%w for profile %s: statistical gate %s", ErrGateFailed, r.Profile, r.Verdict)
+	}
+	return nil
+}
+
+// CheckStatsFlags returns what is wrong with the statistical gate's
+// options, "" when nothing: a --stats-* flag without --stats (given
+// lists those the user gave), a confidence outside [0.5, 0.999], or an
+// output path that is another output's.
+func CheckStatsFlags(dir string, opts Options, given []string) string {
+	st := opts.Stats
+	if !st.Enabled {
+		if len(given) > 0 {
+			return fmt.Sprintf("%s needs --stats", strings.Join(given, ", "))
+		}
+		return ""
+	}
+	if !(st.Confidence >= 0.5 && st.Confidence <= 0.999) {
+		return fmt.Sprintf("--stats-confidence: expected a number from 0.5 to 0.999, got %v", st.Confidence)
+	}
+	summaryJSON := resolvePath(dir, orDefault(opts.SummaryJSON, "reports/latest-summary.json"))
+	summaryMD := resolvePath(dir, orDefault(opts.SummaryMD, "reports/latest-summary.md"))
+	j, m := statsPaths(st, dir, summaryJSON)
+	paths := map[string]string{filepath.Clean(summaryJSON): "--summary-json", filepath.Clean(summaryMD): "--summary-md"}
+	for _, p := range []struct{ flag, path string }{{"--stats-json", j}, {"--stats-md", m}} {
+		if other, ok := paths[filepath.Clean(p.path)]; ok {
+			return fmt.Sprintf("%s and %s are the same file (%s); give two different paths", p.flag, other, p.path)
+		}
+		paths[filepath.Clean(p.path)] = p.flag
+	}
+	return ""
+}
