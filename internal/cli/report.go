@@ -80,6 +80,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate report: skipped %d malformed row(s)\n", res.SkippedRows)
 	}
 	if res != nil && extras.any() && (err == nil || errors.Is(err, report.ErrGateFailed)) {
+		extras.gate = res
 		ex, xerr := extras.apply(env, res.SuitePaths, summaryModes(res.Summary), filepath.Dir(res.SummaryJSON), env.Stdout)
 		if xerr != nil {
 			fmt.Fprintf(env.Stderr, "benchgate report: %v\n", xerr)

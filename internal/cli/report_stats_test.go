@@ -109,3 +109,45 @@ func TestReportStatsBinary(t *testing.T) {
 		})
 	}
 }
+
+// TestReportStatsWithHistory: --stats beside --history writes one
+// latest-stats file holding the statistical gate and the history.
+func TestReportStatsWithHistory(t *testing.T) {
+	suites, err := filepath.Abs(filepath.Join("..", "..", "testdata", "suites"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	env := &Env{Dir: dir, Stdout: &out, Stderr: &errb}
+	code := runReport(t.Context(), env, []string{"--stats", "--history", suites,
+		"--suite-jsonl", filepath.Join(suites, "2026-02-25-agent_direct-suite.jsonl"), "--suite-jsonl", filepath.Join(suites, "2026-02-25-ghx-suite.jsonl")})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var doc map[string]any
+	data, err := os.ReadFile(filepath.Join(dir, "reports", "latest-stats.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"verdict", "efficiency", "history"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("latest-stats.json: expected key %q, got %v", k, keys(doc))
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "reports", "latest-stats.md"))
+	if !strings.Contains(string(md), "## Statistical Gate") {
+		t.Errorf("latest-stats.md: expected the statistical gate section, got\n%s", md)
+	}
+}
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

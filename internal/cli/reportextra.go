@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -37,6 +38,11 @@ type runExtras struct {
 
 	base *runrecord.Folder
 	past *runrecord.Folder
+
+	// gate is report --stats's statistical gate, written again here with
+	// the baseline and history sections so that one latest-stats file
+	// holds them all.
+	gate *report.Result
 }
 
 func (x *runExtras) register(fs *pflag.FlagSet, withBaseline bool) {
@@ -118,6 +124,13 @@ func (x *runExtras) apply(env *Env, suites []string, summary []runrecord.Summary
 	res.StatsJSON, res.StatsMD = filepath.Join(statsDir, StatsJSONName), filepath.Join(statsDir, StatsMDName)
 	doc := map[string]any{}
 	var md []string
+	if g := x.gate; g != nil && g.Stats != nil {
+		res.StatsJSON, res.StatsMD = g.StatsJSON, g.StatsMD
+		if err := mergeStats(doc, g.Stats); err != nil {
+			return nil, err
+		}
+		md = append(md, report.StatsMarkdown(g.Stats))
+	}
 	if res.Comparison != nil {
 		doc["baseline"] = res.Comparison
 		md = append(md, res.Comparison.Markdown())
@@ -144,6 +157,15 @@ func (x *runExtras) apply(env *Env, suites []string, summary []runrecord.Summary
 		}
 	}
 	return res, nil
+}
+
+// mergeStats puts the statistical gate's keys into doc.
+func mergeStats(doc map[string]any, st *report.StatsReport) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &doc)
 }
 
 func summaryModes(s *report.Summary) []runrecord.SummaryMode {

@@ -142,8 +142,13 @@ func kthWalsh(d []float64, k int) float64 {
 		}
 		return c
 	}
-	for hi-lo > tol {
+	// The iteration cap and the midpoint check end the search when the
+	// range is below the floats' own spacing (nearly equal values).
+	for i := 0; i < 200 && hi-lo > tol; i++ {
 		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
 		if count(mid) >= k {
 			hi = mid
 		} else {
