@@ -73,16 +73,13 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 	if p.Mode == "report" {
 		p.Args = append(p.Args, "--run-record", filepath.Join(p.OutDir, RunRecordName))
 	}
-	want := 1
+	want := history.DefaultWindow
 	if v := get("history-runs"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			r.a.WithFieldsMap(map[string]string{"title": "benchgate: input history-runs"}).Warningf("input \"history-runs\": expected a whole number >= 1, got %q; using %d", v, history.DefaultWindow)
+		if n, err := strconv.Atoi(v); err != nil || n < 1 {
+			r.a.WithFieldsMap(map[string]string{"title": "benchgate: input history-runs"}).Warningf("input \"history-runs\": expected a whole number >= 1, got %q; using %d", v, want)
 		} else {
 			want = n
 		}
-	} else {
-		want = history.DefaultWindow
 	}
 	var dest string
 	download := func(kind string, n int) (string, string) {
