@@ -157,3 +157,63 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 		})
 	}
 }
+
+// TestSetHistoryFromBaseBranch: a set step with history: base-branch.
+// The two newest runs on main kept the set's artifact (its folder with
+// the suite files) and passed; now pr-merge-execute-001 fails in both
+// modes. Each is named flaky in a notice and in tracking.json, and the
+// step still fails on them.
+func TestSetHistoryFromBaseBranch(t *testing.T) {
+	gh := ghfake.New("octo", "bench", "main", "tok", nil)
+	defer gh.Close()
+	s := benchStep(t, map[string]string{"mode": "set", "set": "pr-exec", "provider": "openai", "model": "gpt-5.1-codex-mini",
+		"history": "base-branch", "history-runs": "3", "github-token": "tok"})
+	for k, v := range map[string]string{
+		"GITHUB_API_URL": gh.URL + "/api-v3", "GITHUB_REPOSITORY": "octo/bench", "GITHUB_BASE_REF": "main",
+		"GITHUB_WORKFLOW_REF": "octo/bench/.github/workflows/bench.yml@refs/pull/12/merge", "RUNNER_TEMP": t.TempDir(),
+	} {
+		s.env[k] = v
+	}
+	// Two earlier passing runs of the set become main's artifacts.
+	for i := 1; i <= 2; i++ {
+		s.env["INPUT_OUT-DIR"] = fmt.Sprintf("out/main-%d", i)
+		s.runWant(t, 0)
+		files := map[string]string{}
+		for _, m := range []string{"agent_direct", "ghx"} {
+			b, err := os.ReadFile(filepath.Join(s.ws, "bench", "out", fmt.Sprintf("main-%d", i), m+"-suite.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[m+"-suite.jsonl"] = string(b)
+		}
+		id := gh.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main", Event: "push"})
+		gh.AddArtifact(id, "benchgate-bench-pr-exec", files, false)
+	}
+	s.env["INPUT_OUT-DIR"] = "out/pr"
+	s.env["GITHUB_OUTPUT"] = filepath.Join(s.files, "set_output_pr")
+	s.env["GITHUB_STEP_SUMMARY"] = filepath.Join(s.files, "step_summary_pr")
+	s.failWith(t, `{"rules":[{"scenario":"pr-merge-execute-001","behavior":"always_fail","field":"output_valid"}]}`)
+	s.runWant(t, 1)
+	out := s.outputs(t)
+	if out["flaky-scenarios"] != "agent_direct/pr-merge-execute-001\nghx/pr-merge-execute-001" || out["status"] != "fail" {
+		t.Errorf("outputs = %v", out)
+	}
+	for _, m := range []string{"agent_direct", "ghx"} {
+		want := "::notice title=" + m + "%3A pr-merge-execute-001::flaky: passed 2 of 3 recent runs; it fails in this run, which still counts as a failure"
+		if !strings.Contains(s.stdout, want) {
+			t.Errorf("step log lacks %q:\n%s", want, s.stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(s.ws, "bench", "out", "pr", "tracking.json"))
+	if err != nil || !strings.Contains(string(b), `"flaky_scenarios"`) || !strings.Contains(string(b), `"final_status": "terminal_fail"`) {
+		t.Errorf("tracking.json: %v\n%s", err, b)
+	}
+	if sum := s.summary(t); !strings.Contains(sum, "History: artifact `benchgate-bench-pr-exec` of bench.yml on `main`: #2") || !strings.Contains(sum, "| ghx | pr-merge-execute-001 | 2 of 3 |") {
+		t.Errorf("job summary:\n%s", sum)
+	}
+	// The second earlier run already found the first; the pull request's
+	// run fetched both.
+	if got := gh.ArchiveDownloads(); len(got) != 3 {
+		t.Errorf("archives served %v, want 3", got)
+	}
+}
