@@ -195,7 +195,7 @@ func TestFixErrorTimeoutIsInconclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Auditor{Runner: sandbox.Runner{Python: py, Timeout: 2 * time.Second}, WorkDir: t.TempDir(), RepoRoot: root}
+	a := &Auditor{Runner: sandbox.Runner{Python: py, Timeout: 10 * time.Second}, WorkDir: t.TempDir(), RepoRoot: root}
 	r := a.AuditCase(context.Background(), f.Cases()[0])
 	if r.Verdict != verdict.Inconclusive || len(r.Attempts[0].Options) != 2 {
 		t.Fatalf("verdict %s: %+v", r.Verdict, r.Attempts)

@@ -119,11 +119,16 @@ func explain(d verdict.Decision, checks []pipeline.OptionResult) string {
 	}
 	switch d.Verdict {
 	case verdict.Incorrect:
+		// Each false check says what its run showed (which code passed or
+		// failed, a name that does not exist, code that does not compile).
 		parts := make([]string, len(d.ProvenFalse))
 		for i, k := range d.ProvenFalse {
-			parts[i] = fmt.Sprintf("%s (%s)", claim[k], k)
+			parts[i] = fmt.Sprintf("%s (%s): proven false", claim[k], k)
+			if why, _, _ := strings.Cut(strings.TrimSpace(message[k]), "\n"); why != "" {
+				parts[i] += ": " + textfmt.Truncate(why, 300)
+			}
 		}
-		return strings.Join(parts, "; ") + ": proven false"
+		return strings.Join(parts, "; ")
 	case verdict.Inconclusive:
 		// Each unproven check says why (the skip reason pytest reported:
 		// a library not installed, a name taken through **kwargs), so a

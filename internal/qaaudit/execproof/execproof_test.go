@@ -81,9 +81,9 @@ func TestAuditCaseProvesByExecution(t *testing.T) {
 			{UnfixedCheck, verdict.False, sandbox.StatusPassed, "every test passed against the unfixed code"},
 			{FixedCheck, verdict.True, sandbox.StatusPassed, ""},
 		}, ""},
-		{"fix:fixed_syntax", verdict.Inconclusive, []check{
+		{"fix:fixed_syntax", verdict.Incorrect, []check{
 			{UnfixedCheck, verdict.True, sandbox.StatusFailed, ""},
-			{FixedCheck, verdict.Unknown, sandbox.StatusError, "SyntaxError"},
+			{FixedCheck, verdict.False, sandbox.StatusFailed, "the fixed code does not compile in this Python: SyntaxError"},
 		}, ""},
 		{"fix:missing_file", verdict.Inconclusive, []check{
 			{UnfixedCheck, verdict.Unknown, "", "not run: fixed_file"},

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/ident"
@@ -55,6 +54,7 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		return checks, nil, err
 	}
 	var errs []error
+	outputs := make([]string, len(checks))
 	for i := range checks {
 		solution := files.fixed
 		if checks[i].Option == UnfixedCheck {
@@ -62,7 +62,7 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		}
 		support := map[string][]byte{files.unfixedMod: files.unfixed}
 		support[files.fixedMod] = solution
-		support["conftest.py"] = conftest(files.fixedMod, checks[i].Option == FixedCheck)
+		support["conftest.py"] = []byte(sandbox.MissingPackageGuard)
 		r := a.Runner
 		r.WorkDir, r.Keep = dir, true
 		r.Env = a.repoPythonPath()
@@ -72,6 +72,7 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 			checks[i].Message = err.Error()
 			continue
 		}
+		outputs[i] = out.Message + "\n" + out.Output
 		o := &checks[i]
 		o.TestPath, o.Outcome, o.Runs, o.DurationMS = out.TestPath, string(out.Status), 1, out.Duration.Milliseconds()
 		o.Message = out.Message
@@ -100,30 +101,14 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 				o.Truth = verdict.True
 			}
 		}
-		o.Evidence = o.Truth != verdict.Unknown
+	}
+	if len(errs) == 0 {
+		a.decideFromCompile(ctx, c, dir, files, checks, outputs)
+	}
+	for i := range checks {
+		checks[i].Evidence = checks[i].Truth != verdict.Unknown
 	}
 	return checks, nil, errors.Join(errs...)
-}
-
-// conftest is the conftest.py of a run. In the fixed run it also compiles
-// the reference solution first: a syntax error in it then stops pytest
-// before any test (an error, not a failing test), so the case is
-// Inconclusive instead of counting as the fixed code failing the test. The
-// unfixed run has no such check: a syntax error is a legitimate way for
-// unfixed code to be broken.
-func conftest(module string, compileFirst bool) []byte {
-	src := sandbox.MissingPackageGuard
-	if compileFirst {
-		src += `
-
-# The fixed code must compile.
-import pathlib
-
-_path = pathlib.Path(__file__).with_name(` + strconv.Quote(module) + `)
-compile(_path.read_text(encoding="utf-8"), str(_path), "exec")
-`
-	}
-	return []byte(src)
 }
 
 func tail(s string, n int) string {

@@ -1,0 +1,2 @@
+def mean(values):
+    return sum(values) / len(values)
