@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -50,6 +51,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.UintVar(&c.MaxProofIterations, "max-proof-iterations", 8, "bound of the proof engineer loop per verification")
 	fs.IntVar(&c.MaxRemediations, "max-remediations", 3, "remediation attempts per flawed case (0 or -1 disables remediation)")
 	fs.Int64Var(&c.ModelCallBudget, "model-call-budget", 0, "maximum model calls for the whole run (0 = unlimited)")
+	fs.IntVar(&c.Jobs, "jobs", runtime.NumCPU(), "cases audited at once (their pytest runs and model calls in parallel); the report keeps file order")
 	fs.BoolVar(&c.OpenPRs, "open-prs", false, "open or update pull requests with the verified fixes (token in GITHUB_TOKEN or GH_TOKEN)")
 	fs.BoolVar(&c.DryRun, "dry-run", false, "with --open-prs, write pull-requests/plan.md (the branches, titles and bodies) instead of calling GitHub")
 	fs.StringVar(&c.Repo, "repo", "", "repository owner/name for pull requests (default GITHUB_REPOSITORY)")
@@ -63,6 +65,10 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	}
 	if c.ModelFailureLimit < 1 {
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --max-consecutive-model-failures %d: expected a whole number >= 1\n", c.ModelFailureLimit)
+		return ExitUsage
+	}
+	if c.Jobs < 1 {
+		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --jobs %d: expected a whole number >= 1\n", c.Jobs)
 		return ExitUsage
 	}
 	if err := checkAPIKeyEnv(c.APIKeyEnv); err != nil {

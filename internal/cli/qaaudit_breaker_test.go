@@ -97,50 +97,58 @@ func TestQAAuditChecksTheModelOnceFirst(t *testing.T) {
 // cases against an endpoint that answers the check call and then fails
 // every call: after three failed calls in a row the model is no longer
 // called, the run says so once, and the report lists each identical
-// error once with the count of its cases.
+// error once with the count of its cases. With cases audited in parallel,
+// the calls already in flight when the third failure arrives still end
+// (one more per extra job, at most).
 func TestQAAuditGivesUpOnAModelEndpointThatDies(t *testing.T) {
 	py := testenv.Python(t)
-	dir := t.TempDir()
 	bin := testenv.Benchgate(t)
-	var mu sync.Mutex
-	calls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		calls++
-		n := calls
-		mu.Unlock()
-		if n == 1 {
-			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"OK"},"finish_reason":"stop"}]}`)
-			return
-		}
-		http.Error(w, `{"error":{"message":"the model is overloaded"}}`, http.StatusServiceUnavailable)
-	}))
-	defer srv.Close()
-	file := mcFile(t, dir, 10)
-	code, out, took := runBinary(t, dir, append(os.Environ(), "OPENAI_API_KEY=sk-local-123456"), bin, "qa-audit", "--model-backend", "openai", "--model", "m", "--model-url", srv.URL+"/v1",
-		"--python", py, "--output-dir", "out", file)
-	if code != ExitFailed {
-		t.Fatalf("exit %d, want %d\n%s", code, ExitFailed, out)
-	}
-	if took > 60*time.Second {
-		t.Errorf("took %s against a failing endpoint", took)
-	}
-	if n := strings.Count(out, "stopped calling the model after 3 failed calls in a row"); n != 1 {
-		t.Errorf("the breaker is reported %d times, want once:\n%s", n, out)
-	}
-	mu.Lock()
-	if calls != 4 {
-		t.Errorf("%d calls reached the endpoint, want 4 (the check and three failures)", calls)
-	}
-	mu.Unlock()
-	md, err := os.ReadFile(filepath.Join(dir, "out", "quality_report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(md), "### 3 case(s): model m at "+srv.URL) || !strings.Contains(string(md), "### 7 case(s): model endpoint unavailable") {
-		t.Errorf("the report does not group the errors:\n%s", md)
-	}
-	if n := strings.Count(string(md), "the model is overloaded"); n > 2 {
-		t.Errorf("the endpoint's error is repeated %d times in the report", n)
+	for _, jobs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("jobs=%d", jobs), func(t *testing.T) {
+			dir := t.TempDir()
+			var mu sync.Mutex
+			calls := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				calls++
+				n := calls
+				mu.Unlock()
+				if n == 1 {
+					io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"OK"},"finish_reason":"stop"}]}`)
+					return
+				}
+				http.Error(w, `{"error":{"message":"the model is overloaded"}}`, http.StatusServiceUnavailable)
+			}))
+			defer srv.Close()
+			file := mcFile(t, dir, 10)
+			code, out, took := runBinary(t, dir, append(os.Environ(), "OPENAI_API_KEY=sk-local-123456"), bin, "qa-audit", "--model-backend", "openai", "--model", "m", "--model-url", srv.URL+"/v1",
+				"--python", py, "--output-dir", "out", "--jobs", fmt.Sprint(jobs), file)
+			if code != ExitFailed {
+				t.Fatalf("exit %d, want %d\n%s", code, ExitFailed, out)
+			}
+			if took > 60*time.Second {
+				t.Errorf("took %s against a failing endpoint", took)
+			}
+			if n := strings.Count(out, "stopped calling the model after 3 failed calls in a row"); n != 1 {
+				t.Errorf("the breaker is reported %d times, want once:\n%s", n, out)
+			}
+			mu.Lock()
+			failed := calls - 1
+			mu.Unlock()
+			if failed < 3 || failed > 3+jobs-1 {
+				t.Errorf("%d failed calls reached the endpoint after the check, want 3 to %d", failed, 3+jobs-1)
+			}
+			md, err := os.ReadFile(filepath.Join(dir, "out", "quality_report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(md), fmt.Sprintf("### %d case(s): model m at %s", failed, srv.URL)) ||
+				!strings.Contains(string(md), fmt.Sprintf("### %d case(s): model endpoint unavailable", 10-failed)) {
+				t.Errorf("the report does not group the errors (%d failed calls):\n%s", failed, md)
+			}
+			if n := strings.Count(string(md), "the model is overloaded"); n > 2 {
+				t.Errorf("the endpoint's error is repeated %d times in the report", n)
+			}
+		})
 	}
 }

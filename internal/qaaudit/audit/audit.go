@@ -46,6 +46,13 @@ type Options struct {
 	// Annotate, when set, adds run-level facts to the report before each
 	// write (the model check).
 	Annotate func(*qreport.Report)
+	// Jobs is how many cases are audited at once (their option tests and
+	// checks run in parallel); zero or less means one. Results go into the
+	// report in file and case order whatever order they finish in.
+	Jobs int
+	// OnCase, when set, is called with each case's result in report
+	// order, from one goroutine (the progress lines).
+	OnCase func(*questions.Case, pipeline.CaseResult)
 	// SnapshotEvery is the least time between two rewrites of the report
 	// while cases are audited; zero means DefaultSnapshotEvery. The report
 	// is always written when the run ends, stopped or not.
@@ -124,17 +131,17 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 		}
 		return rep.WriteMarkdown(filepath.Join(opts.OutDir, "quality_report.md"))
 	}
+	next := auditInParallel(ctx, files, opts)
+	defer next.stop()
 	for _, f := range files {
 		var changes []ghpr.CaseChange
 		for _, c := range f.Cases() {
 			if !opts.selected(c) {
 				continue
 			}
-			var r pipeline.CaseResult
-			if ctx.Err() != nil {
-				r = pipeline.CaseResult{ID: c.ID, File: c.File, Line: c.Line, Error: "not audited: " + ctx.Err().Error()}
-			} else {
-				r = opts.Auditor.AuditCase(ctx, c)
+			r := next.result()
+			if opts.OnCase != nil {
+				opts.OnCase(c, r)
 			}
 			rc := ReportCase(c, r)
 			rep.Cases = append(rep.Cases, rc)

@@ -162,7 +162,7 @@ func TestRunAppliesHumanFixesToRealFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Totals.Fixed != len(fixes) || rep.Totals.Cases != len(before.Cases()) || rep.Totals.Incorrect != 0 {
+			if rep.Totals.Fixed != len(fixes) || rep.Totals.Cases != len(before.Cases()) || rep.Totals.Incorrect != len(fixes) {
 				t.Errorf("totals %+v (fixes %d, cases %d)", rep.Totals, len(fixes), len(before.Cases()))
 			}
 			// The pull-request plan groups the file on one branch and shows every fixed case.

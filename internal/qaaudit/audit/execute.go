@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -62,6 +63,8 @@ type Config struct {
 	MaxProofIterations uint
 	MaxRemediations    int
 	ModelCallBudget    int64
+	// Jobs is how many cases are audited at once; zero means one per core.
+	Jobs int
 
 	OpenPRs, DryRun bool
 	Repo, Base      string // owner/name and base branch
@@ -309,8 +312,12 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		Agents: gate,
 		Exec:   &execproof.Auditor{Runner: runner, WorkDir: filepath.Join(outDir, "work"), RepoRoot: cfg.RepoRoot},
 	}
-	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Auditor: progress{auditor, cfg.Stdout}, Now: cfg.Now,
-		Only: only, Kinds: kinds, Annotate: func(r *qreport.Report) { r.ModelCheck = gate.ModelCheck() }})
+	jobs := cfg.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Auditor: auditor, Now: cfg.Now,
+		Only: only, Kinds: kinds, Jobs: jobs, OnCase: progress(cfg.Stdout), Annotate: func(r *qreport.Report) { r.ModelCheck = gate.ModelCheck() }})
 	sum := &Summary{Result: res}
 	if err != nil {
 		return sum, err
@@ -423,30 +430,25 @@ func (k ByKind) AuditCase(ctx context.Context, c *questions.Case) pipeline.CaseR
 	return k.Agents.AuditCase(ctx, c)
 }
 
-// progress prints one line per audited case.
-type progress struct {
-	a   CaseAuditor
-	out io.Writer
-}
-
-func (p progress) AuditCase(ctx context.Context, c *questions.Case) pipeline.CaseResult {
-	r := p.a.AuditCase(ctx, c)
-	line := fmt.Sprintf("%s:%d %s: %s", c.File, c.Line, c.ID, r.Verdict)
-	if r.FinalVerdict != r.Verdict {
-		line += " -> " + string(r.FinalVerdict)
+// progress prints one line per audited case, in report order.
+func progress(out io.Writer) func(*questions.Case, pipeline.CaseResult) {
+	return func(c *questions.Case, r pipeline.CaseResult) {
+		line := fmt.Sprintf("%s:%d %s: %s", c.File, c.Line, c.ID, r.Verdict)
+		if r.FinalVerdict != r.Verdict {
+			line += " -> " + string(r.FinalVerdict)
+		}
+		switch {
+		case len(r.Problems) > 0 && !c.OK():
+			line += fmt.Sprintf(" (malformed: %s)", r.Problems[0])
+		case len(r.Problems) > 0:
+			line += fmt.Sprintf(" (needs human review: %s)", r.Problems[0])
+		case r.Skipped != "":
+			line += " (skipped: " + r.Skipped + ")"
+		case r.NeedsHumanReview:
+			line += " (needs human review)"
+		}
+		fmt.Fprintln(out, line)
 	}
-	switch {
-	case len(r.Problems) > 0 && !c.OK():
-		line += fmt.Sprintf(" (malformed: %s)", r.Problems[0])
-	case len(r.Problems) > 0:
-		line += fmt.Sprintf(" (needs human review: %s)", r.Problems[0])
-	case r.Skipped != "":
-		line += " (skipped: " + r.Skipped + ")"
-	case r.NeedsHumanReview:
-		line += " (needs human review)"
-	}
-	fmt.Fprintln(p.out, line)
-	return r
 }
 
 // recordPullRequests writes pull_requests.json, and adds the pull requests

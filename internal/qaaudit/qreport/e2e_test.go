@@ -201,7 +201,7 @@ func TestAuditStdlibQuestionsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	tt := back.Totals
-	if tt.Cases != 5 || tt.Valid != 2 || tt.Ambiguous != 1 || tt.Inconclusive != 1 || tt.Skipped != 1 || tt.Fixed != 1 || tt.NeedsHumanReview != 2 || tt.TestRuns != 14 {
+	if tt.Cases != 5 || tt.Valid != 1 || tt.Incorrect != 1 || tt.Ambiguous != 1 || tt.Inconclusive != 1 || tt.Skipped != 1 || tt.Fixed != 1 || tt.NeedsHumanReview != 2 || tt.TestRuns != 14 {
 		t.Errorf("totals = %+v", tt)
 	}
 	for _, c := range back.Cases {

@@ -44,6 +44,9 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 	b.WriteString("| Valid | Ambiguous | Incorrect | Inconclusive | Skipped | Errors | Fixed | Needs human review |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d |\n", t.Valid, t.Ambiguous, t.Incorrect, t.Inconclusive, t.Skipped, t.Errors, t.Fixed, t.NeedsHumanReview)
+	if t.Fixed > 0 {
+		b.WriteString("\nThe verdicts are those of the questions as written; Fixed counts the ones whose proposed fix was verified Valid.\n")
+	}
 
 	groups := []struct {
 		title string

@@ -78,7 +78,9 @@ type ModelCheck struct {
 	Duration Seconds `json:"duration_s"`
 }
 
-// Totals count the run's cases.
+// Totals count the run's cases. Valid, Ambiguous, Incorrect and
+// Inconclusive count the verdicts of the questions as written; Fixed
+// counts those of them whose proposed fix was verified Valid.
 type Totals struct {
 	Cases            int     `json:"cases"`
 	Audited          int     `json:"audited"`
@@ -255,7 +257,13 @@ func (r *Report) Finalize() {
 			continue
 		}
 		t.Audited++
-		switch c.Verdict {
+		// The verdicts count the questions as written (as the exit code
+		// does); a case fixed since is counted under Fixed as well.
+		v := c.OriginalVerdict
+		if v == "" {
+			v = c.Verdict
+		}
+		switch v {
 		case verdict.Valid:
 			t.Valid++
 		case verdict.Ambiguous:

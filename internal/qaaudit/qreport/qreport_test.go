@@ -94,8 +94,9 @@ func TestFinalizeOrdersAndCounts(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		{"cases", tt.Cases, 7}, {"audited", tt.Audited, 4}, {"valid", tt.Valid, 2}, {"ambiguous", tt.Ambiguous, 1},
-		{"incorrect", tt.Incorrect, 0}, {"inconclusive", tt.Inconclusive, 1}, {"skipped", tt.Skipped, 2},
+		// b:fixed counts as written (Incorrect), and as fixed.
+		{"cases", tt.Cases, 7}, {"audited", tt.Audited, 4}, {"valid", tt.Valid, 1}, {"ambiguous", tt.Ambiguous, 1},
+		{"incorrect", tt.Incorrect, 1}, {"inconclusive", tt.Inconclusive, 1}, {"skipped", tt.Skipped, 2},
 		{"errors", tt.Errors, 1}, {"fixed", tt.Fixed, 1}, {"review", tt.NeedsHumanReview, 3},
 		// The inconclusive case's attempt ran nothing: it is no attempt.
 		{"attempts", tt.Attempts, 5},
@@ -226,7 +227,7 @@ func TestMarkdownGolden(t *testing.T) {
 		t.Errorf("Markdown differs from %s:\n%s", golden, got)
 	}
 	md := string(got)
-	for _, s := range []string{"[] \\| empty list", "**needs human review**", "## Ambiguous (1)", "## Skipped (2)", "- correct_answer: A", "| 2 | 1 | 0 | 1 | 2 | 1 | 1 | 3 |"} {
+	for _, s := range []string{"[] \\| empty list", "**needs human review**", "## Ambiguous (1)", "## Skipped (2)", "- correct_answer: A", "| 1 | 1 | 1 | 1 | 2 | 1 | 1 | 3 |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary lacks %q", s)
 		}
