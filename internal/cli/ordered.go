@@ -47,7 +47,7 @@ func runOrdered(ctx context.Context, env *Env, args []string) int {
 	res, err := verify.RunOrdered(ctx, verify.OrderedOptions{
 		Config: cfg, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions, BaseDir: base,
 		FixtureManifest: abs(env, bf.manifest), CleanupOnFailure: *cleanupOnFailure, Confirm: *confirm,
-		GateProfile: bf.gateProfile, Report: reporter(), Log: env.Stderr, Stdout: env.Stdout, Now: env.Now,
+		GateProfile: bf.gateProfile, Stats: bf.stats, Report: reporter(), Log: env.Stderr, Stdout: env.Stdout, Now: env.Now,
 	})
 	if res != nil && env.Result != nil {
 		env.Result.Ordered = res

@@ -21,6 +21,7 @@ type benchFlags struct {
 	repetitions                                              int
 	outDir                                                   string
 	benchmarkTimeout                                         time.Duration
+	stats                                                    bool
 }
 
 func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
@@ -33,6 +34,7 @@ func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
 	fs.StringVar(&b.outDir, "out-dir", "", outHelp)
 	fs.StringVar(&b.gateProfile, "gate-profile", verify.DefaultGateProfile, "report gate profile recorded with the summaries")
 	fs.DurationVar(&b.benchmarkTimeout, "benchmark-timeout", 0, "timeout of one benchmark run (overrides the config's benchmark_timeout)")
+	fs.BoolVar(&b.stats, "stats", false, "add the statistical gate to the report and record it in tracking.json (docs/statistics.md)")
 }
 
 // load resolves the contract: defaults, then the config file, then flags.
@@ -133,7 +135,7 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 	res, err := verify.RunSet(ctx, verify.SetOptions{
 		Config: cfg, Set: *setName, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions,
 		ScenarioIDs: *ids, OutDir: out, SkipPreflight: *skipPreflight, FixtureManifest: abs(env, bf.manifest),
-		GateProfile: bf.gateProfile, Report: reporter(), Log: env.Stderr, Now: env.Now,
+		GateProfile: bf.gateProfile, Stats: bf.stats, Report: reporter(), Log: env.Stderr, Now: env.Now,
 		Lookback: extras.lookback(env),
 	})
 	if res != nil {
@@ -166,9 +168,13 @@ func reporter() verify.Reporter {
 			SummaryMD:          req.SummaryMD,
 			SkipBadRows:        true,
 			Stdout:             req.Stdout,
+			Stats:              report.StatsOptions{Enabled: req.Stats != nil},
 		})
 		if err != nil {
 			return false, err
+		}
+		if st := res.Stats; st != nil && req.Stats != nil {
+			*req.Stats = verify.StatsRecord{Verdict: string(st.Verdict), Passed: st.Passed, Reason: st.Reason, Lines: st.StatsLines(), JSON: res.StatsJSON, MD: res.StatsMD}
 		}
 		return res.Gate.Passed, nil
 	}

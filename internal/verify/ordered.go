@@ -31,8 +31,10 @@ type OrderedOptions struct {
 	// passed; otherwise they are printed as ready commands.
 	Confirm     bool
 	GateProfile string
-	Report      Reporter
-	Log         io.Writer
+	// Stats gives every set's report the statistical gate.
+	Stats  bool
+	Report Reporter
+	Log    io.Writer
 	// Stdout receives the consolidated summary path and the handoff.
 	Stdout io.Writer
 	Now    func() time.Time
@@ -157,7 +159,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 			r, err := RunSet(ctx, SetOptions{
 				Config: o.Config, Set: name, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions,
 				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, FixtureManifest: shared,
-				GateProfile: o.GateProfile, Report: o.Report, Log: o.Log, Now: o.Now,
+				GateProfile: o.GateProfile, Stats: o.Stats, Report: o.Report, Log: o.Log, Now: o.Now,
 			})
 			if r != nil {
 				ran[name] = r.Tracking.RunID

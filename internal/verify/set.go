@@ -44,6 +44,9 @@ type ReportRequest struct {
 	SummaryJSON        string
 	SummaryMD          string
 	Stdout             io.Writer
+	// Stats, when set, asks for the statistical gate; the reporter fills
+	// it in (latest-stats.* beside the summaries).
+	Stats *StatsRecord
 }
 
 // Reporter runs the report in-process and returns the gate verdict.
@@ -65,7 +68,9 @@ type SetOptions struct {
 	// FixtureManifest overrides the shared manifest of Config.
 	FixtureManifest string
 	GateProfile     string
-	Report          Reporter
+	// Stats runs the report with the statistical gate and records it.
+	Stats  bool
+	Report Reporter
 	// Lookback, when set, looks at the merged rows beside earlier runs
 	// (the caller's history and baseline) and returns the scenarios that
 	// were flaky there; they are recorded in tracking.json. It informs
@@ -595,6 +600,9 @@ func (s *set) report(ctx context.Context) {
 		SummaryMD:          s.summaryMD(),
 		Stdout:             io.Discard,
 	}
+	if s.opts.Stats {
+		req.Stats = &StatsRecord{}
+	}
 	passed, err := s.opts.Report(ctx, req)
 	g.Ran = err == nil
 	g.Passed = passed
@@ -609,6 +617,13 @@ func (s *set) report(ctx context.Context) {
 		verdict = "FAIL (recorded; row validation decides the set)"
 	}
 	fmt.Fprintf(s.log, "set %s: gate %s %s\n", s.opts.Set, s.opts.GateProfile, verdict)
+	if st := req.Stats; st != nil && st.Verdict != "" {
+		g.Stats = st
+		fmt.Fprintf(s.log, "set %s: stats %s (recorded; row validation decides the set)\n", s.opts.Set, strings.ToUpper(st.Verdict))
+		for _, l := range st.Lines {
+			fmt.Fprintf(s.log, "set %s:   %s\n", s.opts.Set, l)
+		}
+	}
 }
 
 // stop records the final status, writes tracking.json and prints the

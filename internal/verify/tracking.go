@@ -113,6 +113,21 @@ type GateRecord struct {
 	SummaryJSON string `json:"summary_json,omitempty"`
 	SummaryMD   string `json:"summary_md,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Stats is the statistical gate (set --stats), recorded like the
+	// gate.
+	Stats *StatsRecord `json:"stats,omitempty"`
+}
+
+// StatsRecord is the statistical gate of the set's report: its verdict
+// (pass, fail, inconclusive, underpowered), one line per efficiency
+// check (estimate, interval, n, verdict, a text bar) and its files.
+type StatsRecord struct {
+	Verdict string   `json:"verdict"`
+	Passed  bool     `json:"passed"`
+	Reason  string   `json:"reason"`
+	Lines   []string `json:"lines"`
+	JSON    string   `json:"stats_json"`
+	MD      string   `json:"stats_md"`
 }
 
 func (t *Tracking) write(path string) error { return fsutil.WriteJSONAtomic(path, t) }
