@@ -34,16 +34,13 @@ const directResampleLimit = 64
 // Scenarios Pairs would exclude are left out; ok is false below
 // BootstrapMinPairs usable scenarios.
 func BootstrapCI(scs []Scenario, conf float64, replicates int, seed uint64) (lo, hi float64, ok bool) {
-	type arm struct{ base, target []float64 }
+	type arm struct{ base, target orderStats }
 	var arms []arm
 	for _, s := range scs {
 		if len(s.Base) == 0 || len(s.Target) == 0 || !(Median(s.Base) > 0) {
 			continue
 		}
-		b, t := slices.Clone(s.Base), slices.Clone(s.Target)
-		sort.Float64s(b)
-		sort.Float64s(t)
-		arms = append(arms, arm{b, t})
+		arms = append(arms, arm{middleOrderStats(s.Base), middleOrderStats(s.Target)})
 	}
 	n := len(arms)
 	if n < BootstrapMinPairs {
@@ -59,7 +56,7 @@ func BootstrapCI(scs []Scenario, conf float64, replicates int, seed uint64) (lo,
 	for r := range est {
 		for i := range d {
 			a := arms[rng.IntN(n)]
-			d[i] = LogRatio(resampleMedian(a.base, rng, &scratch), resampleMedian(a.target, rng, &scratch))
+			d[i] = LogRatio(a.base.resampleMedian(rng, &scratch), a.target.resampleMedian(rng, &scratch))
 		}
 		sort.Float64s(d)
 		est[r] = hodgesLehmannSorted(d)
@@ -68,26 +65,56 @@ func BootstrapCI(scs []Scenario, conf float64, replicates int, seed uint64) (lo,
 	return quantile7(est, (1-conf)/2), quantile7(est, (1+conf)/2), true
 }
 
-// resampleMedian is the median of len(sorted) draws with replacement from
-// sorted. Above directResampleLimit values it draws the rank of that
-// median from its normal limit (centre (m-1)/2, spread √m/2, on the
-// 0-based ranks) instead of drawing every value: the same distribution to
-// within a rank, at a cost that does not grow with the repetitions.
-func resampleMedian(sorted []float64, rng *rand.Rand, scratch *[]float64) float64 {
-	m := len(sorted)
+// orderStats holds the order statistics of m values that a resample's
+// median can land on: all of them, sorted, up to directResampleLimit
+// values; above, only the ranks within four standard deviations of the
+// middle (rank (m-1)/2 ± 2√m), found by selection and sorted. Sorting
+// every scenario's thousands of repetitions would cost more than the
+// rest of the bootstrap together.
+type orderStats struct {
+	vals []float64 // order statistics off .. off+len(vals)-1
+	off  int
+	m    int
+}
+
+func middleOrderStats(xs []float64) orderStats {
+	m := len(xs)
+	c := slices.Clone(xs)
+	if m <= directResampleLimit {
+		sort.Float64s(c)
+		return orderStats{vals: c, m: m}
+	}
+	half := int(math.Ceil(2*math.Sqrt(float64(m)))) + 1
+	lo, hi := max(0, (m-1)/2-half), min(m-1, m/2+half)
+	selectK(c, lo) // c[lo:] now holds the m-lo largest values
+	w := c[lo:]
+	selectK(w, hi-lo) // w[:hi-lo+1] now holds ranks lo..hi
+	w = w[:hi-lo+1]
+	sort.Float64s(w)
+	return orderStats{vals: w, off: lo, m: m}
+}
+
+// resampleMedian is the median of m draws with replacement from the m
+// values. Up to directResampleLimit values it draws them; above, it draws
+// the rank of that median from its normal limit (centre (m-1)/2, spread
+// √m/2, on the 0-based ranks): the same distribution to within a rank, at
+// a cost that does not grow with the repetitions. A draw beyond the kept
+// window (probability about 6e-5) takes the window's edge.
+func (o orderStats) resampleMedian(rng *rand.Rand, scratch *[]float64) float64 {
+	m := o.m
 	if m == 1 {
-		return sorted[0]
+		return o.vals[0]
 	}
 	if m <= directResampleLimit {
 		s := (*scratch)[:0]
 		for i := 0; i < m; i++ {
-			s = append(s, sorted[rng.IntN(m)])
+			s = append(s, o.vals[rng.IntN(m)])
 		}
 		*scratch = s
 		return medianInPlace(s)
 	}
 	u := float64(m-1)/2 + math.Sqrt(float64(m))/2*rng.NormFloat64()
-	at := func(i int) float64 { return sorted[max(0, min(m-1, i))] }
+	at := func(i int) float64 { return o.vals[max(0, min(len(o.vals)-1, i-o.off))] }
 	if m%2 == 1 {
 		return at(int(math.Round(u)))
 	}

@@ -172,3 +172,29 @@ func TestPairs(t *testing.T) {
 		t.Errorf("ReductionPct(LogRatioOf(27.5)) = %v", got)
 	}
 }
+
+// TestMiddleOrderStats: above directResampleLimit only the middle ranks
+// are kept, and they are the right order statistics.
+func TestMiddleOrderStats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, m := range []int{1, 5, 64, 65, 400, 2501} {
+		xs := make([]float64, m)
+		for i := range xs {
+			xs[i] = math.Round(rng.NormFloat64() * 100)
+		}
+		sorted := append([]float64(nil), xs...)
+		sortFloats(sorted)
+		o := middleOrderStats(xs)
+		if o.m != m || o.off < 0 || o.off+len(o.vals) > m || o.off > (m-1)/2 || o.off+len(o.vals) <= m/2 {
+			t.Fatalf("m=%d: window off=%d len=%d does not hold the middle", m, o.off, len(o.vals))
+		}
+		for i, v := range o.vals {
+			if v != sorted[o.off+i] {
+				t.Fatalf("m=%d: rank %d expected %v, got %v", m, o.off+i, sorted[o.off+i], v)
+			}
+		}
+		if want := Median(xs); math.Abs(o.vals[(m-1)/2-o.off]+o.vals[m/2-o.off]-2*want) > 1e-9 {
+			t.Errorf("m=%d: middle ranks do not give the median %v", m, want)
+		}
+	}
+}
