@@ -129,6 +129,8 @@ func Run(ctx context.Context, cfg Config) int {
 	res := collect(plan, &modeRes)
 	arts := rep.upload(ctx, plan, res)
 	rep.outputs(plan, res, code, arts)
+	stats := statsOf(&modeRes)
+	rep.statsOutputsSet(stats)
 	// report exits 0 whenever it wrote the summaries (upstream's contract;
 	// only --gate fails it), so failing rows of a passing report are
 	// warnings: an error annotation beside status=pass would say the step
@@ -151,6 +153,7 @@ func Run(ctx context.Context, cfg Config) int {
 	res.ModeError = out.errs.last
 	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)
+	rep.statsSummary(doc, stats)
 	rep.summary(doc)
 	return rep.fileCommandFailure(code)
 }

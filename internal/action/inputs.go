@@ -69,7 +69,7 @@ var (
 // Inputs lists every input the adapter reads. action.yml must declare
 // exactly these (a test cross-checks both ways).
 func Inputs() []Input {
-	return []Input{
+	return append([]Input{
 		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch or qa-audit."},
 		{Name: "working-directory", Kind: Adapter, Description: "Folder, relative to the workspace, the mode runs in (the benchmark package for set/ordered). Default: the workspace."},
 		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>, with -2, -3, ... added when an earlier step of the job already used that folder. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --out-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
@@ -131,7 +131,7 @@ func Inputs() []Input {
 		{Name: "gemini-api-key", Kind: Secret, Env: "GOOGLE_API_KEY", Description: "API key for Gemini models."},
 		{Name: "upload-artifacts", Kind: Adapter, Default: "true", Description: "Upload results as workflow artifacts: one per set folder, one per SWE-bench instance, one for the whole run (true/false)."},
 		{Name: "artifact-prefix", Kind: Adapter, Default: "benchgate", Description: "Prefix of artifact names; give each step of a job (and each matrix entry) its own so names stay unique in the run."},
-	}
+	}, statsInputs...)
 }
 
 // InputError is a bad input value; it becomes an error annotation.

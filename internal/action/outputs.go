@@ -13,7 +13,7 @@ type Output struct {
 // Outputs lists every output the adapter sets; action.yml must declare
 // exactly these (a test cross-checks both ways).
 func Outputs() []Output {
-	return []Output{
+	return append([]Output{
 		{"status", "pass, fail, incomplete (a SWE-bench instance ran out of loops) or error (bad input; nothing was judged)."},
 		{"exit-code", "The mode's exit code: 0 pass, 1 fail, 2 bad input, 20 incomplete."},
 		{"out-dir", "Folder the results were written to, relative to the workspace (the run root for swebench-batch)."},
@@ -28,7 +28,7 @@ func Outputs() []Output {
 		{"artifacts", "Names of the artifacts uploaded, one per line."},
 		{"baseline-verdict", "report, set with a baseline: pass, fail (regressed), inconclusive, underpowered or untested (the baseline held only a summary); empty without a baseline."},
 		{"flaky-scenarios", "report, set with a history: the flaky scenarios as <mode>/<scenario ID>, one per line."},
-	}
+	}, statsOutputs...)
 }
 
 func (r *reporter) outputs(p *Plan, res *results, code int, arts []artifact) {

@@ -1,0 +1,111 @@
+package action
+
+import (
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/textfmt"
+	"github.com/benchgate/benchgate/internal/verify"
+)
+
+// statsInputs are the inputs of the statistical gate (report --stats;
+// set and ordered record it in tracking.json).
+var statsInputs = []Input{
+	{Name: "stats", Kind: Bool, Flag: "--stats", Modes: []string{"report", "set", "ordered"}, Description: "report, set, ordered: add the statistical gate: paired confidence intervals per efficiency check, pass/fail/inconclusive/underpowered (docs/statistics.md). In report it decides the gate; in set and ordered it is recorded (true/false)."},
+	{Name: "stats-confidence", Kind: Text, Flag: "--stats-confidence", Modes: []string{"report"}, Description: "report: family-wise confidence of the statistical gate, 0.5 to 0.999 (default 0.95)."},
+	{Name: "stats-allow-undecided", Kind: Bool, Flag: "--stats-allow-undecided", Modes: []string{"report"}, Description: "report: let inconclusive and underpowered checks pass the statistical gate (true/false)."},
+}
+
+// statsOutputs are the outputs the statistical gate sets.
+var statsOutputs = []Output{
+	{"stats-verdict", "With stats: the statistical gate's verdict, pass, fail, inconclusive or underpowered (set: of the set; ordered: <set> <verdict> per line); empty without stats."},
+	{"stats-lines", "With stats: one line per efficiency check (estimate, interval, n, verdict, a text bar); ordered: prefixed with the set."},
+	{"stats-json", "With stats: path of latest-stats.json (ordered: one per set, one per line)."},
+}
+
+// statsEntry is one statistical gate a mode computed: report's, or one
+// set's.
+type statsEntry struct {
+	Set             string // "" for report
+	Verdict, Reason string
+	Lines           []string
+	JSON, MD        string
+}
+
+// statsOf gathers the statistical gates from what the mode returned.
+func statsOf(m *Result) []statsEntry {
+	var out []statsEntry
+	if m == nil {
+		return nil
+	}
+	if r := m.Report; r != nil && r.Stats != nil {
+		out = append(out, statsEntry{Verdict: string(r.Stats.Verdict), Reason: r.Stats.Reason, Lines: r.Stats.StatsLines(), JSON: r.StatsJSON, MD: r.StatsMD})
+	}
+	var sets []*verify.SetResult
+	if m.Set != nil {
+		sets = append(sets, m.Set)
+	}
+	if m.Ordered != nil {
+		sets = append(sets, m.Ordered.Sets...)
+	}
+	for _, s := range sets {
+		if s == nil || s.Tracking == nil {
+			continue
+		}
+		g := s.Tracking.Gate
+		if g == nil || g.Stats == nil {
+			continue
+		}
+		st := g.Stats
+		out = append(out, statsEntry{Set: s.Tracking.Set, Verdict: st.Verdict, Reason: st.Reason, Lines: st.Lines, JSON: st.JSON, MD: st.MD})
+	}
+	return out
+}
+
+// statsOutputsSet sets the stats-* outputs; without a gate they are not
+// set at all (so read as empty), and steps without stats write exactly
+// what they wrote before.
+func (r *reporter) statsOutputsSet(entries []statsEntry) {
+	if len(entries) == 0 {
+		return
+	}
+	var verdicts, lines, files []string
+	for _, e := range entries {
+		// Several sets (ordered) are told apart by a set prefix.
+		prefix := ""
+		if len(entries) > 1 {
+			prefix = e.Set + " "
+		}
+		verdicts = append(verdicts, prefix+e.Verdict)
+		for _, l := range e.Lines {
+			lines = append(lines, prefix+textfmt.OneLine(l))
+		}
+		files = append(files, r.rel(e.JSON))
+	}
+	r.output("stats-verdict", strings.Join(verdicts, "\n"))
+	r.output("stats-lines", strings.Join(lines, "\n"))
+	r.output("stats-json", strings.Join(files, "\n"))
+}
+
+// statsSummary adds the statistical gate to the job summary: the verdict
+// with its reason, then one line per efficiency check.
+func (r *reporter) statsSummary(doc *jobsummary.Doc, entries []statsEntry) {
+	if len(entries) == 0 {
+		return
+	}
+	sec := doc.Section("Statistical gate")
+	sec.Note = "see " + r.rel(entries[0].MD)
+	for _, e := range entries {
+		who := ""
+		if e.Set != "" {
+			who = "Set " + e.Set + ": "
+		}
+		sec.Para("%s**%s**: %s", who, strings.ToUpper(e.Verdict), textfmt.Cell(e.Reason))
+		items := make([]string, len(e.Lines))
+		for i, l := range e.Lines {
+			items[i] = "`" + textfmt.OneLine(l) + "`"
+		}
+		sec.List(items)
+	}
+	sec.Para("Bar: -100%% to +100%% reduction; `=` interval, `o` estimate, `|` threshold. Method and figures: %s.", r.rel(entries[0].MD))
+}
