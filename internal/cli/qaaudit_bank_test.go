@@ -59,6 +59,7 @@ func TestQAAuditStdlibQuestionBank(t *testing.T) {
 	if rep.Model != "none" || len(rep.Cases) != len(want) {
 		t.Fatalf("model %q, %d cases; want none and %d", rep.Model, len(rep.Cases), len(want))
 	}
+	checkProgressWords(t, log, filepath.Join(bank, "qa-audit", "quality_report.json"))
 	md, _ := os.ReadFile(filepath.Join(bank, "qa-audit", "quality_report.md"))
 	for _, c := range rep.Cases {
 		w, ok := want[c.ID]
@@ -152,5 +153,37 @@ func TestQAAuditFlagErrorsNameFlagAndValue(t *testing.T) {
 				t.Error("a report was written")
 			}
 		})
+	}
+}
+
+// checkProgressWords checks that the progress line of every case in a
+// report uses the word the totals count it under: "error" for an audit
+// error, "skipped" for a skipped case, else the verdict as written.
+func checkProgressWords(t *testing.T, stdout, reportPath string) {
+	t.Helper()
+	raw, err := os.ReadFile(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Cases []struct {
+			ID, Error, Skipped string
+			Original           string `json:"original_verdict"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Cases {
+		word := c.Original
+		switch {
+		case c.Error != "":
+			word = "error"
+		case c.Skipped != "":
+			word = "skipped"
+		}
+		if !strings.Contains(stdout, " "+c.ID+": "+word) {
+			t.Errorf("no progress line %q in the output:\n%s", c.ID+": "+word, stdout)
+		}
 	}
 }

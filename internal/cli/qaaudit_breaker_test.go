@@ -138,6 +138,7 @@ func TestQAAuditGivesUpOnAModelEndpointThatDies(t *testing.T) {
 			if failed < 3 || failed > 3+jobs-1 {
 				t.Errorf("%d failed calls reached the endpoint after the check, want 3 to %d", failed, 3+jobs-1)
 			}
+			checkProgressWords(t, out, filepath.Join(dir, "out", "quality_report.json"))
 			md, err := os.ReadFile(filepath.Join(dir, "out", "quality_report.md"))
 			if err != nil {
 				t.Fatal(err)

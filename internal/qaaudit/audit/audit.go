@@ -50,9 +50,9 @@ type Options struct {
 	// checks run in parallel); zero or less means one. Results go into the
 	// report in file and case order whatever order they finish in.
 	Jobs int
-	// OnCase, when set, is called with each case's result in report
-	// order, from one goroutine (the progress lines).
-	OnCase func(*questions.Case, pipeline.CaseResult)
+	// OnCase, when set, is called with each case as the report records
+	// it, in report order, from one goroutine (the progress lines).
+	OnCase func(*questions.Case, qreport.Case)
 	// SnapshotEvery is the least time between two rewrites of the report
 	// while cases are audited; zero means DefaultSnapshotEvery. The report
 	// is always written when the run ends, stopped or not.
@@ -140,9 +140,6 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 				continue
 			}
 			r := next.result()
-			if opts.OnCase != nil {
-				opts.OnCase(c, r)
-			}
 			rc := ReportCase(c, r)
 			rep.Cases = append(rep.Cases, rc)
 			if rc.Skipped == "" && (rc.Error != "" || rc.OriginalVerdict != verdict.Valid) || len(c.Problems) > 0 {
@@ -154,6 +151,9 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 				} else {
 					changes = append(changes, ghpr.CaseChange{CaseID: c.ID, Before: string(r.Verdict), After: string(r.FinalVerdict), Proof: Proof(r)})
 				}
+			}
+			if opts.OnCase != nil {
+				opts.OnCase(c, rep.Cases[len(rep.Cases)-1])
 			}
 			// Snapshots only while the audit runs: once stopped, the rest
 			// is marked "not audited" at once and written a single time.

@@ -28,6 +28,8 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
+	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // ErrBadInput marks errors caused by the user's flags or files (exit 2).
@@ -430,22 +432,34 @@ func (k ByKind) AuditCase(ctx context.Context, c *questions.Case) pipeline.CaseR
 	return k.Agents.AuditCase(ctx, c)
 }
 
-// progress prints one line per audited case, in report order.
-func progress(out io.Writer) func(*questions.Case, pipeline.CaseResult) {
-	return func(c *questions.Case, r pipeline.CaseResult) {
-		line := fmt.Sprintf("%s:%d %s: %s", c.File, c.Line, c.ID, r.Verdict)
-		if r.FinalVerdict != r.Verdict {
-			line += " -> " + string(r.FinalVerdict)
-		}
+// progress prints one line per audited case, in report order, in the
+// words the totals use: an audit error and a skipped case say so (the
+// totals count them as errors and skipped, not by verdict), and a case's
+// verdict is the one of the question as written, with the verdict after a
+// verified fix beside it and the reason of any verdict but Valid.
+func progress(out io.Writer) func(*questions.Case, qreport.Case) {
+	return func(c *questions.Case, rc qreport.Case) {
+		line := fmt.Sprintf("%s:%d %s: ", c.File, c.Line, c.ID)
 		switch {
-		case len(r.Problems) > 0 && !c.OK():
-			line += fmt.Sprintf(" (malformed: %s)", r.Problems[0])
-		case len(r.Problems) > 0:
-			line += fmt.Sprintf(" (needs human review: %s)", r.Problems[0])
-		case r.Skipped != "":
-			line += " (skipped: " + r.Skipped + ")"
-		case r.NeedsHumanReview:
-			line += " (needs human review)"
+		case rc.Error != "":
+			line += "error: " + textfmt.Truncate(textfmt.OneLine(rc.Error), 200)
+		case rc.Skipped != "":
+			line += "skipped: " + rc.Skipped
+			if len(rc.Problems) > 0 {
+				line += fmt.Sprintf(" (%s)", rc.Problems[0])
+			}
+		default:
+			line += string(rc.OriginalVerdict)
+			if rc.Verdict != rc.OriginalVerdict {
+				line += " -> " + string(rc.Verdict) + " (fixed)"
+			} else if rc.Verdict != verdict.Valid && rc.Reason != "" {
+				line += ": " + textfmt.Truncate(textfmt.OneLine(rc.Reason), 200)
+			}
+			if len(rc.Problems) > 0 {
+				line += fmt.Sprintf(" (needs human review: %s)", rc.Problems[0])
+			} else if rc.NeedsHumanReview {
+				line += " (needs human review)"
+			}
 		}
 		fmt.Fprintln(out, line)
 	}

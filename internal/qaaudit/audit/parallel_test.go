@@ -136,7 +136,7 @@ func TestRunJobsKeepsReportOrder(t *testing.T) {
 		var order []string
 		out := filepath.Join(repo, "out")
 		res, err := audit.Run(context.Background(), files, audit.Options{RepoRoot: repo, OutDir: out, Auditor: g, Jobs: jobs,
-			OnCase: func(c *questions.Case, _ pipeline.CaseResult) { order = append(order, c.ID) }})
+			OnCase: func(c *questions.Case, _ qreport.Case) { order = append(order, c.ID) }})
 		if err != nil {
 			t.Fatalf("jobs %d: %v", jobs, err)
 		}
