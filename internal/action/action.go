@@ -127,10 +127,7 @@ func Run(ctx context.Context, cfg Config) int {
 	a.EndGroup()
 
 	res := collect(plan, &modeRes)
-	arts := rep.upload(ctx, plan, res)
-	rep.outputs(plan, res, code, arts)
 	stats := statsOf(&modeRes)
-	rep.statsOutputsSet(stats)
 	// report exits 0 whenever it wrote the summaries (upstream's contract;
 	// only --gate fails it), so failing rows of a passing report are
 	// warnings: an error annotation beside status=pass would say the step
@@ -151,9 +148,14 @@ func Run(ctx context.Context, cfg Config) int {
 		rep.annotateStep(plan, res, code, out.errs.last)
 	}
 	res.ModeError = out.errs.last
-	doc := rep.buildSummary(plan, res, code, arts, annotated, total)
+	doc := rep.buildSummary(plan, res, code, annotated, total)
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)
 	rep.statsSummary(doc, stats)
+	rep.keepSummary(runFolder(plan, res), doc)
+	arts := rep.upload(ctx, plan, res)
+	rep.outputs(plan, res, code, arts)
+	rep.statsOutputsSet(stats)
+	rep.artifactsSection(doc, arts)
 	rep.summary(doc)
 	return rep.fileCommandFailure(code)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/benchgate/benchgate/internal/ghpr"
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/verify"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -435,9 +436,17 @@ func TestRunSwebenchBatch(t *testing.T) {
 	if out["predictions"] != root+"/predictions.jsonl" || out["run-manifest"] != root+"/run_manifest.json" || out["out-dir"] != root {
 		t.Errorf("outputs = %v", out)
 	}
-	want := []string{"benchgate-bench-astropy__astropy-1", "benchgate-bench-django__django-2", "benchgate-bench-sympy__sympy-3", "benchgate-bench-run"}
+	// The run root is one artifact, whole: swebench merge reads the
+	// instance folders back from it.
+	want := []string{"benchgate-bench-run"}
 	if !reflect.DeepEqual(h.uploads, want) {
 		t.Errorf("uploads = %q, want %q", h.uploads, want)
+	}
+	if ex := h.excludes["benchgate-bench-run"]; !reflect.DeepEqual(ex, []string{verify.LockFile}) {
+		t.Errorf("the run artifact leaves out %q, want only the lock file", ex)
+	}
+	if kept, err := os.ReadFile(filepath.Join(h.ws, root, SummaryFile)); err != nil || !strings.Contains(string(kept), "| django__django-2 | failed | blocked | plan moved to blocked |") {
+		t.Errorf("the run root keeps no job summary with the instance table: %v\n%s", err, kept)
 	}
 	sum := h.summary()
 	for _, w := range []string{"pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| django__django-2 | failed | blocked | plan moved to blocked |", "3 instances (success 1, failed 1, incomplete 1)"} {

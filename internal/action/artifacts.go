@@ -10,6 +10,15 @@ import (
 	"github.com/benchgate/benchgate/internal/verify"
 )
 
+// runFolder is the folder that holds the whole run: the out-dir, or the
+// run root a SWE-bench batch chose below it.
+func runFolder(p *Plan, res *results) string {
+	if res.Batch != nil {
+		return res.Batch.Root
+	}
+	return p.OutDir
+}
+
 type artifact struct {
 	Name, Dir string
 	// Exclude are paths below Dir that are not part of this artifact.
@@ -31,15 +40,18 @@ func (r *reporter) artifactName(prefix, part string) string {
 	return badArtifactChars.ReplaceAllString(name+"-"+part, "-")
 }
 
-// upload sends one artifact per set folder or SWE-bench instance folder
-// and one for the whole run. A failure is a warning: the results are
-// still on disk, in the summary and in the outputs.
+// upload sends one artifact per set folder and one for the whole run. A
+// SWE-bench run root is one artifact, instance folders included: it is
+// what `swebench merge` reads back, so a shard's artifact must be whole,
+// and an instance artifact beside it would upload every instance twice.
+// A failure is a warning: the results are still on disk, in the summary
+// and in the outputs.
 func (r *reporter) upload(ctx context.Context, p *Plan, res *results) []artifact {
 	if !p.Upload {
 		return nil
 	}
 	var want []artifact
-	runDir, runPart := p.OutDir, "run"
+	runDir, runPart := runFolder(p, res), "run"
 	for _, s := range res.Sets {
 		if s.Dir != runDir {
 			want = append(want, artifact{Name: r.artifactName(p.ArtifactPrefix, s.Tracking.Set), Dir: s.Dir})
@@ -48,16 +60,10 @@ func (r *reporter) upload(ctx context.Context, p *Plan, res *results) []artifact
 			runPart = s.Tracking.Set
 		}
 	}
-	if res.Batch != nil {
-		runDir = res.Batch.Root
-		for _, in := range res.Batch.Instances {
-			want = append(want, artifact{Name: r.artifactName(p.ArtifactPrefix, in.InstanceID), Dir: in.Dir})
-		}
-	}
 	if runDir != "" {
 		if info, err := os.Stat(runDir); err == nil && info.IsDir() {
-			// The run artifact holds what the per-set and per-instance
-			// artifacts do not: the consolidated summary, the manifest.
+			// The run artifact holds what the per-set artifacts do
+			// not: the consolidated summary, the manifest.
 			run := artifact{Name: r.artifactName(p.ArtifactPrefix, runPart), Dir: runDir}
 			for _, w := range want {
 				if rel, err := filepath.Rel(runDir, w.Dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {

@@ -1,13 +1,39 @@
 package action
 
 import (
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/jobsummary"
 )
+
+// SummaryFile is the copy of the job summary kept in the run folder, and
+// so in the run artifact.
+const SummaryFile = "job-summary.md"
+
+// keepSummary writes the job summary, whole, into the run folder before
+// it is uploaded: GitHub cuts a step summary at 1 MiB (Render shortens
+// it to fit) and deletes it with the run's logs, while the artifact keeps
+// every row for its retention period. The artifacts section is not in
+// the copy; it is the list of uploads the copy travels in. A run folder
+// that does not exist (a mode that wrote nothing) gets none.
+func (r *reporter) keepSummary(dir string, doc *jobsummary.Doc) {
+	if dir == "" {
+		return
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return
+	}
+	path := filepath.Join(dir, SummaryFile)
+	if err := fsutil.WriteFileAtomic(path, []byte(doc.Render(math.MaxInt)), 0o644); err != nil {
+		r.a.Warningf("the job summary was not kept in %s: %v", r.rel(path), err)
+	}
+}
 
 // reporter writes what the step reports (outputs, summary, annotations,
 // artifacts) for one run; it knows the workspace so that every path it

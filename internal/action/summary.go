@@ -13,7 +13,10 @@ import (
 	"github.com/benchgate/benchgate/internal/verify"
 )
 
-func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact, annotated, total int) *jobsummary.Doc {
+// buildSummary is the job summary of a finished mode, all but the
+// artifacts section (artifactsSection), which can only be written after
+// the upload that carries the summary's own copy (keepSummary).
+func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, total int) *jobsummary.Doc {
 	var doc jobsummary.Doc
 	head := doc.Section(fmt.Sprintf("benchgate %s: %s", p.Mode, Status(code)))
 	head.Note = "see the uploaded artifacts or " + r.rel(orDefault(p.OutDir, p.WorkDir))
@@ -64,19 +67,24 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, arts []artifact
 	if res.Audit != nil {
 		r.auditSection(&doc, res.Audit)
 	}
-	if len(arts) > 0 {
-		sec := doc.Section("Artifacts")
-		rows := [][]string{}
-		for _, a := range arts {
-			state := "uploaded"
-			if a.Err != nil {
-				state = "failed: " + a.Err.Error()
-			}
-			rows = append(rows, []string{a.Name, r.rel(a.Dir), state})
-		}
-		sec.Table([]string{"artifact", "folder", "upload"}, rows)
-	}
 	return &doc
+}
+
+// artifactsSection lists the uploads and how each went.
+func (r *reporter) artifactsSection(doc *jobsummary.Doc, arts []artifact) {
+	if len(arts) == 0 {
+		return
+	}
+	sec := doc.Section("Artifacts")
+	rows := [][]string{}
+	for _, a := range arts {
+		state := "uploaded"
+		if a.Err != nil {
+			state = "failed: " + a.Err.Error()
+		}
+		rows = append(rows, []string{a.Name, r.rel(a.Dir), state})
+	}
+	sec.Table([]string{"artifact", "folder", "upload"}, rows)
 }
 
 // trigger describes the event that started the run, from GITHUB_EVENT_NAME

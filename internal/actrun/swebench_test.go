@@ -104,8 +104,13 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 			continue
 		}
 		if pred.InstanceID != id || pred.ModelPatch != swebenchPatch {
-			t.Errorf("%s: prediction %+v, want instance %s with the agent's patch", name, pred, id)
+			t.Errorf("%s: prediction %+v, want instance %s with the agent's patch; its status.json:\n%s\nbatch log:\n%s",
+				name, pred, id, artifactFile(t, artifacts, name, id+"/status.json"), tail(res.Output(fmt.Sprintf("batch[shard=%d]", shard+1)), 6000))
 		}
+		jobSummary(t, artifacts, name, "## benchgate swebench-batch: pass", "| "+id+" | success |")
+	}
+	if names, want := strings.Join(artifactNames(t, artifacts), " "), "swebench-1-batch-run swebench-2-batch-run swebench-predictions"; names != want {
+		t.Errorf("artifacts %q, want %q: a shard's run root is one artifact, whole", names, want)
 	}
 	merged := string(artifactFile(t, artifacts, "swebench-predictions", "predictions.jsonl"))
 	for _, id := range ids {

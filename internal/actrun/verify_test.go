@@ -101,6 +101,21 @@ func artifactFile(t *testing.T, dir, artifact, file string) []byte {
 	return nil
 }
 
+// jobSummary returns the job summary a step wrote, from the copy the
+// Action keeps in its run artifact (act clears a step's GITHUB_STEP_SUMMARY
+// file when the next step starts and never shows it), checking that it
+// holds every text in want.
+func jobSummary(t *testing.T, dir, artifact string, want ...string) string {
+	t.Helper()
+	sum := string(artifactFile(t, dir, artifact, "job-summary.md"))
+	for _, w := range want {
+		if !strings.Contains(sum, w) {
+			t.Errorf("the job summary in artifact %s lacks %q:\n%s", artifact, w, tail(sum, 4000))
+		}
+	}
+	return sum
+}
+
 const prEvent = `{"pull_request": {"number": 7, "head": {"ref": "feature"}, "base": {"ref": "main"}}}`
 
 // TestPRVerifyWorkflow runs .github/workflows/examples/pr-verify.yml as
@@ -133,21 +148,25 @@ func TestPRVerifyWorkflow(t *testing.T) {
 		}
 		names := strings.Join(artifactNames(t, artifacts), "\n")
 		for _, set := range []string{"pr-exec", "issues", "ci-diagnostics"} {
-			if !strings.Contains(names, "verify-"+set) {
+			if !strings.Contains(names, "verify-"+set+"-set-"+set) {
 				t.Errorf("no artifact of set %s; artifacts:\n%s", set, names)
 			}
 		}
+		jobSummary(t, artifacts, "verify-ci-diagnostics-set-ci-diagnostics", "## benchgate set: fail", "workflow-runs-list-001", "pull request #7")
+		jobSummary(t, artifacts, "verify-pr-exec-set-pr-exec", "## benchgate set: pass")
 	})
 
 	t.Run("all sets pass and the ordered job runs", func(t *testing.T) {
 		repo := benchmarkRepo(t, pnpm, benchsim, "")
+		artifacts := t.TempDir()
 		res := r.exec(t, Run{Repo: repo, Workflow: ".github/workflows/pr-verify.yml", Event: "pull_request", EventJSON: prEvent,
-			Args: []string{"--secret", "OPENAI_API_KEY=sk-test"}})
+			Args: []string{"--secret", "OPENAI_API_KEY=sk-test"}, ArtifactDir: artifacts})
 		checkJobs(t, res, map[string]string{"set[set=pr-exec]": "success", "set[set=issues]": "success",
 			"set[set=ci-diagnostics]": "success", "ordered": "success"})
 		if out := res.Output("set[set=issues]"); !strings.Contains(out, "set issues: pass") || !strings.Contains(out, "tracking.json") {
 			t.Errorf("the show step did not print status pass and the tracking path; output:\n%s", out)
 		}
+		jobSummary(t, artifacts, "benchgate-ordered-run", "## benchgate ordered: pass", "## Consolidated summary")
 	})
 }
 
@@ -174,6 +193,7 @@ func TestRerunScenariosWorkflow(t *testing.T) {
 	if tracking.Set != "pr-exec" || strings.Join(tracking.Scenarios, " ") != strings.Join(want, " ") {
 		t.Errorf("tracking: set %q, scenarios %q; want pr-exec, %q", tracking.Set, tracking.Scenarios, want)
 	}
+	jobSummary(t, artifacts, "benchgate-rerun-pr-exec", append([]string{"## benchgate set: pass"}, want...)...)
 }
 
 func checkJobs(t *testing.T, res Result, want map[string]string) {
