@@ -105,7 +105,7 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 		}
 		if pred.InstanceID != id || pred.ModelPatch != swebenchPatch {
 			t.Errorf("%s: prediction %+v, want instance %s with the agent's patch; its status.json:\n%s\nbatch log:\n%s",
-				name, pred, id, artifactFile(t, artifacts, name, id+"/status.json"), tail(res.Output(fmt.Sprintf("batch[shard=%d]", shard+1)), 6000))
+				name, pred, id, artifactFile(t, artifacts, name, id+"/"+id+".status.json"), tail(res.Output(fmt.Sprintf("batch[shard=%d]", shard+1)), 6000))
 		}
 		jobSummary(t, artifacts, name, "## benchgate swebench-batch: pass", "| "+id+" | success |")
 	}

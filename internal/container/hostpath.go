@@ -20,13 +20,18 @@ type Mount struct {
 	ReadOnly       bool
 }
 
-// containerFile matches the files the engine gives every container
-// (/etc/hostname, /etc/hosts, /etc/resolv.conf), which come from its
-// folder below the data root, named by the container's ID.
-var containerFile = regexp.MustCompile(`/containers/([0-9a-f]{64})/(?:hostname|hosts|resolv\.conf)\b`)
+// containerFile matches the root of the files the engine gives every
+// container (/etc/hostname, /etc/hosts, /etc/resolv.conf), which come
+// from its folder below the data root, named by the container's ID.
+var containerFile = regexp.MustCompile(`/containers/([0-9a-f]{64})/(hostname|hosts|resolv\.conf)$`)
 
 // selfID returns the ID of the container this process runs in, read from
-// its mount table, or "" when it runs on a host.
+// its mount table, or "" when it runs on a host. Only a mount on the
+// process's own /etc/hostname, /etc/hosts or /etc/resolv.conf counts: on
+// a host whose engine shares its mount namespace, the same files of a
+// container being started show for a moment mounted below the engine's
+// data root (…/overlay2/<layer>/merged/etc/resolv.conf), and that
+// container is not this process's.
 func selfID(mountinfo string) string {
 	f, err := os.Open(mountinfo)
 	if err != nil {
@@ -36,7 +41,13 @@ func selfID(mountinfo string) string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
-		if m := containerFile.FindStringSubmatch(sc.Text()); m != nil {
+		// ID, parent ID, major:minor, root, mount point, ...
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 5 {
+			continue
+		}
+		m := containerFile.FindStringSubmatch(fields[3])
+		if m != nil && fields[4] == "/etc/"+m[2] {
 			return m[1]
 		}
 	}
