@@ -108,6 +108,10 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 				name, pred, id, artifactFile(t, artifacts, name, id+"/"+id+".status.json"), tail(res.Output(fmt.Sprintf("batch[shard=%d]", shard+1)), 6000))
 		}
 		jobSummary(t, artifacts, name, "## benchgate swebench-batch: pass", "| "+id+" | success |")
+		outs := res.Outputs(fmt.Sprintf("batch[shard=%d]", shard+1))
+		if outs["status"] != "pass" || outs["artifacts"] != name || !strings.HasSuffix(outs["predictions"], "/predictions.jsonl") {
+			t.Errorf("shard %d outputs status=%q artifacts=%q predictions=%q, want pass, %s and the run root's predictions.jsonl", shard+1, outs["status"], outs["artifacts"], outs["predictions"], name)
+		}
 	}
 	if names, want := strings.Join(artifactNames(t, artifacts), " "), "swebench-1-batch-run swebench-2-batch-run swebench-predictions"; names != want {
 		t.Errorf("artifacts %q, want %q: a shard's run root is one artifact, whole", names, want)

@@ -194,6 +194,9 @@ func TestRerunScenariosWorkflow(t *testing.T) {
 		t.Errorf("tracking: set %q, scenarios %q; want pr-exec, %q", tracking.Set, tracking.Scenarios, want)
 	}
 	jobSummary(t, artifacts, "benchgate-rerun-pr-exec", append([]string{"## benchgate set: pass"}, want...)...)
+	if outs := res.Outputs("rerun"); outs["status"] != "pass" || !strings.HasSuffix(outs["tracking"], "/tracking.json") {
+		t.Errorf("outputs status=%q tracking=%q, want pass and the set's tracking.json", outs["status"], outs["tracking"])
+	}
 }
 
 func checkJobs(t *testing.T, res Result, want map[string]string) {
