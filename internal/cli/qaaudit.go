@@ -6,12 +6,46 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/qaaudit/audit"
 )
+
+// qaAuditFlags are the flags of qa-audit by the option key the audit, its
+// sandbox and the model backend name in their errors.
+var qaAuditFlags = map[string]string{
+	"out_dir": "--out-dir", "case": "--case", "kinds": "--kinds", "python": "--python",
+	"test_timeout": "--test-timeout", "case_timeout": "--case-timeout", "model_timeout": "--model-timeout",
+	"model_call_budget": "--model-call-budget", "model_backend": "--model-backend", "model": "--model",
+	"model_url": "--model-url", "pr_grouping": "--pr-grouping", "max_remediations": "--max-remediations",
+	"repo": "--repo", "open_prs": "--open-prs", "dry_run": "--dry-run",
+}
+
+// checkFlagValues refuses a value that is itself a flag: a flag given
+// without its value takes the next flag as its value (--case --python
+// x.yaml), and the error should name both, not a file that fails to load.
+// Call it with the values as typed, before paths are made absolute.
+func checkFlagValues(c *audit.Config) error {
+	for _, f := range []struct {
+		flag   string
+		values []string
+	}{
+		{"--case", c.Cases}, {"--require-module", c.RequireModules}, {"--kinds", c.Kinds}, {"--definitions", c.Paths},
+		{"--python", []string{c.Python}}, {"--out-dir", []string{c.OutDir}}, {"--repo-root", []string{c.RepoRoot}},
+		{"--image", []string{c.Image}}, {"--model", []string{c.Model}}, {"--model-url", []string{c.ModelURL}},
+	} {
+		for _, v := range f.values {
+			if strings.HasPrefix(v, "-") {
+				return fmt.Errorf("%s %q: that is a flag, not a value; %s needs a value", f.flag, v, f.flag)
+			}
+		}
+	}
+	return nil
+}
 
 // runQAAudit is `benchgate qa-audit`: prove every option of every
 // multiple-choice question by running one pytest file per option (and
@@ -75,7 +109,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
 		return ExitUsage
 	}
-	if err := c.CheckFlagValues(); err != nil {
+	if err := checkFlagValues(&c); err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v (see benchgate qa-audit --help)\n", err)
 		return ExitUsage
 	}
@@ -104,6 +138,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	if sum != nil && env.Result != nil {
 		env.Result.Audit = sum
 	}
+	err = exitcode.Rename(err, qaAuditFlags)
 	switch {
 	case errors.Is(err, audit.ErrBadInput):
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)

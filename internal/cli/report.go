@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/report"
 )
 
@@ -52,8 +53,12 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 			return ExitUsage
 		}
 	}
-	if msg := report.CheckStatsFlags(env.Dir, opts, statsFlagsGiven(fs)); msg != "" {
-		fmt.Fprintf(env.Stderr, "benchgate report: %s\n", msg)
+	if given := statsFlagsGiven(fs); !opts.Stats.Enabled && len(given) > 0 {
+		fmt.Fprintf(env.Stderr, "benchgate report: %s needs --stats\n", strings.Join(given, ", "))
+		return ExitUsage
+	}
+	if err := report.CheckStatsOptions(env.Dir, opts); err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", exitcode.Rename(err, reportFlags))
 		return ExitUsage
 	}
 	if msg := conflictingPaths(env.Dir, opts); msg != "" {
@@ -99,6 +104,13 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// reportFlags are the flags of report by the option key the report
+// package names in its errors.
+var reportFlags = map[string]string{
+	"stats_confidence": "--stats-confidence", "stats_json": "--stats-json", "stats_md": "--stats-md",
+	"summary_json": "--summary-json", "summary_md": "--summary-md",
 }
 
 // statsFlagsGiven names the --stats-* flags given on the command line.

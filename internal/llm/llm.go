@@ -19,6 +19,8 @@ import (
 	"google.golang.org/adk/model"
 	"google.golang.org/adk/model/gemini"
 	"google.golang.org/genai"
+
+	"github.com/benchgate/benchgate/internal/exitcode"
 )
 
 // Backend names a model provider.
@@ -79,14 +81,14 @@ func New(ctx context.Context, cfg Config, getenv func(string) string) (model.LLM
 		return masked{LLM: m, secret: key}, nil
 	case OpenAI:
 		if cfg.Model == "" {
-			return nil, errors.New("openai backend: --model is required (the name the endpoint serves)")
+			return nil, fmt.Errorf("openai backend: %w", exitcode.Optionf("model", " is required (the name the endpoint serves)"))
 		}
 		base := cfg.BaseURL
 		if base == "" {
 			base = getenv("OPENAI_BASE_URL")
 		}
 		if base == "" {
-			return nil, errors.New("openai backend: no endpoint: pass --model-url or set OPENAI_BASE_URL")
+			return nil, fmt.Errorf("openai backend: no endpoint: give %w or set OPENAI_BASE_URL", exitcode.Optionf("model_url", ""))
 		}
 		// A local server often needs no key; send one only when it is set.
 		key, _ := lookupKey(getenv, cfg.APIKeyEnv, "OPENAI_API_KEY")

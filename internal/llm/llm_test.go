@@ -174,8 +174,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		want string
 	}{
 		{"gemini without key", llm.Config{Backend: llm.Gemini}, nil, "GEMINI_API_KEY or GOOGLE_API_KEY"},
-		{"openai without model", llm.Config{Backend: llm.OpenAI, BaseURL: "http://x"}, nil, "--model is required"},
-		{"openai without url", llm.Config{Backend: llm.OpenAI, Model: "m"}, nil, "OPENAI_BASE_URL"},
+		{"openai without model", llm.Config{Backend: llm.OpenAI, BaseURL: "http://x"}, nil, "openai backend: model is required"},
+		{"openai without url", llm.Config{Backend: llm.OpenAI, Model: "m"}, nil, "give model_url or set OPENAI_BASE_URL"},
 		{"unknown backend", llm.Config{Backend: "claude"}, nil, `model backend "claude"`},
 	}
 	for _, tt := range tests {
@@ -183,6 +183,11 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			_, err := llm.New(context.Background(), tt.cfg, env(tt.env))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			// An option is named by its key, for the command line to
+			// name by its flag.
+			if strings.Contains(err.Error(), "--") {
+				t.Errorf("err = %v names a flag", err)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/suite"
@@ -318,30 +319,28 @@ func statsGate(r *StatsReport, out io.Writer) error {
 	return nil
 }
 
-// CheckStatsFlags returns what is wrong with the statistical gate's
-// options, "" when nothing: a --stats-* flag without --stats (given
-// lists those the user gave), a confidence outside [0.5, 0.999], or an
-// output path that is another output's.
-func CheckStatsFlags(dir string, opts Options, given []string) string {
+// CheckStatsOptions returns what is wrong with the statistical gate's
+// options, nil when nothing: a confidence outside [0.5, 0.999], or an
+// output path that is another output's. Each option is named by its key
+// (stats_confidence, stats_json, stats_md, summary_json, summary_md) in an
+// exitcode.OptionError; the command line names its flags.
+func CheckStatsOptions(dir string, opts Options) error {
 	st := opts.Stats
 	if !st.Enabled {
-		if len(given) > 0 {
-			return fmt.Sprintf("%s needs --stats", strings.Join(given, ", "))
-		}
-		return ""
+		return nil
 	}
 	if !(st.Confidence >= 0.5 && st.Confidence <= 0.999) {
-		return fmt.Sprintf("--stats-confidence: expected a number from 0.5 to 0.999, got %v", st.Confidence)
+		return exitcode.Optionf("stats_confidence", ": expected a number from 0.5 to 0.999, got %v", st.Confidence)
 	}
 	summaryJSON := resolvePath(dir, orDefault(opts.SummaryJSON, "reports/latest-summary.json"))
 	summaryMD := resolvePath(dir, orDefault(opts.SummaryMD, "reports/latest-summary.md"))
 	j, m := statsPaths(st, dir, summaryJSON)
-	paths := map[string]string{filepath.Clean(summaryJSON): "--summary-json", filepath.Clean(summaryMD): "--summary-md"}
-	for _, p := range []struct{ flag, path string }{{"--stats-json", j}, {"--stats-md", m}} {
+	paths := map[string]string{filepath.Clean(summaryJSON): "summary_json", filepath.Clean(summaryMD): "summary_md"}
+	for _, p := range []struct{ key, path string }{{"stats_json", j}, {"stats_md", m}} {
 		if other, ok := paths[filepath.Clean(p.path)]; ok {
-			return fmt.Sprintf("%s and %s are the same file (%s); give two different paths", p.flag, other, p.path)
+			return exitcode.Optionf(p.key, " and %w are the same file (%s); give two different paths", exitcode.Optionf(other, ""), p.path)
 		}
-		paths[filepath.Clean(p.path)] = p.flag
+		paths[filepath.Clean(p.path)] = p.key
 	}
-	return ""
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/stats"
 )
 
@@ -207,22 +208,31 @@ func TestStatsInconclusiveSaysWhatWouldDecide(t *testing.T) {
 
 func TestStatsPaths(t *testing.T) {
 	tests := []struct {
-		name  string
-		opts  Options
-		given []string
-		want  string
+		name string
+		opts Options
+		want string
 	}{
-		{"flag without --stats", Options{}, []string{"--stats-md"}, "--stats-md needs --stats"},
-		{"confidence too low", Options{Stats: StatsOptions{Enabled: true, Confidence: 0.4}}, nil, "--stats-confidence: expected a number from 0.5 to 0.999, got 0.4"},
-		{"confidence 1", Options{Stats: StatsOptions{Enabled: true, Confidence: 1}}, nil, "got 1"},
-		{"stats over summary", Options{SummaryJSON: "a.json", Stats: StatsOptions{Enabled: true, Confidence: 0.95, JSON: "a.json"}}, nil, "--stats-json and --summary-json are the same file"},
-		{"stats md over stats json", Options{Stats: StatsOptions{Enabled: true, Confidence: 0.95, JSON: "x", MD: "x"}}, nil, "--stats-md and --stats-json are the same file"},
-		{"fine", Options{Stats: StatsOptions{Enabled: true, Confidence: 0.9}}, nil, ""},
+		{"stats off", Options{Stats: StatsOptions{Confidence: 7}}, ""},
+		{"confidence too low", Options{Stats: StatsOptions{Enabled: true, Confidence: 0.4}}, "stats_confidence: expected a number from 0.5 to 0.999, got 0.4"},
+		{"confidence 1", Options{Stats: StatsOptions{Enabled: true, Confidence: 1}}, "got 1"},
+		{"stats over summary", Options{SummaryJSON: "a.json", Stats: StatsOptions{Enabled: true, Confidence: 0.95, JSON: "a.json"}}, "stats_json and summary_json are the same file"},
+		{"stats md over stats json", Options{Stats: StatsOptions{Enabled: true, Confidence: 0.95, JSON: "x", MD: "x"}}, "stats_md and stats_json are the same file"},
+		{"fine", Options{Stats: StatsOptions{Enabled: true, Confidence: 0.9}}, ""},
 	}
 	for _, tc := range tests {
-		got := CheckStatsFlags("/w", tc.opts, tc.given)
+		err := CheckStatsOptions("/w", tc.opts)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: expected %q, got %q", tc.name, tc.want, got)
+		}
+		// The options are named by their keys; the command line names
+		// its flags.
+		var oe *exitcode.OptionError
+		if err != nil && (!errors.As(err, &oe) || strings.Contains(got, "--")) {
+			t.Errorf("%s: %q is not an option error naming keys", tc.name, got)
 		}
 	}
 }

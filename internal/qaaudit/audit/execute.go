@@ -35,10 +35,18 @@ import (
 // ErrBadInput marks errors caused by the user's flags or files (exit 2).
 var ErrBadInput = exitcode.ErrUsage
 
-// badInput is a usage error: its text is the message alone (the flag and
-// its value, or the file), and it exits 2.
+// badInput is a usage error: its text is the message alone (the file, or
+// the option and its value), and it exits 2.
 func badInput(format string, a ...any) error {
 	return exitcode.Usagef(format, a...)
+}
+
+// badOption is a usage error about the option key (out_dir, kinds,
+// model_call_budget: the Config field in snake case); format is what
+// follows its name. The command line names the option by its flag
+// (exitcode.Rename).
+func badOption(key, format string, a ...any) error {
+	return &exitcode.UsageError{Err: exitcode.Optionf(key, format, a...)}
 }
 
 // Config is everything the qa-audit command line sets.
@@ -47,7 +55,7 @@ type Config struct {
 	RepoRoot string
 	OutDir   string
 	Cases    []string
-	// Kinds restricts the audit to these benchmark types (--kinds).
+	// Kinds restricts the audit to these benchmark types.
 	Kinds []string
 
 	Backend, Model, ModelURL, APIKeyEnv string
@@ -138,76 +146,54 @@ func ExpandPaths(paths []string, skip ...string) ([]string, error) {
 	return out, nil
 }
 
-// CheckFlagValues refuses a value that is itself a flag: a flag given
-// without its value takes the next flag as its value (--case --python
-// x.yaml), and the error should name both, not a file that fails to load.
-// Call it with the values as typed, before paths are made absolute.
-func (c *Config) CheckFlagValues() error {
-	for _, f := range []struct {
-		flag   string
-		values []string
-	}{
-		{"--case", c.Cases}, {"--require-module", c.RequireModules}, {"--kinds", c.Kinds}, {"--definitions", c.Paths},
-		{"--python", []string{c.Python}}, {"--out-dir", []string{c.OutDir}}, {"--repo-root", []string{c.RepoRoot}},
-		{"--image", []string{c.Image}}, {"--model", []string{c.Model}}, {"--model-url", []string{c.ModelURL}},
-	} {
-		for _, v := range f.values {
-			if strings.HasPrefix(v, "-") {
-				return badInput("%s %q: that is a flag, not a value; %s needs a value", f.flag, v, f.flag)
-			}
-		}
-	}
-	return nil
-}
-
 func (c *Config) check() error {
 	if c.OutDir == "" {
-		return badInput("--output-dir is empty")
+		return badOption("out_dir", " is empty")
 	}
 	for _, f := range []struct {
-		flag     string
+		key      string
 		negative bool
 		value    any
 	}{
-		{"--test-timeout", c.TestTimeout < 0, c.TestTimeout},
-		{"--case-timeout", c.CaseTimeout < 0, c.CaseTimeout},
-		{"--model-timeout", c.ModelTimeout < 0, c.ModelTimeout},
-		{"--model-call-budget", c.ModelCallBudget < 0, c.ModelCallBudget},
+		{"test_timeout", c.TestTimeout < 0, c.TestTimeout},
+		{"case_timeout", c.CaseTimeout < 0, c.CaseTimeout},
+		{"model_timeout", c.ModelTimeout < 0, c.ModelTimeout},
+		{"model_call_budget", c.ModelCallBudget < 0, c.ModelCallBudget},
 	} {
 		if f.negative {
-			return badInput("%s %v: must not be negative", f.flag, f.value)
+			return badOption(f.key, " %v: must not be negative", f.value)
 		}
 	}
 	for _, k := range c.Kinds {
 		switch questions.Kind(k) {
 		case questions.MultipleChoice, questions.APIUnderstanding, questions.FixError:
 		default:
-			return badInput("--kinds %q: unknown benchmark type %q; want %s, %s or %s", strings.Join(c.Kinds, ","), k,
+			return badOption("kinds", " %q: unknown benchmark type %q; want %s, %s or %s", strings.Join(c.Kinds, ","), k,
 				questions.MultipleChoice, questions.APIUnderstanding, questions.FixError)
 		}
 	}
 	switch c.Backend {
 	case "", string(llm.Gemini), string(llm.OpenAI):
 	default:
-		return badInput("--model-backend %q: want %s or %s", c.Backend, llm.Gemini, llm.OpenAI)
+		return badOption("model_backend", " %q: want %s or %s", c.Backend, llm.Gemini, llm.OpenAI)
 	}
 	if c.Grouping != "" {
 		if _, err := ghpr.ParseGrouping(c.Grouping); err != nil {
-			return badInput("--pr-grouping %q: %v", c.Grouping, err)
+			return badOption("pr_grouping", " %q: %v", c.Grouping, err)
 		}
 	}
 	if c.MaxRemediations > 10 {
-		return badInput("--max-remediations %d: at most 10", c.MaxRemediations)
+		return badOption("max_remediations", " %d: at most 10", c.MaxRemediations)
 	}
 	if c.OpenPRs {
 		if c.Repo == "" {
 			c.Repo = c.Getenv("GITHUB_REPOSITORY")
 		}
 		if owner, name, ok := strings.Cut(c.Repo, "/"); !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-			return badInput("--repo %q: want owner/name (or set GITHUB_REPOSITORY)", c.Repo)
+			return badOption("repo", " %q: want owner/name (or set GITHUB_REPOSITORY)", c.Repo)
 		}
 		if !c.DryRun && c.Getenv("GITHUB_TOKEN") == "" && c.Getenv("GH_TOKEN") == "" {
-			return badInput("--open-prs needs a token in GITHUB_TOKEN or GH_TOKEN (or use --dry-run)")
+			return badOption("open_prs", " needs a token in GITHUB_TOKEN or GH_TOKEN (or use %w)", exitcode.Optionf("dry_run", ""))
 		}
 	}
 	return nil
@@ -241,7 +227,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 			}
 		}
 		if !found {
-			return nil, badInput("--case %q: no such case id in %d question file(s)", id, len(files))
+			return nil, badOption("case", " %q: no such case id in %d question file(s)", id, len(files))
 		}
 	}
 	only := map[string]bool{}
@@ -265,14 +251,14 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.Image == "" {
 		it, err := runner.Preflight(ctx, cfg.RequireModules)
 		if err != nil {
-			return nil, badInput("%v", err)
+			return nil, &exitcode.UsageError{Err: err}
 		}
 		fmt.Fprintf(cfg.Stdout, "qa-audit: sandbox %s: Python %s, pytest %s\n", it.Python, it.Version, it.Pytest)
 		for _, m := range it.Missing {
 			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: %s does not import in %s; every check that needs it is Inconclusive (library not installed)\n", m, it.Python)
 		}
 		if len(it.Missing) > 0 {
-			missingLibrary = fmt.Sprintf("the benchmark's library is not installed in %s (--require-module): %s", it.Python, strings.Join(it.Missing, "; "))
+			missingLibrary = fmt.Sprintf("the benchmark's library is not installed in %s: %s", it.Python, strings.Join(it.Missing, "; "))
 		}
 	}
 	// A model is needed only for multiple_choice cases that can be
@@ -284,7 +270,8 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if n := modelCases(files, sel); n > 0 && missingLibrary == "" {
 		llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
 		if err != nil {
-			return nil, badInput("%v (a model is needed because %d multiple_choice case(s) are selected; --kinds api_understanding,fix_error audits the kinds that need none)", err, n)
+			return nil, badInput("%w (a model is needed because %d multiple_choice case(s) are selected; %w audits the kinds that need none)", err, n,
+				exitcode.Optionf("kinds", " api_understanding,fix_error"))
 		}
 		// After a few failed calls in a row the endpoint is given up on:
 		// the remaining cases end Inconclusive at once, with that error.

@@ -232,7 +232,7 @@ func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res CaseRes
 		return res
 	}
 	if a.cfg.Model == nil {
-		res.Error = "multiple_choice cases need a model: configure one with --model-backend (and its API key)"
+		res.Error = "multiple_choice cases need a model, and none is configured (a model backend and its API key)"
 		res.NeedsHumanReview = true
 		return res
 	}
@@ -291,7 +291,7 @@ func (a *Auditor) countCall() error {
 	n := a.calls.Add(1)
 	if a.cfg.ModelCallBudget > 0 && n > a.cfg.ModelCallBudget {
 		a.calls.Add(-1)
-		return fmt.Errorf("%w: %d calls allowed (--model-call-budget)", ErrBudget, a.cfg.ModelCallBudget)
+		return fmt.Errorf("%w: %d calls allowed", ErrBudget, a.cfg.ModelCallBudget)
 	}
 	return nil
 }

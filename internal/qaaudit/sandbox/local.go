@@ -35,7 +35,7 @@ func runLocal(ctx context.Context, r *Runner, dir string, _ map[string][]byte, t
 	}
 	output := out.Bytes()
 	if res.IsolationError != "" {
-		output = append([]byte("sandbox: ran without its own user and network namespaces (the kernel refused them: "+res.IsolationError+"); use --image for a container sandbox\n"), output...)
+		output = append([]byte("sandbox: ran without its own user and network namespaces (the kernel refused them: "+res.IsolationError+"); a container image isolates the tests instead\n"), output...)
 	}
 	raw := rawResult{exitCode: res.ExitCode, timedOut: res.TimedOut, duration: res.Duration, output: output}
 	// The test wrote this folder: a junit.xml it replaced with a link (to

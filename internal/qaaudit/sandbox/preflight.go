@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/proc"
 )
 
@@ -40,7 +41,8 @@ print(json.dumps(out))
 // must start and import pytest (without it every test would end as
 // "pytest exited 1 but wrote no readable JUnit report"), and it reports
 // which of the required modules (the benchmark's library) do not import.
-// With Image set there is nothing to check here.
+// With Image set there is nothing to check here. An error about the
+// interpreter is an exitcode.OptionError of the option "python".
 func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, error) {
 	it := Interpreter{Python: r.python()}
 	if r.Image != "" {
@@ -63,7 +65,7 @@ func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, 
 		Isolate: true,
 	})
 	if err != nil {
-		return it, fmt.Errorf("--python %s: cannot run it: %w", r.python(), err)
+		return it, exitcode.Optionf("python", " %s: cannot run it: %w", r.python(), err)
 	}
 	text := strings.TrimSpace(string(out.Bytes()))
 	var got struct {
@@ -74,11 +76,11 @@ func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, 
 	}
 	last := text[strings.LastIndexByte(text, '\n')+1:]
 	if res.ExitCode != 0 || json.Unmarshal([]byte(last), &got) != nil {
-		return it, fmt.Errorf("--python %s: exited %d without reporting its versions: %s", r.python(), res.ExitCode, truncate([]byte(text), 500))
+		return it, exitcode.Optionf("python", " %s: exited %d without reporting its versions: %s", r.python(), res.ExitCode, truncate([]byte(text), 500))
 	}
 	it.Version, it.Missing = got.Python, got.Missing
 	if got.Pytest == nil {
-		return it, fmt.Errorf("--python %s (Python %s): pytest is not importable (%s); install pytest into that interpreter (python -m pip install pytest) or give another --python", r.python(), got.Python, got.PytestError)
+		return it, exitcode.Optionf("python", " %s (Python %s): pytest is not importable (%s); install pytest into that interpreter (python -m pip install pytest) or name another interpreter", r.python(), got.Python, got.PytestError)
 	}
 	it.Pytest = *got.Pytest
 	return it, nil

@@ -2,11 +2,13 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
@@ -34,8 +36,10 @@ func TestPreflight(t *testing.T) {
 			r := &Runner{Python: tc.python, WorkDir: t.TempDir()}
 			it, err := r.Preflight(context.Background(), tc.require)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--python "+tc.python) {
-					t.Fatalf("err = %v, want one naming --python and %q", err, tc.wantErr)
+				var oe *exitcode.OptionError
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "python "+tc.python) ||
+					!errors.As(err, &oe) || oe.Option != "python" || strings.Contains(err.Error(), "--") {
+					t.Fatalf("err = %v, want an error of the option python naming %q and no flag", err, tc.wantErr)
 				}
 				return
 			}
