@@ -119,7 +119,7 @@ func Inputs() []Input {
 		{Name: "python", Kind: Text, Flag: "--python", Modes: []string{"qa-audit"}, Description: "qa-audit: Python interpreter with pytest and the benchmark's library, for the sandbox."},
 		{Name: "sandbox-image", Kind: Text, Flag: "--image", Modes: []string{"qa-audit"}, Description: "qa-audit: container image the option tests run in (with --network none), instead of python."},
 		{Name: "open-prs", Kind: Bool, Flag: "--open-prs", Modes: []string{"qa-audit"}, Description: "qa-audit: open or update pull requests with the verified fixes (true/false)."},
-		{Name: "dry-run", Kind: Bool, Flag: "--dry-run", Modes: []string{"qa-audit"}, Description: "qa-audit: with open-prs, write pull_requests.md instead of calling GitHub (true/false)."},
+		{Name: "dry-run", Kind: Bool, Flag: "--dry-run", Modes: []string{"qa-audit"}, Description: "qa-audit: with open-prs, write pull-requests/plan.md in the out-dir (the branches, titles and bodies) instead of calling GitHub (true/false)."},
 		{Name: "repo", Kind: Text, Flag: "--repo", Modes: []string{"qa-audit"}, Description: "qa-audit: owner/name of the repository pull requests go to (default: this repository)."},
 		{Name: "base-branch", Kind: Text, Flag: "--base-branch", Modes: []string{"qa-audit"}, Description: "qa-audit: base branch of the pull requests."},
 		{Name: "pr-grouping", Kind: Text, Flag: "--pr-grouping", Modes: []string{"qa-audit"}, Description: "qa-audit: one pull request per fixed file or per run."},

@@ -77,6 +77,11 @@ func TestQAAuditChecksTheModelOnceFirst(t *testing.T) {
 	if n := strings.Count(out, "qa-audit: model check failed"); n != 1 {
 		t.Errorf("the failed check is reported %d times, want once:\n%s", n, out)
 	}
+	// The line says how the totals count the cases it ends.
+	if !strings.Contains(out, "every multiple_choice case ends with this error (an audit error: Inconclusive, counted in the errors)") ||
+		!strings.Contains(out, "0 inconclusive, 0 skipped, 10 errors") {
+		t.Errorf("the model check's line and the totals disagree:\n%s", out)
+	}
 	md, err := os.ReadFile(filepath.Join(dir, "out", "quality_report.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +136,10 @@ func TestQAAuditGivesUpOnAModelEndpointThatDies(t *testing.T) {
 			}
 			if n := strings.Count(out, "stopped calling the model after 3 failed calls in a row"); n != 1 {
 				t.Errorf("the breaker is reported %d times, want once:\n%s", n, out)
+			}
+			if !strings.Contains(out, "the multiple_choice cases after that end with its error (audit errors: Inconclusive, counted in the errors)") ||
+				!strings.Contains(out, "0 inconclusive, 0 skipped, 10 errors") {
+				t.Errorf("the breaker's line and the totals disagree:\n%s", out)
 			}
 			mu.Lock()
 			failed := calls - 1

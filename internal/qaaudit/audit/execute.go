@@ -313,7 +313,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	if breaker != nil {
 		if open, first := breaker.Open(); open {
-			fmt.Fprintf(cfg.Stdout, "qa-audit: stopped calling the model after %d failed calls in a row (%v); the multiple_choice cases after that are Inconclusive\n", breakerLimit(cfg.ModelFailureLimit), first)
+			fmt.Fprintf(cfg.Stdout, "qa-audit: stopped calling the model after %d failed calls in a row (%v); the multiple_choice cases after that end with its error (audit errors: Inconclusive, counted in the errors)\n", breakerLimit(cfg.ModelFailureLimit), first)
 		}
 	}
 	t := res.Report.Totals

@@ -82,7 +82,7 @@ func (g *ModelGate) runCheck(ctx context.Context) {
 		return
 	}
 	if err != nil {
-		fmt.Fprintf(g.Stdout, "qa-audit: model check failed (%s); every multiple_choice case ends Inconclusive with this error\n", mc.Error)
+		fmt.Fprintf(g.Stdout, "qa-audit: model check failed (%s); every multiple_choice case ends with this error (an audit error: Inconclusive, counted in the errors)\n", mc.Error)
 	} else {
 		fmt.Fprintf(g.Stdout, "qa-audit: model %s answered the check call in %.1f s\n", mc.Model, time.Since(start).Seconds())
 	}
