@@ -7,6 +7,7 @@
 package textfmt
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -34,6 +35,29 @@ func Truncate(s string, n int) string {
 		}
 	}
 	return s[:i] + Ellipsis
+}
+
+// KeepEnds shortens long output to about limit bytes by keeping its head
+// (a quarter) and its tail, where a tool such as pytest puts its summary,
+// with a note of how many bytes were left out between them; neither cut
+// splits a UTF-8 character. s is returned as it is when it has at most
+// limit bytes.
+func KeepEnds(s string, limit int) string {
+	if limit < 0 {
+		limit = 0
+	}
+	if len(s) <= limit {
+		return s
+	}
+	head := limit / 4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	tail := len(s) - (limit - limit/4)
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + "\n… " + strconv.Itoa(tail-head) + " bytes omitted …\n" + s[tail:]
 }
 
 // OneLine folds text to a single line: every run of white space,

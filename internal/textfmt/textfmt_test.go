@@ -54,3 +54,25 @@ func TestCell(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepEndsKeepsCharacters: long output with multi-byte characters is
+// cut at character boundaries at both ends, says how much it left out,
+// and keeps its tail.
+func TestKeepEndsKeepsCharacters(t *testing.T) {
+	for _, limit := range []int{0, 7, 8, 9, 10, 101, 4096} {
+		s := strings.Repeat("日本語", 2000) + "THE END"
+		got := KeepEnds(s, limit)
+		if !utf8.ValidString(got) {
+			t.Fatalf("limit %d: a character was cut: %q", limit, got[:20])
+		}
+		if !strings.Contains(got, "bytes omitted") {
+			t.Fatalf("limit %d: no omission note", limit)
+		}
+		if limit > 10 && !strings.HasSuffix(got, "THE END") {
+			t.Errorf("limit %d: tail lost", limit)
+		}
+	}
+	if got := KeepEnds("short", 5); got != "short" {
+		t.Errorf("KeepEnds(short, 5) = %q", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/proc"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Interpreter is what a preflight learned of the local Python.
@@ -76,7 +77,7 @@ func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, 
 	}
 	last := text[strings.LastIndexByte(text, '\n')+1:]
 	if res.ExitCode != 0 || json.Unmarshal([]byte(last), &got) != nil {
-		return it, exitcode.Optionf("python", " %s: exited %d without reporting its versions: %s", r.python(), res.ExitCode, truncate([]byte(text), 500))
+		return it, exitcode.Optionf("python", " %s: exited %d without reporting its versions: %s", r.python(), res.ExitCode, textfmt.KeepEnds(text, 500))
 	}
 	it.Version, it.Missing = got.Python, got.Missing
 	if got.Pytest == nil {

@@ -20,7 +20,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Status classifies how one test run ended.
@@ -197,7 +198,7 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 	}
 	out := classify(raw)
 	out.TestPath = filepath.Join(dir, testName)
-	out.Output = truncate(raw.output, r.outputLimit())
+	out.Output = textfmt.KeepEnds(string(raw.output), r.outputLimit())
 	if raw.junit != nil && r.Keep {
 		out.JUnitPath = filepath.Join(dir, reportName)
 	}
@@ -361,21 +362,4 @@ func slug(id string) string {
 		s = "case"
 	}
 	return s
-}
-
-// truncate keeps the head and the tail of long output, where pytest puts
-// the failure summary, cutting both at character boundaries.
-func truncate(b []byte, limit int) string {
-	if len(b) <= limit {
-		return string(b)
-	}
-	head := limit / 4
-	for head > 0 && !utf8.RuneStart(b[head]) {
-		head--
-	}
-	tail := len(b) - (limit - limit/4)
-	for tail < len(b) && !utf8.RuneStart(b[tail]) {
-		tail++
-	}
-	return string(b[:head]) + fmt.Sprintf("\n… %d bytes omitted …\n", tail-head) + string(b[tail:])
 }
