@@ -1,6 +1,10 @@
 package report
 
-import "math"
+import (
+	"math"
+
+	"github.com/benchgate/benchgate/internal/stats"
+)
 
 // values collects the numbers a median needs. Nearly every value in a
 // suite (milliseconds, token counts, tool calls) is a whole number that
@@ -64,7 +68,7 @@ func medianOf[T number](s []T) float64 {
 	if n == 0 {
 		return 0
 	}
-	hi := selectKth(s, n/2)
+	hi := stats.SelectKth(s, n/2)
 	if n%2 == 1 {
 		// + 0 turns -0 into 0: JSON.stringify(-0) is "0", Go writes "-0".
 		return float64(hi) + 0
@@ -78,47 +82,4 @@ func medianOf[T number](s []T) float64 {
 		}
 	}
 	return (float64(lo)+float64(hi))/2 + 0
-}
-
-// selectKth reorders s so that s[k] is the value a sort would put there,
-// with no larger value before it, and returns s[k] (Hoare's quickselect
-// with a median-of-three pivot).
-func selectKth[T number](s []T, k int) T {
-	lo, hi := 0, len(s)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if s[mid] < s[lo] {
-			s[mid], s[lo] = s[lo], s[mid]
-		}
-		if s[hi] < s[lo] {
-			s[hi], s[lo] = s[lo], s[hi]
-		}
-		if s[hi] < s[mid] {
-			s[hi], s[mid] = s[mid], s[hi]
-		}
-		pivot := s[mid]
-		i, j := lo, hi
-		for i <= j {
-			for s[i] < pivot {
-				i++
-			}
-			for s[j] > pivot {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return s[k]
-		}
-	}
-	return s[k]
 }

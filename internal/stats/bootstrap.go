@@ -86,9 +86,9 @@ func middleOrderStats(xs []float64) orderStats {
 	}
 	half := int(math.Ceil(2*math.Sqrt(float64(m)))) + 1
 	lo, hi := max(0, (m-1)/2-half), min(m-1, m/2+half)
-	selectK(c, lo) // c[lo:] now holds the m-lo largest values
+	SelectKth(c, lo) // c[lo:] now holds the m-lo largest values
 	w := c[lo:]
-	selectK(w, hi-lo) // w[:hi-lo+1] now holds ranks lo..hi
+	SelectKth(w, hi-lo) // w[:hi-lo+1] now holds ranks lo..hi
 	w = w[:hi-lo+1]
 	sort.Float64s(w)
 	return orderStats{vals: w, off: lo, m: m}

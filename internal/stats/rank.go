@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -27,7 +28,7 @@ func medianInPlace(xs []float64) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	hi := selectK(xs, n/2)
+	hi := SelectKth(xs, n/2)
 	if n%2 == 1 {
 		return hi
 	}
@@ -42,32 +43,34 @@ func medianInPlace(xs []float64) float64 {
 	return (lo + hi) / 2
 }
 
-// selectK reorders xs so that xs[k] is the k-th smallest value (0-based)
-// and returns it (Hoare's selection with a median-of-three pivot).
-func selectK(xs []float64, k int) float64 {
-	lo, hi := 0, len(xs)-1
+// SelectKth reorders s so that s[k] is the value a sort would put there
+// (the k-th smallest, 0-based), with no larger value before it, and
+// returns s[k] (Hoare's selection with a median-of-three pivot): the
+// median and the order statistics a sort would give, in linear time.
+func SelectKth[T cmp.Ordered](s []T, k int) T {
+	lo, hi := 0, len(s)-1
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		if xs[mid] < xs[lo] {
-			xs[mid], xs[lo] = xs[lo], xs[mid]
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
 		}
-		if xs[hi] < xs[lo] {
-			xs[hi], xs[lo] = xs[lo], xs[hi]
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
 		}
-		if xs[hi] < xs[mid] {
-			xs[hi], xs[mid] = xs[mid], xs[hi]
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
 		}
-		p := xs[mid]
+		pivot := s[mid]
 		i, j := lo, hi
 		for i <= j {
-			for xs[i] < p {
+			for s[i] < pivot {
 				i++
 			}
-			for xs[j] > p {
+			for s[j] > pivot {
 				j--
 			}
 			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
+				s[i], s[j] = s[j], s[i]
 				i++
 				j--
 			}
@@ -78,10 +81,10 @@ func selectK(xs []float64, k int) float64 {
 		case k >= i:
 			lo = i
 		default:
-			return xs[k]
+			return s[k]
 		}
 	}
-	return xs[k]
+	return s[k]
 }
 
 // walsh returns the n(n+1)/2 Walsh averages (d[i]+d[j])/2, i <= j,

@@ -2,6 +2,8 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -177,6 +179,32 @@ func TestHodgesLehmannSorted(t *testing.T) {
 		spread := s[len(s)-1] - s[0]
 		if got := hodgesLehmannSorted(s); math.Abs(got-want) > 1e-11*math.Max(spread, 1) {
 			t.Errorf("%v: expected %v, got %v", x, want, got)
+		}
+	}
+}
+
+// TestSelectKthMatchesSort: for whole numbers and floats with ties, every
+// k gives the value a sort puts at k, and nothing larger comes before it.
+func TestSelectKthMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for n := 1; n < 40; n++ {
+		ints := make([]int32, n)
+		floats := make([]float64, n)
+		for i := range ints {
+			ints[i] = int32(r.IntN(5)) - 2
+			floats[i] = float64(r.IntN(7)) / 3
+		}
+		sortedI, sortedF := slices.Clone(ints), slices.Clone(floats)
+		slices.Sort(sortedI)
+		slices.Sort(sortedF)
+		for k := 0; k < n; k++ {
+			si, sf := slices.Clone(ints), slices.Clone(floats)
+			if got := SelectKth(si, k); got != sortedI[k] || slices.Max(si[:k+1]) != got {
+				t.Fatalf("int32 n=%d k=%d: got %v, sorted %v, after %v", n, k, got, sortedI, si)
+			}
+			if got := SelectKth(sf, k); got != sortedF[k] || slices.Max(sf[:k+1]) != got {
+				t.Fatalf("float64 n=%d k=%d: got %v, sorted %v, after %v", n, k, got, sortedF, sf)
+			}
 		}
 	}
 }
