@@ -4,110 +4,26 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/qaaudit/agentfake"
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
-// chatFake is a scripted OpenAI-compatible chat-completions endpoint that
-// plays the three qa-audit agents, so the command runs end to end through
-// the real HTTP model backend, the ADK graph and real pytest.
-type chatFake struct {
-	*httptest.Server
-	tests     map[string]string   // option text -> pytest source
-	proposals map[string][]string // case id -> fix JSON per attempt
-	mu        sync.Mutex
-	bodies    map[string][]string // agent -> raw request bodies
-	auth      []string
-	calls     int
-	checks    int // model check calls
-}
-
-var (
-	qaRole    = regexp.MustCompile(`(?m)^Role: (\S+)`)
-	qaID      = regexp.MustCompile(`(?m)^Question \(([^)]+)\):`)
-	qaPending = regexp.MustCompile(`(?m)^Options still to prove: (.*)\.$`)
-	qaOption  = regexp.MustCompile(`(?m)^([A-Z]): (.*)$`)
-)
-
-func newChatFake(t *testing.T, tests map[string]string, proposals map[string][]string) *chatFake {
-	f := &chatFake{tests: tests, proposals: proposals, bodies: map[string][]string{}}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+// newChatFake starts the scripted OpenAI-compatible endpoint that plays
+// the qa-audit agents (agentfake), closed when the test ends, so the
+// command runs end to end through the real HTTP model backend, the ADK
+// graph and real pytest.
+func newChatFake(t *testing.T, tests map[string]string, proposals map[string][]string) *agentfake.Server {
+	f := agentfake.New(tests, proposals)
 	t.Cleanup(f.Close)
 	return f
-}
-
-func (f *chatFake) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var req struct {
-		Messages []struct {
-			Role    string  `json:"role"`
-			Content *string `json:"content"`
-		} `json:"messages"`
-	}
-	if r.URL.Path != "/v1/chat/completions" || json.Unmarshal(raw, &req) != nil || len(req.Messages) == 0 || req.Messages[0].Role != "system" {
-		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
-		return
-	}
-	sys := *req.Messages[0].Content
-	role := qaRole.FindStringSubmatch(sys)[1]
-	if role == "model_check" {
-		f.mu.Lock()
-		f.checks++
-		f.mu.Unlock()
-		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"OK"},"finish_reason":"stop"}]}`)
-		return
-	}
-	f.mu.Lock()
-	f.bodies[role] = append(f.bodies[role], string(raw))
-	f.auth = append(f.auth, r.Header.Get("Authorization"))
-	f.calls++
-	n := f.calls
-	f.mu.Unlock()
-	options := map[string]string{}
-	for _, o := range qaOption.FindAllStringSubmatch(sys, -1) {
-		options[o[1]] = o[2]
-	}
-	msg := map[string]any{"role": "assistant"}
-	switch role {
-	case "claim_analyst":
-		msg["content"] = `{"claims": [{"option": "A", "hypothesis": "A holds"}]}`
-	case "proof_engineer":
-		if req.Messages[len(req.Messages)-1].Role == "tool" {
-			msg["content"] = "Tests ran."
-			break
-		}
-		var calls []map[string]any
-		if p := qaPending.FindStringSubmatch(sys); p != nil {
-			for i, k := range strings.Split(p[1], ", ") {
-				args, _ := json.Marshal(map[string]string{"option": k, "code": f.tests[options[k]]})
-				calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d", n, i), "type": "function", "function": map[string]any{"name": "run_option_test", "arguments": string(args)}})
-			}
-		} else {
-			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d", n), "type": "function", "function": map[string]any{"name": "exit_loop", "arguments": "{}"}})
-		}
-		msg["tool_calls"] = calls
-	case "remediation_engineer":
-		id := qaID.FindStringSubmatch(sys)[1]
-		i := strings.Count(sys, "Proof for your proposal")
-		msg["content"] = "{}"
-		if i < len(f.proposals[id]) {
-			msg["content"] = f.proposals[id][i]
-		}
-	}
-	json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": msg, "finish_reason": "stop"}}})
 }
 
 const qaQuestions = `# stdlib questions
@@ -272,18 +188,16 @@ func TestQAAuditEndToEnd(t *testing.T) {
 		t.Errorf("default branch changed")
 	}
 	// Ground truth never reached the analyst or the engineer.
-	chat.mu.Lock()
 	for _, agent := range []string{"claim_analyst", "proof_engineer"} {
-		for _, b := range chat.bodies[agent] {
+		for _, b := range chat.Bodies(agent) {
 			if strings.Contains(b, "SECRET-EXPLANATION") || strings.Contains(b, "correct_answer") {
 				t.Errorf("%s saw the ground truth: %s", agent, b)
 			}
 		}
 	}
-	if chat.auth[0] != "Bearer sk-local-123456" {
-		t.Errorf("auth header %q", chat.auth[0])
+	if auth := chat.Auth(); auth[0] != "Bearer sk-local-123456" {
+		t.Errorf("auth header %q", auth[0])
 	}
-	chat.mu.Unlock()
 
 	// A second run updates the same pull request instead of opening another.
 	r2 := runQA(t, dir, env, args...)
@@ -497,9 +411,11 @@ func TestQAAuditProvesEveryKind(t *testing.T) {
 					t.Errorf("%s: %d model calls, %d checks", c.ID, c.ModelCalls, len(c.Options))
 				}
 			}
-			chat.mu.Lock()
-			calls, bodies, checks := chat.calls, chat.bodies, chat.checks
-			chat.mu.Unlock()
+			calls, checks := chat.Calls(), chat.Checks()
+			bodies := map[string][]string{}
+			for _, role := range []string{"claim_analyst", "proof_engineer", "remediation_engineer"} {
+				bodies[role] = chat.Bodies(role)
+			}
 			if mcCalls == 0 || calls != mcCalls {
 				t.Errorf("the model served %d calls, the multiple-choice case made %d: the other kinds must make none", calls, mcCalls)
 			}
