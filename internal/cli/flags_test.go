@@ -30,6 +30,8 @@ func TestFlagErrorsAreShown(t *testing.T) {
 		{[]string{"swebench", "run", "--api-key-env", "ACTIONS_RUNTIME_TOKEN", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, "--api-key-env ACTIONS_RUNTIME_TOKEN: refused"},
 		{[]string{"qa-audit", "--api-key-env", "gh_token", "q.yaml"}, "benchgate qa-audit: --api-key-env gh_token: refused"},
 		{[]string{"qa-audit", "--api-key-env", "MY-KEY", "q.yaml"}, `--api-key-env "MY-KEY": expected an environment variable name`},
+		{[]string{"report", "--stats", "--stats-json", "x.json", "--stats-md", "x.json"}, "benchgate report: --stats-md and --stats-json are the same file ("},
+		{[]string{"report"}, "(name the files with --suite-jsonl)"},
 		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: invalid argument "many" for "--max-loops" flag`},
 	}
 	for _, tc := range tests {

@@ -97,7 +97,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", err)
+		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", exitcode.Rename(err, reportFlags))
 		if errors.Is(err, report.ErrGateFailed) {
 			return ExitFailed
 		}
@@ -110,7 +110,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 // package names in its errors.
 var reportFlags = map[string]string{
 	"stats_confidence": "--stats-confidence", "stats_json": "--stats-json", "stats_md": "--stats-md",
-	"summary_json": "--summary-json", "summary_md": "--summary-md",
+	"summary_json": "--summary-json", "summary_md": "--summary-md", "suite_jsonl": "--suite-jsonl",
 }
 
 // statsFlagsGiven names the --stats-* flags given on the command line.

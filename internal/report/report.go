@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/suite"
 )
@@ -244,7 +245,7 @@ func suitePaths(opts Options) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("No benchmark result rows found: no <timestamp>-<agent_direct|mcp|ghx>-suite.jsonl in %s (pass --suite-jsonl to name the files)", dir)
+		return nil, fmt.Errorf("No benchmark result rows found: no <timestamp>-<agent_direct|mcp|ghx>-suite.jsonl in %s (name the files with %w)", dir, exitcode.Optionf("suite_jsonl", ""))
 	}
 	return out, nil
 }
