@@ -136,7 +136,16 @@ func Run(ctx context.Context, cfg Config) int {
 	// first, naming the checks, whatever rows failed too.
 	gate := 0
 	if plan.Mode == "report" && code != exitOK {
-		if why := failedGateChecks(res.Gate); why != "" {
+		// With --stats the statistical gate decides the exit code, so it
+		// is the one to name; v2's checks are in the job summary.
+		why := ""
+		if modeRes.Report != nil {
+			why = failedStatsChecks(modeRes.Report.Stats)
+		}
+		if why == "" {
+			why = failedGateChecks(res.Gate)
+		}
+		if why != "" {
 			a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, rep.rel(plan.OutDir))
 			gate = 1
 		}

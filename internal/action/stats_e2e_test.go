@@ -20,9 +20,15 @@ func TestReportStatsStep(t *testing.T) {
 		name     string
 		inputs   map[string]string
 		wantCode int
+		// wantError is the step's error annotation; "" for none.
+		wantError string
 	}{
-		{"undecided fails the gate", map[string]string{"stats": "true"}, 1},
-		{"undecided allowed", map[string]string{"stats": "true", "stats-allow-undecided": "true"}, 0},
+		{"undecided fails the gate", map[string]string{"stats": "true"}, 1,
+			"::error title=benchgate report::fail (exit code 1): statistical gate underpowered: " +
+				"efficiency_tokens_active_reduction underpowered 31.61%25 [-7.81%25, 57.25%25] n=4, needs >= 15.00%25, about 3 more scenarios would decide it; " +
+				"efficiency_latency_reduction underpowered 25.86%25 [0.94%25, 48.96%25] n=4, needs >= 15.00%25, about 3 more scenarios would decide it; " +
+				"efficiency_tool_call_reduction underpowered 26.22%25 [0.00%25, 55.56%25] n=4, needs >= 20.00%25, about 2 more scenarios would decide it; "},
+		{"undecided allowed", map[string]string{"stats": "true", "stats-allow-undecided": "true"}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +52,13 @@ func TestReportStatsStep(t *testing.T) {
 			if s.code != tt.wantCode {
 				t.Fatalf("exit %d, want %d\n%s", s.code, tt.wantCode, s.stdout)
 			}
+			errs := annotationLines(s.stdout, "::error")
+			switch {
+			case tt.wantError == "" && len(errs) > 0:
+				t.Errorf("error annotations on a passing step: %q", errs)
+			case tt.wantError != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0], tt.wantError)):
+				t.Errorf("error annotations %q, want one starting %q (the statistical gate decides, not v2's tool-call check)", errs, tt.wantError)
+			}
 			out := s.outputs(t)
 			if out["stats-verdict"] != "underpowered" {
 				t.Errorf("stats-verdict: expected underpowered, got %q", out["stats-verdict"])
@@ -65,4 +78,15 @@ func TestReportStatsStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// annotationLines are the lines of out that start with prefix.
+func annotationLines(out, prefix string) []string {
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			got = append(got, l)
+		}
+	}
+	return got
 }

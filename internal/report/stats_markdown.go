@@ -52,8 +52,8 @@ func StatsBar(est, lo, hi, threshold float64) string {
 	return "[" + string(b) + "]"
 }
 
-// pct2 prints a percentage with two decimals, never "-0.00".
-func pct2(v float64) string {
+// Percent prints a percentage with two decimals, never "-0.00%".
+func Percent(v float64) string {
 	s := fmt.Sprintf("%.2f%%", v)
 	if s == "-0.00%" {
 		return "0.00%"
@@ -66,10 +66,10 @@ func pct2(v float64) string {
 // it.
 func StatsLine(e EfficiencyCheck) string {
 	if e.Scenarios == 0 {
-		return fmt.Sprintf("%-13s no scenarios  threshold %s  %s", e.Metric, pct2(e.MinReductionPct), VerdictLabel(e.Verdict))
+		return fmt.Sprintf("%-13s no scenarios  threshold %s  %s", e.Metric, Percent(e.MinReductionPct), VerdictLabel(e.Verdict))
 	}
 	return fmt.Sprintf("%-13s %8s [%s, %s] n=%d  threshold %s  %s %s",
-		e.Metric, pct2(e.EstimatePct), pct2(e.LowPct), pct2(e.HighPct), e.Scenarios, pct2(e.MinReductionPct), VerdictLabel(e.Verdict),
+		e.Metric, Percent(e.EstimatePct), Percent(e.LowPct), Percent(e.HighPct), e.Scenarios, Percent(e.MinReductionPct), VerdictLabel(e.Verdict),
 		StatsBar(e.EstimatePct, e.LowPct, e.HighPct, e.MinReductionPct))
 }
 
@@ -91,16 +91,16 @@ func StatsMarkdown(r *StatsReport) string {
 	}
 	fmt.Fprintf(&b, "## Statistical Gate\n\n")
 	fmt.Fprintf(&b, "Profile %s, %s family-wise confidence over the efficiency checks (Holm). Result: **%s** (%s): %s.\n\n",
-		r.Profile, pct2(r.Confidence*100), VerdictLabel(r.Verdict), gate, textfmt.Cell(r.Reason))
+		r.Profile, Percent(r.Confidence*100), VerdictLabel(r.Verdict), gate, textfmt.Cell(r.Reason))
 	if len(r.Efficiency) > 0 {
 		fmt.Fprintf(&b, "Scenarios: %d eligible of %d; each repetition set collapses to its median, and each check is judged on the per-scenario ratio ghx / agent_direct.\n\n", r.EligibleScenarioCount, r.TotalScenarioCount)
 		b.WriteString("| check | v2 value | estimate | interval | level | n | threshold | verdict |\n|---|---:|---:|---|---:|---:|---:|---|\n")
 		for _, e := range r.Efficiency {
 			interval := "–"
 			if e.Scenarios > 0 {
-				interval = fmt.Sprintf("[%s, %s]", pct2(e.LowPct), pct2(e.HighPct))
+				interval = fmt.Sprintf("[%s, %s]", Percent(e.LowPct), Percent(e.HighPct))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s |\n", e.Check, pct2(e.V2Value), pct2(e.EstimatePct), interval, pct2(e.Confidence*100), e.Scenarios, pct2(e.MinReductionPct), VerdictLabel(e.Verdict))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s |\n", e.Check, Percent(e.V2Value), Percent(e.EstimatePct), interval, Percent(e.Confidence*100), e.Scenarios, Percent(e.MinReductionPct), VerdictLabel(e.Verdict))
 		}
 		b.WriteString("\n```text\n")
 		for _, l := range r.StatsLines() {
@@ -111,7 +111,7 @@ func StatsMarkdown(r *StatsReport) string {
 		for _, e := range r.Efficiency {
 			mde := "–"
 			if e.MDEPct != nil {
-				mde = pct2(*e.MDEPct)
+				mde = Percent(*e.MDEPct)
 			}
 			boot := "– (fewer than 10 scenarios)"
 			if e.Bootstrap != nil {
@@ -119,7 +119,7 @@ func StatsMarkdown(r *StatsReport) string {
 				if !e.Bootstrap.Agrees {
 					agree = "disagrees"
 				}
-				boot = fmt.Sprintf("[%s, %s], %s", pct2(e.Bootstrap.LowPct), pct2(e.Bootstrap.HighPct), agree)
+				boot = fmt.Sprintf("[%s, %s], %s", Percent(e.Bootstrap.LowPct), Percent(e.Bootstrap.HighPct), agree)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", e.Check, textfmt.Cell(e.Reason), e.Method, mde, boot)
 		}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +49,40 @@ func TestConsolidatedMarkdownGolden(t *testing.T) {
 	}
 	if c.Totals["sets_not_run"] != 7 || c.Checks.Success.Fail != 1 || c.Checks.Success.Pass != 24 {
 		t.Errorf("totals %v checks %+v", c.Totals, c.Checks)
+	}
+}
+
+// TestConsolidatedStatsColumn: with a statistical gate recorded in a
+// set's tracking, the consolidated summary carries its verdict per set,
+// in the JSON and as a Stats column; sets without one show "-".
+func TestConsolidatedStatsColumn(t *testing.T) {
+	base := t.TempDir()
+	write := func(set string, tr Tracking) {
+		if err := tr.write(filepath.Join(base, set, "tracking.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pr-exec", Tracking{Set: "pr-exec", FinalStatus: StatusPass,
+		Gate: &GateRecord{Ran: true, Passed: true, Stats: &StatsRecord{Verdict: "inconclusive", Reason: "inconclusive: efficiency_latency_reduction"}}})
+	write("issues", Tracking{Set: "issues", FinalStatus: StatusPass, Gate: &GateRecord{Ran: true, Passed: true}})
+	c := &Consolidated{Provider: "openai", Model: "m", Repetitions: 1, Preflight: "pass", Status: StatusPass}
+	collect(c, base, nil)
+	verdicts := map[string]string{}
+	for _, s := range c.Sets {
+		verdicts[s.Set] = s.StatsVerdict
+	}
+	if verdicts["pr-exec"] != "inconclusive" || verdicts["issues"] != "" {
+		t.Errorf("stats verdicts %v, want pr-exec inconclusive and issues empty", verdicts)
+	}
+	md := consolidatedMarkdown(c)
+	for _, want := range []string{
+		"| Reruns | Gate | Stats | Failing scenarios |",
+		"|---|---|---|---|---|---|---|---|---|---|",
+		"| 0 | PASS | INCONCLUSIVE | - |",
+		"| `issues` | with_seed | pass | - | - | 0 | PASS | - | - |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("consolidated markdown lacks %q:\n%s", want, md)
+		}
 	}
 }

@@ -69,7 +69,11 @@ type SetSummary struct {
 	FailingScenarios []string       `json:"failing_scenarios,omitempty"`
 	Reruns           int            `json:"reruns"`
 	GatePassed       *bool          `json:"gate_passed,omitempty"`
-	Tracking         string         `json:"tracking,omitempty"`
+	// StatsVerdict is the set's statistical gate (pass, fail,
+	// inconclusive, underpowered), recorded like GatePassed; empty
+	// without --stats.
+	StatsVerdict string `json:"stats_verdict,omitempty"`
+	Tracking     string `json:"tracking,omitempty"`
 }
 
 // Confirmation is one canonical confirmation command and, when run, its
@@ -262,6 +266,9 @@ func collect(c *Consolidated, base string, ran map[string]string) {
 			if t.Gate != nil && t.Gate.Ran {
 				p := t.Gate.Passed
 				ss.GatePassed = &p
+				if t.Gate.Stats != nil {
+					ss.StatsVerdict = t.Gate.Stats.Verdict
+				}
 			}
 			for m, n := range t.RowsActual {
 				c.Totals["rows_"+m] += n
@@ -292,8 +299,18 @@ func consolidatedMarkdown(c *Consolidated) string {
 	if c.Error != "" {
 		fmt.Fprintf(&b, "- Error: %s\n", c.Error)
 	}
-	b.WriteString("\n| # | Set | Seed policy | Status | Rows agent_direct | Rows ghx | Reruns | Gate | Failing scenarios |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	// The statistical gate gets a column only when a set has one, so a
+	// run without --stats writes what it always wrote.
+	withStats := false
+	for _, s := range c.Sets {
+		withStats = withStats || s.StatsVerdict != ""
+	}
+	statsHead, statsRule := "", ""
+	if withStats {
+		statsHead, statsRule = " Stats |", "---|"
+	}
+	fmt.Fprintf(&b, "\n| # | Set | Seed policy | Status | Rows agent_direct | Rows ghx | Reruns | Gate |%s Failing scenarios |\n", statsHead)
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|%s---|\n", statsRule)
 	for i, s := range c.Sets {
 		gate := "-"
 		if s.GatePassed != nil {
@@ -309,8 +326,16 @@ func consolidatedMarkdown(c *Consolidated) string {
 		if len(s.FailingScenarios) > 0 {
 			failing = strings.Join(s.FailingScenarios, ", ")
 		}
-		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %d | %s | %s |\n", i+1, s.Set, s.SeedPolicy, s.Status,
-			rows("agent_direct"), rows("ghx"), s.Reruns, gate, textfmt.Cell(failing))
+		statsCell := ""
+		if withStats {
+			v := "-"
+			if s.StatsVerdict != "" {
+				v = strings.ToUpper(s.StatsVerdict)
+			}
+			statsCell = " " + v + " |"
+		}
+		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %d | %s |%s %s |\n", i+1, s.Set, s.SeedPolicy, s.Status,
+			rows("agent_direct"), rows("ghx"), s.Reruns, gate, statsCell, textfmt.Cell(failing))
 	}
 	fmt.Fprintf(&b, "\nRow checks over all sets: success %d pass / %d fail, output_valid %d / %d, error_null %d / %d.\n",
 		c.Checks.Success.Pass, c.Checks.Success.Fail, c.Checks.OutputValid.Pass, c.Checks.OutputValid.Fail,
