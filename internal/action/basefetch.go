@@ -81,7 +81,7 @@ func downloadArtifacts(ctx context.Context, src artifactSource) (got []downloade
 	for pageNo := 0; pageNo < maxRunPages && len(got) < src.Want; pageNo++ {
 		runs, resp, err := gh.Actions.ListWorkflowRunsByFileName(ctx, src.Owner, src.Repo, src.Workflow, opts)
 		if err != nil {
-			return got, notes, fmt.Errorf("list runs of workflow %s on branch %s: %w", src.Workflow, src.Branch, apiError(err))
+			return got, notes, fmt.Errorf("list runs of workflow %s on branch %s: %w%s", src.Workflow, src.Branch, apiError(err), notFoundHint(err, src))
 		}
 		for _, run := range runs.WorkflowRuns {
 			if len(got) == src.Want {
@@ -239,6 +239,17 @@ func apiError(err error) error {
 		return fmt.Errorf("%s: %s", er.Response.Status, er.Message)
 	}
 	return redactURL(err)
+}
+
+// notFoundHint says what a 404 from listing a workflow's runs means:
+// GitHub knows a workflow only once its file is on the default branch,
+// and answers 404 rather than 403 to a token that may not read Actions.
+func notFoundHint(err error, src artifactSource) string {
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusNotFound {
+		return ""
+	}
+	return fmt.Sprintf(" (GitHub knows no workflow %s in %s/%s: its file is not on the default branch yet, or the token lacks actions: read)", src.Workflow, src.Owner, src.Repo)
 }
 
 // redactURL drops the query of a URL in a transport error: a signed

@@ -120,7 +120,7 @@ func TestDownloadArtifacts(t *testing.T) {
 				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
 				return 0
 			}},
-		{name: "unknown workflow", want: 1, workflow: "nope.yml", wantErr: "list runs of workflow nope.yml on branch main: 404 Not Found",
+		{name: "unknown workflow", want: 1, workflow: "nope.yml", wantErr: "list runs of workflow nope.yml on branch main: 404 Not Found: Not Found (GitHub knows no workflow nope.yml in octo/bench: its file is not on the default branch yet, or the token lacks actions: read)",
 			setup: func(s *ghfake.Server) int64 {
 				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
 				return 0

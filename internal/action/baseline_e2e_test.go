@@ -1,51 +1,22 @@
 package action_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // suiteText is one suite file of mode: n scenarios of three repetitions
-// with the given active tokens (a per-scenario spread keeps the pairs
-// apart), failing the scenarios in fail. day orders runs in time.
+// with the given active tokens, failing every repetition of the scenarios
+// in fail. day orders runs in time.
 func suiteText(mode string, day, n int, tokens float64, fail ...int) string {
-	failing := map[int]bool{}
-	for _, f := range fail {
-		failing[f] = true
-	}
-	latency, tools := 20000.0, 10.0
-	if mode == "ghx" {
-		latency, tools = 10000, 5
-	}
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		scale := 1 + float64(i)/10
-		for it := 1; it <= 3; it++ {
-			ok := !failing[i]
-			row := map[string]any{
-				"timestamp": fmt.Sprintf("2026-03-%02dT10:%02d:%02d.000Z", day, i, it), "run_id": fmt.Sprintf("%s-%d", mode, day), "mode": mode,
-				"scenario_id": fmt.Sprintf("s%03d", i), "scenario_set": "pr-exec", "iteration": it, "session_id": nil,
-				"success": ok, "output_valid": ok, "latency_ms_wall": latency * scale, "sdk_latency_ms": nil,
-				"tokens": map[string]any{"input": tokens * scale, "output": 0, "reasoning": 0, "cache_read": 0, "cache_write": 0, "total": tokens * scale},
-				"cost":   0, "tool_calls": tools, "api_calls": 0, "internal_retry_count": 0, "external_retry_count": 0,
-				"model": map[string]any{"provider_id": "openai", "model_id": "m", "mode": nil},
-				"git":   map[string]any{"repo": nil, "commit": nil}, "error": nil,
-			}
-			if !ok {
-				row["error"] = map[string]any{"type": "assertion_failed", "message": "checks failed"}
-			}
-			line, _ := json.Marshal(row)
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
+	return testenv.SuiteJSONL(mode, day, n, tokens, func(scenario, _ int) bool { return slices.Contains(fail, scenario) })
 }
 
 // TestReportBaselineFromBaseBranch runs `benchgate action` for a pull

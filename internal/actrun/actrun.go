@@ -117,7 +117,9 @@ func (r Result) Output(job string) string {
 
 // Commands returns the workflow commands of a kind (error, warning,
 // notice, set-output) act processed for a job, as it logs them: the text
-// after "::<kind>" (e.g. " file=a,line=3::boom" for ::error).
+// after "::<kind>" (e.g. " file=a,line=3::boom" for ::error). act puts
+// an icon before each; commands it only echoes (notice, and warning in
+// some versions) get ❓ or 🚧.
 func (r Result) Commands(job, kind string) []string {
 	var out []string
 	for _, l := range r.Lines {
@@ -125,7 +127,7 @@ func (r Result) Commands(job, kind string) []string {
 			continue
 		}
 		msg := strings.TrimSpace(l.Msg)
-		if _, rest, ok := strings.Cut(msg, "::"+kind); ok && (strings.HasPrefix(msg, "❗") || strings.HasPrefix(msg, "⚙") || strings.HasPrefix(msg, "⚠") || strings.HasPrefix(msg, "💬") || strings.HasPrefix(msg, "📝")) {
+		if _, rest, ok := strings.Cut(msg, "::"+kind); ok && (strings.HasPrefix(msg, "❗") || strings.HasPrefix(msg, "⚙") || strings.HasPrefix(msg, "⚠") || strings.HasPrefix(msg, "💬") || strings.HasPrefix(msg, "📝") || strings.HasPrefix(msg, "❓") || strings.HasPrefix(msg, "🚧")) {
 			out = append(out, rest)
 		}
 	}

@@ -69,6 +69,20 @@ func (s *Server) AddRun(r WorkflowRun) int64 {
 	return r.ID
 }
 
+// CompleteRun marks a run completed with conclusion, as GitHub does when
+// its last job ends; until then the run is listed but never completed.
+func (s *Server) CompleteRun(id int64, conclusion string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		if r.ID == id {
+			r.Status, r.Conclusion = "completed", conclusion
+			return
+		}
+	}
+	panic(fmt.Sprintf("ghfake: no run %d", id))
+}
+
 // AddArtifact stores an artifact of run holding files (path -> content),
 // zipped as upload-artifact zips them, and returns its ID.
 func (s *Server) AddArtifact(runID int64, name string, files map[string]string, expired bool) int64 {
