@@ -81,35 +81,30 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 			want = n
 		}
 	}
-	var dest string
-	download := func(kind string, n int) (string, string) {
-		if dest == "" {
-			base := r.cfg.Getenv("RUNNER_TEMP")
-			var err error
-			if base != "" {
-				dest = filepath.Join(base, "benchgate-lookback-"+strconv.FormatInt(int64(os.Getpid()), 10))
-				err = os.MkdirAll(dest, 0o755)
-			} else if dest, err = os.MkdirTemp("", "benchgate-lookback-"); err == nil {
-				d := dest
-				lp.cleanup = func() { os.RemoveAll(d) }
-			}
-			if err != nil {
-				return "", "cannot create a folder for the download: " + err.Error()
-			}
+	// Both inputs from base-branch read the same list of runs with the
+	// same artifact name, so the baseline is the history's newest run:
+	// one download serves both.
+	var fetched *fetchedRuns
+	var whyNot string
+	download := func(kind string) (string, string) {
+		if fetched == nil && whyNot == "" {
+			fetched, whyNot = r.fetchLookback(ctx, p, lp, want)
 		}
-		return r.downloadLookback(ctx, p, filepath.Join(dest, kind), n)
+		if fetched == nil {
+			return "", whyNot
+		}
+		return fetched.pick(kind == "baseline")
 	}
 	for _, in := range []struct {
 		input, flag string
-		n           int
 		from        *string
-	}{{"baseline", "--baseline", 1, &lp.BaselineFrom}, {"history", "--history", max(want-1, 1), &lp.HistoryFrom}} {
+	}{{"baseline", "--baseline", &lp.BaselineFrom}, {"history", "--history", &lp.HistoryFrom}} {
 		v := get(in.input)
 		switch {
 		case v == "":
 			continue
 		case v == BaseBranch:
-			dir, from := download(in.input, in.n)
+			dir, from := download(in.input)
 			if dir == "" {
 				lp.Missing = append(lp.Missing, fmt.Sprintf("no %s: %s", in.input, from))
 				r.a.WithFieldsMap(map[string]string{"title": "benchgate " + in.input}).Noticef("no %s: %s; the run is judged without one", in.input, from)
@@ -137,29 +132,77 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 	return lp
 }
 
-// downloadLookback fetches up to n runs' artifacts into dir and returns
-// the folder to pass (the one run's folder for n == 1) and where it came
-// from, or "" and why nothing could be had.
-func (r *reporter) downloadLookback(ctx context.Context, p *Plan, dir string, n int) (string, string) {
+// fetchLookback downloads the runs the first base-branch input needs
+// into a folder under $RUNNER_TEMP (or a temporary folder removed after
+// the step): one run for a baseline alone, the window's earlier runs for
+// a history or for both inputs.
+func (r *reporter) fetchLookback(ctx context.Context, p *Plan, lp *lookbackPlan, want int) (*fetchedRuns, string) {
+	n := 1
+	if r.a.GetInput("history") == BaseBranch {
+		n = max(want-1, 1)
+	}
+	var dest string
+	var err error
+	if base := r.cfg.Getenv("RUNNER_TEMP"); base != "" {
+		dest = filepath.Join(base, "benchgate-lookback-"+strconv.FormatInt(int64(os.Getpid()), 10))
+		err = os.MkdirAll(dest, 0o755)
+	} else if dest, err = os.MkdirTemp("", "benchgate-lookback-"); err == nil {
+		d := dest
+		lp.cleanup = func() { os.RemoveAll(d) }
+	}
+	if err != nil {
+		return nil, "cannot create a folder for the download: " + err.Error()
+	}
+	return r.downloadLookback(ctx, p, filepath.Join(dest, "runs"), n)
+}
+
+// fetchedRuns are the runs whose artifacts a base-branch input
+// downloaded, newest first, each unpacked in its own folder under dir.
+type fetchedRuns struct {
+	dir, workflow, branch string
+	runs                  []downloadedRun
+}
+
+// pick returns the folder to pass and where it came from: the newest
+// run's folder alone (a baseline), or the folder of all of them (a
+// history); "" for none.
+func (f *fetchedRuns) pick(newestOnly bool) (string, string) {
+	if f == nil || len(f.runs) == 0 {
+		return "", ""
+	}
+	runs, dir := f.runs, f.dir
+	if newestOnly {
+		runs, dir = runs[:1], runs[0].Dir
+	}
+	var names []string
+	for _, g := range runs {
+		names = append(names, fmt.Sprintf("#%d (run %d, %s)", g.RunNumber, g.RunID, textfmt.Truncate(g.HeadSHA, 12)))
+	}
+	return dir, fmt.Sprintf("artifact `%s` of %s on `%s`: %s", runs[0].Artifact, f.workflow, f.branch, strings.Join(names, ", "))
+}
+
+// downloadLookback fetches up to n runs' artifacts into dir, or says why
+// nothing could be had.
+func (r *reporter) downloadLookback(ctx context.Context, p *Plan, dir string, n int) (*fetchedRuns, string) {
 	env := r.cfg.Getenv
 	owner, repo, ok := strings.Cut(env("GITHUB_REPOSITORY"), "/")
 	if !ok {
-		return "", "GITHUB_REPOSITORY is not set"
+		return nil, "GITHUB_REPOSITORY is not set"
 	}
 	wf := workflowFile(env("GITHUB_WORKFLOW_REF"))
 	if wf == "" {
-		return "", "GITHUB_WORKFLOW_REF does not name a workflow file"
+		return nil, "GITHUB_WORKFLOW_REF does not name a workflow file"
 	}
 	branch := env("GITHUB_BASE_REF")
 	if branch == "" {
 		branch = env("GITHUB_REF_NAME")
 	}
 	if branch == "" {
-		return "", "neither GITHUB_BASE_REF nor GITHUB_REF_NAME names a branch"
+		return nil, "neither GITHUB_BASE_REF nor GITHUB_REF_NAME names a branch"
 	}
 	token := p.Env["GITHUB_TOKEN"]
 	if token == "" {
-		return "", "no github-token to read the artifacts with"
+		return nil, "no github-token to read the artifacts with"
 	}
 	current, _ := strconv.ParseInt(env("GITHUB_RUN_ID"), 10, 64)
 	name := r.a.GetInput("baseline-artifact")
@@ -175,20 +218,12 @@ func (r *reporter) downloadLookback(ctx context.Context, p *Plan, dir string, n 
 		r.a.Infof("baseline search: %s", note)
 	}
 	if err != nil {
-		return "", err.Error()
+		return nil, err.Error()
 	}
 	if len(got) == 0 {
-		return "", fmt.Sprintf("no completed run of %s on branch %s kept an unexpired artifact %s", wf, branch, what)
+		return nil, fmt.Sprintf("no completed run of %s on branch %s kept an unexpired artifact %s", wf, branch, what)
 	}
-	var runs []string
-	for _, g := range got {
-		runs = append(runs, fmt.Sprintf("#%d (run %d, %s)", g.RunNumber, g.RunID, textfmt.Truncate(g.HeadSHA, 12)))
-	}
-	from := fmt.Sprintf("artifact `%s` of %s on `%s`: %s", got[0].Artifact, wf, branch, strings.Join(runs, ", "))
-	if n == 1 {
-		return got[0].Dir, from
-	}
-	return dir, from
+	return &fetchedRuns{dir: dir, workflow: wf, branch: branch, runs: got}, ""
 }
 
 // ownArtifact matches the name this step gives its results artifact

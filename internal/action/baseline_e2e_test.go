@@ -38,7 +38,7 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 		wantSummary []string
 		wantServed  int
 	}{
-		{name: "regression against main, flaky scenario named", ghxTokens: 650, wantCode: 1, wantVerdict: "fail", wantFlaky: "ghx/s003", wantServed: 4,
+		{name: "regression against main, flaky scenario named", ghxTokens: 650, wantCode: 1, wantVerdict: "fail", wantFlaky: "ghx/s003", wantServed: 3,
 			setup: func(s *ghfake.Server) {
 				for day := 1; day <= 3; day++ {
 					var fail []int
