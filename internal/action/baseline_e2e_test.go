@@ -38,7 +38,7 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 		wantSummary []string
 		wantServed  int
 	}{
-		{name: "regression against main, flaky scenario named", ghxTokens: 650, wantCode: 1, wantVerdict: "fail", wantFlaky: "ghx/s003", wantServed: 3,
+		{name: "regression against main, flaky scenario named", ghxTokens: 650, wantCode: 1, wantVerdict: "fail", wantFlaky: "ghx/s-003", wantServed: 3,
 			setup: func(s *ghfake.Server) {
 				for day := 1; day <= 3; day++ {
 					var fail []int
@@ -58,9 +58,9 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 			},
 			wantLog: []string{
 				"::error title=benchgate%3A regressed against the baseline::regressed against the baseline: ghx active_tokens +30.0%",
-				"::notice title=ghx%3A s003::flaky: passed 3 of 4 recent runs",
+				"::notice title=ghx%3A s-003::flaky: passed 3 of 4 recent runs",
 			},
-			wantSummary: []string{"## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: fail", "##### ghx", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s003 | 3 of 4 | `PFPP` |"}},
+			wantSummary: []string{"## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: fail", "##### ghx", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 3 of 4 | `PFPP` |"}},
 		{name: "nothing on main: a notice, and the step passes", ghxTokens: 650, wantCode: 0, wantVerdict: "", wantFlaky: "", wantServed: 0,
 			setup: func(s *ghfake.Server) {
 				id := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main"})

@@ -14,13 +14,13 @@ import (
 
 // TestBenchBaselineWorkflow runs .github/workflows/examples/bench-
 // baseline.yml as a repository would live with it: two pushes to main
-// (the first with one failing repetition of ghx's s003) pass and upload
+// (the first with one failing repetition of ghx's s-003) pass and upload
 // their results through act's artifact server; those artifacts, as they
 // were uploaded, become main's runs on the fake GitHub the runner's
 // GITHUB_API_URL names. A pull request whose ghx rows spend 30% more
 // active tokens then downloads main's newest artifact as its baseline and
 // the older one as its history: the job fails on the regression, names
-// s003 flaky, and the next step prints the verdicts from the outputs.
+// s-003 flaky, and the next step prints the verdicts from the outputs.
 func TestBenchBaselineWorkflow(t *testing.T) {
 	const workflow = ".github/workflows/bench-baseline.yml"
 	gh := ghfake.New("octo", "bench", "main", "ghs_bench", nil)
@@ -92,17 +92,17 @@ func TestBenchBaselineWorkflow(t *testing.T) {
 		Args: args("refs/pull/7/merge")})
 	checkJobs(t, res, map[string]string{"bench": "failure"})
 	outs := res.Outputs("bench")
-	if outs["status"] != "fail" || outs["baseline-verdict"] != "fail" || outs["flaky-scenarios"] != "ghx/s003" || outs["stats-verdict"] != "pass" {
-		t.Errorf("outputs status=%q baseline-verdict=%q flaky-scenarios=%q stats-verdict=%q, want fail, fail, ghx/s003, pass",
+	if outs["status"] != "fail" || outs["baseline-verdict"] != "fail" || outs["flaky-scenarios"] != "ghx/s-003" || outs["stats-verdict"] != "pass" {
+		t.Errorf("outputs status=%q baseline-verdict=%q flaky-scenarios=%q stats-verdict=%q, want fail, fail, ghx/s-003, pass",
 			outs["status"], outs["baseline-verdict"], outs["flaky-scenarios"], outs["stats-verdict"])
 	}
 	if errs := strings.Join(res.Commands("bench", "error"), "\n"); !strings.Contains(errs, "regressed against the baseline: ghx active_tokens +30.0%") {
 		t.Errorf("no error annotation names the regression; annotations:\n%s", errs)
 	}
-	if notes := strings.Join(res.Commands("bench", "notice"), "\n"); !strings.Contains(notes, "title=ghx%3A s003::flaky: passed 2 of 3 recent runs") {
-		t.Errorf("no notice names ghx s003 flaky; notices:\n%s", notes)
+	if notes := strings.Join(res.Commands("bench", "notice"), "\n"); !strings.Contains(notes, "title=ghx%3A s-003::flaky: passed 2 of 3 recent runs") {
+		t.Errorf("no notice names ghx s-003 flaky; notices:\n%s", notes)
 	}
-	if got := res.Output("bench"); !strings.Contains(got, "against the baseline: fail") || !strings.Contains(got, "ghx/s003") {
+	if got := res.Output("bench"); !strings.Contains(got, "against the baseline: fail") || !strings.Contains(got, "ghx/s-003") {
 		t.Errorf("the next step did not print the baseline verdict and the flaky scenario; output:\n%s", tail(got, 3000))
 	}
 	// The history is both of main's artifacts, its newest the baseline:
@@ -111,5 +111,5 @@ func TestBenchBaselineWorkflow(t *testing.T) {
 		t.Errorf("archives served %v, want each of main's two once", got)
 	}
 	jobSummary(t, artifacts, "benchgate-bench-run", "## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench-baseline.yml on `main`: #2",
-		"#### Against the baseline: fail", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s003 | 2 of 3 | `FPP` |")
+		"#### Against the baseline: fail", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 2 of 3 | `FPP` |")
 }

@@ -29,7 +29,7 @@ func genSuite(t *testing.T, path, mode, runID string, n, reps int, tokens, laten
 			ok := !failing[i]
 			row := map[string]any{
 				"timestamp": fmt.Sprintf("2026-03-0%sT10:%02d:%02d.000Z", runID[len(runID)-1:], i, it), "run_id": runID, "mode": mode,
-				"scenario_id": fmt.Sprintf("s%03d", i), "scenario_set": "pr-exec", "iteration": it, "session_id": nil,
+				"scenario_id": fmt.Sprintf("s-%03d", i), "scenario_set": "pr-exec", "iteration": it, "session_id": nil,
 				"success": ok, "output_valid": ok, "latency_ms_wall": latency * scale, "sdk_latency_ms": nil,
 				"tokens": map[string]any{"input": tokens * scale, "output": 0, "reasoning": 0, "cache_read": 0, "cache_write": 0, "total": tokens * scale},
 				"cost":   0, "tool_calls": tools, "api_calls": 0, "internal_retry_count": 0, "external_retry_count": 0,
@@ -85,13 +85,13 @@ func TestReportBaselineAndHistoryThroughBinary(t *testing.T) {
 		{name: "summary-only baseline is untested", current: run{ghxTokens: 500}, baseline: "summary", gate: true, wantCode: 0,
 			wantStdout: []string{"Benchmark baseline result: untested"}, wantVerdict: "untested"},
 		{name: "flaky scenarios from history", current: run{ghxTokens: 500, ghxFail: []int{3}}, history: true, wantCode: 0,
-			wantStdout: []string{"Benchmark flaky scenario: ghx s003: flaky: passed 2 of 4 recent runs"}, wantFlaky: []string{"ghx/s003"}},
+			wantStdout: []string{"Benchmark flaky scenario: ghx s-003: flaky: passed 2 of 4 recent runs"}, wantFlaky: []string{"ghx/s-003"}},
 		{name: "missing baseline folder writes nothing", current: run{ghxTokens: 500}, baseline: "missing", wantCode: 2, wantNoSumary: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			// Earlier runs 1-3 (run 2 fails s003), then the current run 4.
+			// Earlier runs 1-3 (run 2 fails s-003), then the current run 4.
 			for r := 1; r <= 3; r++ {
 				var fail []int
 				if r == 2 {

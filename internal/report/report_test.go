@@ -431,8 +431,8 @@ func TestBadInput(t *testing.T) {
 		{"empty model mode is not a null mode", Options{SuitePaths: []string{caseSuites(t, "upstream-quirks")[0],
 			write("ghx-suite.jsonl", strings.ReplaceAll(readFile(t, caseSuites(t, "upstream-quirks")[1]), `"mode":""}`, `"mode":null}`))}},
 			[]string{"Latest benchmark files are not comparable across modes: model: agent_direct=openai/gpt-5.3-codex/ ghx=openai/gpt-5.3-codex/<null>"}},
-		{"explicit unknown model", Options{SuitePaths: realSuites(), ExpectationsConfig: expectations, ExpectationsModel: "openai/gpt-9"}, []string{"No expectations configured for model 'openai/gpt-9'. Known models: openai/gpt-5.1-codex-mini, openai/gpt-5.3-codex"}},
-		{"inferred unknown model", Options{SuitePaths: caseSuites(t, "unknown-model"), ExpectationsConfig: expectations}, []string{"No expectations configured for model 'anthropic/claude-sonnet'"}},
+		{"explicit unknown model", Options{SuitePaths: realSuites(), ExpectationsConfig: expectations, ExpectationsModel: "openai/gpt-9"}, []string{"^No expectations configured for model 'openai/gpt-9'. Known models: openai/gpt-5.1-codex-mini, openai/gpt-5.3-codex", "expectations.json"}},
+		{"inferred unknown model", Options{SuitePaths: caseSuites(t, "unknown-model"), ExpectationsConfig: expectations}, []string{"^No expectations configured for model 'anthropic/claude-sonnet'"}},
 		{"expectations not found", Options{SuitePaths: realSuites(), ExpectationsModel: "openai/gpt-5.3-codex"}, []string{"Expectations config not found at ", "config/expectations.json"}},
 		{"broken expectations JSON", Options{SuitePaths: realSuites(), ExpectationsConfig: write("e1.json", "{\n  \"default_model\": \"x\",\n  \"expectations\": {\n")}, []string{"e1.json: invalid JSON"}},
 		{"expectations missing key", Options{SuitePaths: realSuites(), ExpectationsConfig: write("e2.json", strings.Replace(readFile(t, expectations), `"maxRetryRatePct": 15,`, ``, 1))}, []string{"e2.json: expectations.openai/gpt-5.3-codex.verify_pr.maxRetryRatePct: expected number, got missing key"}},
@@ -452,7 +452,12 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("bad input reported as gate failure: %v", err)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
+				// "^..." : the message starts with it, as upstream's does.
+				if p, ok := strings.CutPrefix(w, "^"); ok {
+					if !strings.HasPrefix(err.Error(), p) {
+						t.Errorf("error %q does not start with %q", err, p)
+					}
+				} else if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
 			}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/suite"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Summary is the Metric System v2 summary, with the keys and shape of the
@@ -369,7 +369,7 @@ func sortedSet(set map[string]struct{}) []string {
 	for k := range set {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	textfmt.SortUTF16(out)
 	return out
 }
 

@@ -9,8 +9,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"sort"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // Gate profiles. ProfilePRFast is the name the first design used for
@@ -180,7 +181,9 @@ func resolveThresholds(opts Options, profile string, rowModels []string) (Thresh
 	}
 	th, err := exp.For(model, profile)
 	if err != nil {
-		return Thresholds{}, "", fmt.Errorf("%s: %w", path, err)
+		// Upstream's message first, as scripts match it; then the file
+		// to edit.
+		return Thresholds{}, "", fmt.Errorf("%w (expectations file %s)", err, path)
 	}
 	return th, model, nil
 }
@@ -234,6 +237,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	textfmt.SortUTF16(keys)
 	return keys
 }

@@ -37,8 +37,8 @@ func FuzzDecodeRecord(f *testing.F) {
 // has at least one row, no more passing or stable rows than rows, and
 // medians exactly when there are stable rows.
 func FuzzReadSuite(f *testing.F) {
-	f.Add([]byte(row("ghx", "a", 1, "r", true, 1, 2, 3) + row("ghx", "a", 2, "r", false, 1, 2, 3)))
-	f.Add([]byte(`{"mode":"ghx","scenario_id":"b","success":true}` + "\n"))
+	f.Add([]byte(row("ghx", "a-001", 1, "r", true, 1, 2, 3) + row("ghx", "a-001", 2, "r", false, 1, 2, 3)))
+	f.Add([]byte(`{"mode":"ghx","scenario_id":"b-001","success":true}` + "\n"))
 	f.Add([]byte("\n\nnot json\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rec, err := readSuite(bytes.NewReader(b), "f.jsonl")

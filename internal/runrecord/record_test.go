@@ -83,17 +83,17 @@ func TestReadSuiteRealData(t *testing.T) {
 func TestBuilderCountsFailuresAndMalformedRows(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "ghx-suite.jsonl")
-	write(t, p, row("ghx", "a", 1, "r1", true, 10, 100, 1)+
-		row("ghx", "a", 2, "r1", false, 99, 999, 9)+
-		row("ghx", "a", 3, "r1", true, 30, 300, 3)+
-		`{"mode":"ghx","scenario_id":"b","iteration":1,"success":"yes"}`+"\n"+
+	write(t, p, row("ghx", "a-001", 1, "r1", true, 10, 100, 1)+
+		row("ghx", "a-001", 2, "r1", false, 99, 999, 9)+
+		row("ghx", "a-001", 3, "r1", true, 30, 300, 3)+
+		`{"mode":"ghx","scenario_id":"b-001","iteration":1,"success":"yes"}`+"\n"+
 		"not json at all\n")
 	rec, err := ReadSuite(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := rec.Mode("ghx")
-	a, b := m.Scenario("a"), m.Scenario("b")
+	a, b := m.Scenario("a-001"), m.Scenario("b-001")
 	if a == nil || a.Rows != 3 || a.Passed != 2 || a.Stable != 2 || *a.MedianActiveTokens != 20 || *a.MedianLatencyMs != 200 || a.Pass() {
 		t.Errorf("a = %+v: want 3 rows, 2 passed, stable medians 20/200, not passing", a)
 	}
@@ -106,9 +106,9 @@ func TestBuilderCountsFailuresAndMalformedRows(t *testing.T) {
 }
 
 func TestReadPath(t *testing.T) {
-	suiteA := row("agent_direct", "s1", 1, "ra", true, 10, 100, 1)
-	suiteG1 := row("ghx", "s1", 1, "rg1", true, 5, 50, 1)
-	suiteG2 := row("ghx", "s1", 1, "rg2", false, 5, 50, 1)
+	suiteA := row("agent_direct", "s-001", 1, "ra", true, 10, 100, 1)
+	suiteG1 := row("ghx", "s-001", 1, "rg1", true, 5, 50, 1)
+	suiteG2 := row("ghx", "s-001", 1, "rg2", false, 5, 50, 1)
 	recG1, _ := ReadSuite(writeTemp(t, suiteG1))
 	recJSON, _ := json.Marshal(recG1)
 	tests := []struct {
@@ -238,7 +238,7 @@ func TestDecodeRecordErrors(t *testing.T) {
 // A record written by Write reads back equal, through a folder.
 func TestWriteReadRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	p := writeTemp(t, row("ghx", "a", 1, "r", true, 1, 2, 3)+row("agent_direct", "a", 1, "q", false, 1, 2, 3))
+	p := writeTemp(t, row("ghx", "a-001", 1, "r", true, 1, 2, 3)+row("agent_direct", "a-001", 1, "q", false, 1, 2, 3))
 	rec, err := FromSuites([]string{p})
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 func TestRunIDsCapped(t *testing.T) {
 	var b strings.Builder
 	for i := 0; i < 30; i++ {
-		b.WriteString(row("ghx", "a", i+1, fmt.Sprintf("run-%02d", i), true, 1, 2, 3))
+		b.WriteString(row("ghx", "a-001", i+1, fmt.Sprintf("run-%02d", i), true, 1, 2, 3))
 	}
 	rec, err := ReadSuite(writeTemp(t, b.String()))
 	if err != nil {
@@ -300,8 +300,8 @@ func TestFromSuitesMalformedAndSplitMode(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a-suite.jsonl")
 	b := filepath.Join(dir, "b-suite.jsonl")
-	write(t, a, row("ghx", "s1", 1, "r", true, 10, 100, 1)+`{"mode":"ghx","scenario_id":"s1","iteration":2,"success":"yes"}`+"\n")
-	write(t, b, row("ghx", "s1", 3, "r", true, 30, 300, 3)+row("ghx", "s2", 1, "r", true, 5, 50, 1))
+	write(t, a, row("ghx", "s-001", 1, "r", true, 10, 100, 1)+`{"mode":"ghx","scenario_id":"s-001","iteration":2,"success":"yes"}`+"\n")
+	write(t, b, row("ghx", "s-001", 3, "r", true, 30, 300, 3)+row("ghx", "s-002", 1, "r", true, 5, 50, 1))
 	rec, err := FromSuites([]string{a, b})
 	if err != nil {
 		t.Fatal(err)
@@ -310,11 +310,11 @@ func TestFromSuitesMalformedAndSplitMode(t *testing.T) {
 		t.Fatalf("modes = %d, want 1", len(rec.Modes))
 	}
 	m := rec.Modes[0]
-	s1 := m.Scenario("s1")
+	s1 := m.Scenario("s-001")
 	if s1 == nil || s1.Rows != 3 || s1.Passed != 2 || s1.Pass() || *s1.MedianActiveTokens != 20 {
 		t.Errorf("s1 = %+v, want 3 rows, 2 passing (the malformed one fails), median 20", s1)
 	}
-	if m.Source != a+", "+b || m.Scenario("s2") == nil {
+	if m.Source != a+", "+b || m.Scenario("s-002") == nil {
 		t.Errorf("source %q scenarios %+v", m.Source, m.Scenarios)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/benchgate/benchgate/internal/ident"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // The decoder below is written for the row schema instead of going through
@@ -75,11 +78,14 @@ type decoder struct {
 	pos       int
 	intern    map[string]string
 	internPtr map[string]*string
-	scratch   []byte
+	// goodIDs holds the scenario IDs already checked against the
+	// benchmark's pattern, so that a repeated ID is checked once.
+	goodIDs map[string]struct{}
+	scratch []byte
 }
 
 func newDecoder() *decoder {
-	return &decoder{intern: make(map[string]string), internPtr: make(map[string]*string)}
+	return &decoder{intern: make(map[string]string), internPtr: make(map[string]*string), goodIDs: make(map[string]struct{})}
 }
 
 var errSyntax = errors.New("syntax")
@@ -126,8 +132,14 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 		case "scenario_id":
 			seen |= hasScenarioID
 			s, err := d.str("scenario_id", true)
+			if err != nil {
+				return err
+			}
+			if err := d.checkScenarioID(s); err != nil {
+				return err
+			}
 			r.ScenarioID = s
-			return err
+			return nil
 		case "scenario_set":
 			seen |= hasScenarioSet
 			p, err := d.nullStr("scenario_set", true)
@@ -141,6 +153,9 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			}
 			if f != float64(int(f)) {
 				return &Diagnostic{Field: "iteration", Expected: "integer", Got: strconv.FormatFloat(f, 'g', -1, 64)}
+			}
+			if f < 1 {
+				return &Diagnostic{Field: "iteration", Expected: "an integer of at least 1", Got: strconv.FormatFloat(f, 'g', -1, 64)}
 			}
 			r.Iteration = int(f)
 			return nil
@@ -174,12 +189,12 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			return err
 		case "latency_ms_wall":
 			seen |= hasLatencyWall
-			f, err := d.num("latency_ms_wall")
+			f, err := d.count("latency_ms_wall")
 			r.LatencyMsWall = f
 			return err
 		case "latency_ms_agent":
 			e := extras()
-			null, err := d.nullNum("latency_ms_agent", &e.agent)
+			null, err := d.nullCount("latency_ms_agent", &e.agent)
 			if null {
 				r.LatencyMsAgent = nil
 			} else if err == nil {
@@ -189,7 +204,7 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 		case "sdk_latency_ms":
 			seen |= hasSDKLatency
 			e := extras()
-			null, err := d.nullNum("sdk_latency_ms", &e.sdk)
+			null, err := d.nullCount("sdk_latency_ms", &e.sdk)
 			if null {
 				r.SDKLatencyMs = nil
 			} else if err == nil {
@@ -201,27 +216,27 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			return d.tokens(&r.Tokens)
 		case "cost":
 			seen |= hasCost
-			f, err := d.num("cost")
+			f, err := d.count("cost")
 			r.Cost = f
 			return err
 		case "tool_calls":
 			seen |= hasToolCalls
-			f, err := d.num("tool_calls")
+			f, err := d.count("tool_calls")
 			r.ToolCalls = f
 			return err
 		case "api_calls":
 			seen |= hasAPICalls
-			f, err := d.num("api_calls")
+			f, err := d.count("api_calls")
 			r.APICalls = f
 			return err
 		case "internal_retry_count":
 			seen |= hasInternalRetry
-			f, err := d.num("internal_retry_count")
+			f, err := d.count("internal_retry_count")
 			r.InternalRetryCount = f
 			return err
 		case "external_retry_count":
 			seen |= hasExternalRetry
-			f, err := d.num("external_retry_count")
+			f, err := d.count("external_retry_count")
 			r.ExternalRetryCount = f
 			return err
 		case "model":
@@ -239,9 +254,10 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			r.Error = &extras().err
 			return d.rowError(r.Error)
 		case "timing_breakdown":
-			if d.isNull() {
-				r.TimingBreakdown = nil
-				return nil
+			// Optional, not nullable: the benchmark's schema refuses null
+			// here, so a row it would not read is not read either.
+			if d.pos < len(d.buf) && d.buf[d.pos] == 'n' {
+				return &Diagnostic{Field: "timing_breakdown", Expected: "object or absent", Got: d.describe()}
 			}
 			r.TimingBreakdown = &extras().tb
 			return d.timing(r.TimingBreakdown)
@@ -287,7 +303,7 @@ func (d *decoder) tokens(t *Tokens) error {
 			return d.skipValue("tokens." + string(key))
 		}
 		seen |= 1 << i
-		f, err := d.num(names[i])
+		f, err := d.count(names[i])
 		*fields[i] = f
 		return err
 	})
@@ -387,7 +403,7 @@ func (d *decoder) timing(t *TimingBreakdown) error {
 			return d.skipValue("timing_breakdown." + string(key))
 		}
 		seen |= 1 << i
-		f, err := d.num(timingFields[i])
+		f, err := d.count(timingFields[i])
 		*fields[i] = f
 		return err
 	})
@@ -649,11 +665,35 @@ type rowExtras struct {
 // all the numbers in a suite, are parsed without strconv.
 func (d *decoder) num(field string) (float64, error) {
 	start := d.pos
+	v, simple, err := d.scanNumber(field)
+	if err != nil {
+		return 0, err
+	}
+	if simple {
+		f := float64(v)
+		if d.buf[start] == '-' {
+			f = -f
+		}
+		return f, nil
+	}
+	f, perr := strconv.ParseFloat(string(d.buf[start:d.pos]), 64)
+	if perr != nil {
+		return 0, d.badNumber(field, start)
+	}
+	if f > MaxMagnitude || f < -MaxMagnitude {
+		return 0, &Diagnostic{Field: field, Expected: fmt.Sprintf("a number of magnitude at most %g", MaxMagnitude), Got: strconv.Quote(string(d.buf[start:d.pos]))}
+	}
+	return f, nil
+}
+
+// scanNumber moves the cursor over one JSON number, checking its syntax.
+// simple says it is an integer of at most 15 digits, whose magnitude is v.
+func (d *decoder) scanNumber(field string) (v uint64, simple bool, err error) {
+	start := d.pos
 	if d.pos < len(d.buf) && d.buf[d.pos] == '-' {
 		d.pos++
 	}
 	intStart := d.pos
-	var v uint64
 	for d.pos < len(d.buf) && d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9' {
 		v = v*10 + uint64(d.buf[d.pos]-'0')
 		d.pos++
@@ -661,13 +701,13 @@ func (d *decoder) num(field string) (float64, error) {
 	digits := d.pos - intStart
 	if digits == 0 {
 		d.pos = start
-		return 0, &Diagnostic{Field: field, Expected: "number", Got: d.describe()}
+		return 0, false, &Diagnostic{Field: field, Expected: "number", Got: d.describe()}
 	}
 	if digits > 1 && d.buf[intStart] == '0' {
 		d.pos = start
-		return 0, &Diagnostic{Field: field, Expected: "number", Got: "a number with a leading zero"}
+		return 0, false, &Diagnostic{Field: field, Expected: "number", Got: "a number with a leading zero"}
 	}
-	simple := true
+	simple = digits <= 15
 	if d.pos < len(d.buf) && d.buf[d.pos] == '.' {
 		simple = false
 		d.pos++
@@ -676,7 +716,7 @@ func (d *decoder) num(field string) (float64, error) {
 			d.pos++
 		}
 		if d.pos == n {
-			return 0, d.badNumber(field, start)
+			return 0, false, d.badNumber(field, start)
 		}
 	}
 	if d.pos < len(d.buf) && (d.buf[d.pos] == 'e' || d.buf[d.pos] == 'E') {
@@ -690,24 +730,48 @@ func (d *decoder) num(field string) (float64, error) {
 			d.pos++
 		}
 		if d.pos == n {
-			return 0, d.badNumber(field, start)
+			return 0, false, d.badNumber(field, start)
 		}
 	}
-	if simple && digits <= 15 {
-		f := float64(v)
-		if d.buf[start] == '-' {
-			f = -f
-		}
-		return f, nil
+	return v, simple, nil
+}
+
+// count reads a number that counts or measures something (tokens, calls,
+// cost, milliseconds): a negative one is a corrupted row, whose sums and
+// medians would be wrong without a sign of it.
+func (d *decoder) count(field string) (float64, error) {
+	start := d.pos
+	f, err := d.num(field)
+	if err == nil && f < 0 {
+		return 0, &Diagnostic{Field: field, Expected: "a number of at least 0", Got: strconv.Quote(string(d.buf[start:d.pos]))}
 	}
-	f, err := strconv.ParseFloat(string(d.buf[start:d.pos]), 64)
-	if err != nil {
-		return 0, d.badNumber(field, start)
+	return f, err
+}
+
+// nullCount is count for a nullable key.
+func (d *decoder) nullCount(field string, dst *float64) (null bool, err error) {
+	null, err = d.nullNum(field, dst)
+	if err == nil && !null && *dst < 0 {
+		return false, &Diagnostic{Field: field, Expected: "a number of at least 0 or null", Got: strconv.FormatFloat(*dst, 'g', -1, 64)}
 	}
-	if f > MaxMagnitude || f < -MaxMagnitude {
-		return 0, &Diagnostic{Field: field, Expected: fmt.Sprintf("a number of magnitude at most %g", MaxMagnitude), Got: strconv.Quote(string(d.buf[start:d.pos]))}
+	return null, err
+}
+
+// checkScenarioID holds a row's scenario ID to the benchmark's own
+// pattern, the rule set applies to the IDs it asks for: an ID is printed
+// in summaries, annotations and log lines and may name files, so one with
+// a path, a newline or a workflow command in it is a bad row.
+func (d *decoder) checkScenarioID(s string) error {
+	if _, ok := d.goodIDs[s]; ok {
+		return nil
 	}
-	return f, nil
+	if !ident.ScenarioID.Match(s) {
+		return &Diagnostic{Field: "scenario_id", Expected: ident.ScenarioID.Expected, Got: strconv.Quote(textfmt.Truncate(s, 80))}
+	}
+	if len(d.goodIDs) < 1<<16 {
+		d.goodIDs[s] = struct{}{}
+	}
+	return nil
 }
 
 func (d *decoder) badNumber(field string, start int) error {
@@ -927,7 +991,10 @@ func (d *decoder) skipDepth(field string, depth int) error {
 		}
 		return d.syntax(field, "a JSON value")
 	case c == '-' || (c >= '0' && c <= '9'):
-		_, err := d.num(field)
+		// Only the syntax matters: an unknown key's number is never used,
+		// so a nanosecond timestamp or 1e400 is as good as 0 here, as it
+		// is to JSON.parse.
+		_, _, err := d.scanNumber(field)
 		return err
 	default:
 		return d.syntax(field, "a JSON value")

@@ -58,8 +58,15 @@ func eachLine(r io.Reader, name string, fn func(lineNo int, line []byte, tooLong
 }
 
 // trimLine trims a line as JavaScript's String.prototype.trim does, which
-// the benchmark's reader applies: white space and also U+FEFF, so that a
-// byte-order mark before the first row is not part of it.
-func trimLine(b []byte) []byte {
-	return bytes.TrimFunc(b, func(r rune) bool { return r == '\uFEFF' || unicode.IsSpace(r) })
+// the benchmark's reader applies: white space and line terminators, and
+// also U+FEFF, so that a byte-order mark before the first row is not part
+// of it.
+func trimLine(b []byte) []byte { return bytes.TrimFunc(b, isJSSpace) }
+
+// isJSSpace reports whether JavaScript's trim removes r: Go's white space
+// (the Unicode White_Space property) but for U+0085 (NEL), which
+// JavaScript counts neither as white space nor as a line terminator, plus
+// U+FEFF, which it does count.
+func isJSSpace(r rune) bool {
+	return r == '\uFEFF' || (r != '\u0085' && unicode.IsSpace(r))
 }

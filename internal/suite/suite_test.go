@@ -163,6 +163,24 @@ func TestReadBadRows(t *testing.T) {
 		{"trailing garbage", goodRow + " x\n", `:1: row: expected end of line after the JSON object, got "x"`},
 		{"bad timing", strings.Replace(goodRow, `"error":null`, `"error":null,"timing_breakdown":{"assistant_total_ms":1}`, 1),
 			":1: timing_breakdown.assistant_pre_reasoning_ms: expected number, got missing key"},
+		{"null timing", strings.Replace(goodRow, `"error":null`, `"error":null,"timing_breakdown":null`, 1),
+			":1: timing_breakdown: expected object or absent, got null"},
+		{"scenario id with a path and a workflow command", strings.Replace(goodRow, `"scenario_id":"pr-view-001"`, `"scenario_id":"../../etc/passwd\n::warning::X"`, 1),
+			`:1: scenario_id: expected lower-case words joined by '-' and ending in a three-digit number, such as pr-view-001, got "../../etc/passwd\n::warning::X"`},
+		{"scenario id in upper case", strings.Replace(goodRow, `"scenario_id":"pr-view-001"`, `"scenario_id":"PR-view-001"`, 1),
+			`:1: scenario_id: expected lower-case words joined by '-' and ending in a three-digit number, such as pr-view-001, got "PR-view-001"`},
+		{"negative latency", strings.Replace(goodRow, `"latency_ms_wall":1200`, `"latency_ms_wall":-5`, 1),
+			`:1: latency_ms_wall: expected a number of at least 0, got "-5"`},
+		{"negative sdk latency", strings.Replace(goodRow, `"sdk_latency_ms":900`, `"sdk_latency_ms":-0.5`, 1),
+			`:1: sdk_latency_ms: expected a number of at least 0 or null, got -0.5`},
+		{"negative tokens", strings.Replace(goodRow, `"cache_read":100`, `"cache_read":-100`, 1),
+			`:1: tokens.cache_read: expected a number of at least 0, got "-100"`},
+		{"negative tool calls", strings.Replace(goodRow, `"tool_calls":2`, `"tool_calls":-2`, 1),
+			`:1: tool_calls: expected a number of at least 0, got "-2"`},
+		{"iteration zero", strings.Replace(goodRow, `"iteration":1`, `"iteration":0`, 1),
+			":1: iteration: expected an integer of at least 1, got 0"},
+		{"negative iteration", strings.Replace(goodRow, `"iteration":1`, `"iteration":-3`, 1),
+			":1: iteration: expected an integer of at least 1, got -3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeSuite(t, tc.content)
@@ -395,6 +413,24 @@ func TestReadsAsTheBenchmarkDoes(t *testing.T) {
 			}
 			return ""
 		}},
+		{"an unknown key's 19-digit integer is skipped", withField(`"error":null`, `"error":null,"started_ns":1772039719058123456`), func(r *Row) string {
+			return ""
+		}},
+		{"an unknown key's 1e400 is skipped", withField(`"error":null`, `"error":null,"x":{"y":[1e400,-1E-400]}`), func(r *Row) string {
+			return ""
+		}},
+		{"U+0085 is not white space to JavaScript: a row ending in it is kept", withField(`"error":null`, `"error":null,"note":"\u0085"`), func(r *Row) string {
+			return ""
+		}},
+		{"white space JavaScript trims", "\u2028\u00a0\t" + goodRow + "\u3000\r", func(r *Row) string {
+			return ""
+		}},
+		{"negative zero is zero", withField(`"cost":0.5`, `"cost":-0`), func(r *Row) string {
+			if r.Cost != 0 {
+				return fmt.Sprint("cost ", r.Cost)
+			}
+			return ""
+		}},
 		{"empty model mode keeps its separator", withField(`"mode":null}`, `"mode":""}`), func(r *Row) string {
 			if got := r.Model.Signature(); got != "openai/gpt-5.3-codex/" {
 				return "signature " + got
@@ -416,5 +452,15 @@ func TestReadsAsTheBenchmarkDoes(t *testing.T) {
 				t.Fatalf("err %v, %d rows", err, rows)
 			}
 		})
+	}
+}
+
+// A raw U+0085 around a row is not trimmed by JavaScript, so JSON.parse
+// meets it and refuses the line; Go's unicode.IsSpace would have trimmed
+// it and read a row the benchmark does not read.
+func TestNELIsNotTrimmed(t *testing.T) {
+	err := Read(strings.NewReader(goodRow+"\u0085\n"), "s.jsonl", ReadOptions{}, func(*Row) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "s.jsonl:1: row: expected end of line after the JSON object") {
+		t.Fatalf("err = %v, want the row refused at line 1", err)
 	}
 }
