@@ -32,6 +32,9 @@ command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need_apt+=(python3-pytest)
 /usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 command -v file >/dev/null 2>&1 || need_apt+=(file)
+# GitHub's Markdown engine: every Markdown file benchgate writes is
+# rendered through it in the tests (internal/testenv/gfm).
+command -v cmark-gfm >/dev/null 2>&1 || need_apt+=(cmark-gfm)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "test-env: installing ${need_apt[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

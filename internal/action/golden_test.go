@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -47,7 +48,9 @@ func TestGolden(t *testing.T) {
 			files := filepath.Dir(h.env["GITHUB_OUTPUT"])
 			log := normalize(h.stdout.String(), h.ws, files) + fmt.Sprintf("--- exit code %d\n--- outputs\n", code) + normalize(formatOutputs(h.outputs()), h.ws, files)
 			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".log"), log)
-			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".md"), normalize(h.summary(), h.ws, files))
+			md := normalize(h.summary(), h.ws, files)
+			gfm.Require(t, tc.name+".md", md)
+			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".md"), md)
 		})
 	}
 }

@@ -130,7 +130,7 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
 	sec := doc.Section("Set " + t.Set + ": " + orDefault(t.FinalStatus, "unknown"))
 	sec.Note = "see " + r.rel(s.Dir)
 	if t.Provider != "" || t.Model != "" {
-		sec.Para("Provider `%s`, model `%s`; folder `%s`.", t.Provider, t.Model, r.rel(s.Dir))
+		sec.Para("Provider %s, model %s; folder %s.", textfmt.Code(t.Provider), textfmt.Code(t.Model), textfmt.Code(r.rel(s.Dir)))
 	}
 	if t.Error != "" {
 		sec.Para("**Stopped:** %s", textfmt.Cell(t.Error))
@@ -179,7 +179,7 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
 		sec.Table([]string{"attempt", "scenarios", "result"}, rows)
 	}
 	if len(t.FailingScenarios) > 0 {
-		sec.Para("Failing scenarios: %s", "`"+strings.Join(t.FailingScenarios, "`, `")+"`")
+		sec.Para("Failing scenarios: %s", codeList(t.FailingScenarios))
 	}
 	chartSection(sec, s.Suites)
 	failureTable(sec, r, t.Set, s.Suites, s.SuiteOrder)
@@ -260,7 +260,9 @@ func includeMarkdown(sec *jobsummary.Section, path string, r *reporter) {
 		}
 		out = append(out, l)
 	}
-	sec.Para("From `%s`:\n\n%s", r.rel(path), strings.TrimSpace(strings.Join(out, "\n")))
+	// The mode's file is kept byte for byte (upstream's layout); here
+	// what GitHub would take for raw HTML is escaped.
+	sec.Para("From %s:\n\n%s", textfmt.Code(r.rel(path)), textfmt.EscapeTags(strings.TrimSpace(strings.Join(out, "\n"))))
 }
 
 // batchStatuses are the fixed per-instance statuses, in chart order.
@@ -332,4 +334,13 @@ func (r *reporter) auditSection(doc *jobsummary.Doc, a *auditResult) {
 		sec.List(a.PRURLs)
 	}
 	includeMarkdown(sec, a.SummaryMD, r)
+}
+
+// codeList shows IDs as code spans separated by commas.
+func codeList(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = textfmt.Code(id)
+	}
+	return strings.Join(out, ", ")
 }

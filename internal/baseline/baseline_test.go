@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -230,6 +231,7 @@ func TestCompareRealSuiteWithItself(t *testing.T) {
 		}
 	}
 	md := c.Markdown()
+	gfm.Require(t, "baseline comparison", md)
 	for _, want := range []string{"## Against the baseline: underpowered", "### ghx", "4 paired scenarios", "| scenarios passing | 4 → 4 | McNemar p = 1.0000 | 4 | pass |", "| active tokens | +0.0% | [+0.0%, +0.0%] | 4 | underpowered |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)

@@ -21,18 +21,18 @@ var metricTitle = map[string]string{
 func (c *Comparison) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Against the baseline: %s\n\n", c.Verdict)
-	fmt.Fprintf(&b, "Baseline `%s`. A metric regresses when the whole %.0f%% interval of its change is above +%s%% (fail), is fine when the whole interval is below it (pass), and is inconclusive otherwise.\n\n",
-		textfmt.Cell(c.Source), c.Confidence*100, trim(c.TolerancePct))
+	fmt.Fprintf(&b, "Baseline %s. A metric regresses when the whole %.0f%% interval of its change is above +%s%% (fail), is fine when the whole interval is below it (pass), and is inconclusive otherwise.\n\n",
+		textfmt.Code(c.Source), c.Confidence*100, trim(c.TolerancePct))
 	for _, m := range c.Modes {
 		fmt.Fprintf(&b, "### %s\n\n", m.Mode)
 		if m.Summary != nil {
 			d := m.Summary
-			fmt.Fprintf(&b, "%s: %s.\n\n", d.Verdict, d.Reason)
+			fmt.Fprintf(&b, "%s: %s.\n\n", d.Verdict, textfmt.Cell(d.Reason))
 			fmt.Fprintf(&b, "| metric | change against the baseline |\n|---|---:|\n| success rate | %+.2f points |\n| median active tokens | %+.2f |\n| median wall latency (ms) | %+.2f |\n| median tool calls | %+.2f |\n\n",
 				d.SuccessRatePts, d.MedianTokensActive, d.MedianLatencyMs, d.MedianToolCalls)
 			continue
 		}
-		fmt.Fprintf(&b, "%d paired scenarios (baseline `%s`)", m.Paired, textfmt.Cell(m.BaselineSource))
+		fmt.Fprintf(&b, "%d paired scenarios (baseline %s)", m.Paired, textfmt.Code(m.BaselineSource))
 		if n := len(m.OnlyInBaseline) + len(m.OnlyInCurrent); n > 0 {
 			fmt.Fprintf(&b, "; %d only in the baseline, %d only in this run", len(m.OnlyInBaseline), len(m.OnlyInCurrent))
 		}
@@ -47,11 +47,11 @@ func (c *Comparison) Markdown() string {
 			}
 			// Reductions become changes: a 12% reduction is -12%.
 			lo, hi := -e.HighPct, -e.LowPct
-			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | `%s` |\n", metricTitle[e.Name], -e.EstimatePct, lo, hi, e.Scenarios, e.Verdict, bar(lo, hi, c.TolerancePct))
+			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | %s |\n", metricTitle[e.Name], -e.EstimatePct, lo, hi, e.Scenarios, e.Verdict, textfmt.CodeCell(bar(lo, hi, c.TolerancePct)))
 		}
 		b.WriteString("\n")
 		if s.Verdict != Pass {
-			fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[MetricSuccess], s.Reason)
+			fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[MetricSuccess], textfmt.Cell(s.Reason))
 		}
 		if len(s.NewlyFailing) > 0 {
 			fmt.Fprintf(&b, "- Failing now, passed in the baseline: %s.\n", codeList(s.NewlyFailing))
@@ -61,12 +61,12 @@ func (c *Comparison) Markdown() string {
 		}
 		for _, e := range m.Efficiency {
 			if string(e.Verdict) != Pass {
-				fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[e.Name], e.Reason)
+				fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[e.Name], textfmt.Cell(e.Reason))
 			}
 			if len(e.MovedMost) > 0 {
 				var parts []string
 				for _, mv := range e.MovedMost {
-					parts = append(parts, fmt.Sprintf("`%s` %+.0f%% (%s → %s)", textfmt.Cell(mv.ID), mv.ChangePct, trim(mv.Baseline), trim(mv.Current)))
+					parts = append(parts, fmt.Sprintf("%s %+.0f%% (%s → %s)", textfmt.Code(mv.ID), mv.ChangePct, trim(mv.Baseline), trim(mv.Current)))
 				}
 				fmt.Fprintf(&b, "- %s moved most: %s.\n", metricTitle[e.Name], strings.Join(parts, ", "))
 			}
@@ -106,7 +106,7 @@ func bar(lo, hi, tol float64) string {
 func codeList(ids []string) string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = "`" + textfmt.Cell(id) + "`"
+		out[i] = textfmt.Code(id)
 	}
 	return strings.Join(out, ", ")
 }

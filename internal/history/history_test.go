@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"math"
 	"strings"
 	"testing"
@@ -113,6 +114,7 @@ func TestAnalyze(t *testing.T) {
 		t.Errorf("ghx/b = %+v", b)
 	}
 	md := rep.Markdown()
+	gfm.Require(t, "flaky scenarios", md)
 	for _, want := range []string{"## Flaky scenarios", "agent_direct 2, ghx 4", "| agent_direct | a | 1 of 2 | `PF` | 0.50 (k=5) | 1.00 | **fails** |", "**fails**", "| ghx | b | 3 of 4 | `PPFP` | 0.75 (k=5) | 0.67 | passes |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)

@@ -32,8 +32,8 @@ func (r *Report) Markdown() string {
 		case s.InCurrent:
 			now = "passes"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d of %d | `%s` | %.2f (k=%d) | %.2f | %s |\n",
-			textfmt.Cell(s.Mode), textfmt.Cell(s.ID), s.RunsPassed, s.RunsSeen, s.Outcomes, s.PassK, s.K, s.FlipRate, now)
+		fmt.Fprintf(&b, "| %s | %s | %d of %d | %s | %.2f (k=%d) | %.2f | %s |\n",
+			textfmt.Cell(s.Mode), textfmt.Cell(s.ID), s.RunsPassed, s.RunsSeen, textfmt.CodeCell(s.Outcomes), s.PassK, s.K, s.FlipRate, now)
 	}
 	return b.String()
 }

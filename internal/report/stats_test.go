@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -201,6 +202,7 @@ func TestStatsInconclusiveSaysWhatWouldDecide(t *testing.T) {
 		t.Fatalf("expected an inconclusive check that names the scenarios needed; got %+v", res.Stats.StatsLines())
 	}
 	md, err := os.ReadFile(res.StatsMD)
+	gfm.Require(t, "latest-stats.md", string(md))
 	if err != nil || !strings.Contains(string(md), "INCONCLUSIVE") || !strings.Contains(string(md), "bootstrap") {
 		t.Errorf("latest-stats.md: expected the verdicts and the bootstrap column, got %s (%v)", md, err)
 	}

@@ -98,3 +98,12 @@ func Pnpm(t testing.TB) string {
 	}
 	return p
 }
+
+// Missing skips the test (or fails it under BENCHGATE_TEST_REQUIRE=1)
+// because the real component what is not there; hint says why. Helper
+// packages under testenv use it so every real component is required the
+// same way.
+func Missing(t testing.TB, what, hint string) {
+	t.Helper()
+	require(t, what, hint)
+}

@@ -66,14 +66,152 @@ func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// Cell makes text safe inside a Markdown table cell (and anywhere in one
-// line of Markdown): OneLine, then backslashes and pipes escaped, so that
-// no value can end its cell or row early.
+// Cell makes text safe inside a Markdown table cell, and anywhere in one
+// line of Markdown: OneLine, then backslashes and pipes escaped, so that
+// no value can end its cell or row early; a backtick escaped, so that it
+// cannot open a code span; and a '<' escaped, since GitHub drops what it
+// takes for raw HTML (a model signature ending in "<null>" would lose its
+// last part). GitHub shows the value exactly as it was.
 func Cell(s string) string {
 	s = OneLine(s)
-	if !strings.ContainsAny(s, `\|`) {
+	if !strings.ContainsAny(s, "\\|`<") {
 		return s
 	}
 	s = strings.ReplaceAll(s, `\`, `\\`)
-	return strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "`", "\\`")
+	return strings.ReplaceAll(s, "<", `\<`)
+}
+
+// Code makes s a Markdown code span on one line, outside a table: the
+// fence is one backtick longer than the longest run of backticks in s,
+// and padded with a space where s begins or ends with one, so that any
+// text shows as it is.
+func Code(s string) string {
+	s = OneLine(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// CodeCell is Code for a table cell: GitHub splits a row at every pipe
+// not escaped by a backslash, code spans included, and shows "\|" inside
+// a code span of a cell as "|". A value with a backslash before a pipe
+// cannot be shown that way, so it becomes escaped text.
+func CodeCell(s string) string {
+	s = OneLine(s)
+	if strings.Contains(s, `\|`) {
+		return Cell(s)
+	}
+	return strings.ReplaceAll(Code(s), "|", `\|`)
+}
+
+// EscapeTags escapes, in Markdown written by someone else, every '<'
+// that would start a tag or comment GitHub drops as raw HTML ("<null>"),
+// outside fenced code blocks and code spans, which show text as it is.
+// Everything else is kept byte for byte, so the text reads as its author
+// wrote it.
+func EscapeTags(md string) string {
+	if !strings.Contains(md, "<") {
+		return md
+	}
+	lines := strings.SplitAfter(md, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if fence != "" {
+			if strings.HasPrefix(strings.TrimSpace(t), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOf(t); f != "" {
+			fence = f
+			continue
+		}
+		lines[i] = escapeTagsLine(l)
+	}
+	return strings.Join(lines, "")
+}
+
+// fenceOf returns the opening fence (``` or ~~~ run) a line starts with.
+func fenceOf(t string) string {
+	for _, c := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, c) {
+			n := 0
+			for n < len(t) && t[n] == c[0] {
+				n++
+			}
+			return t[:n]
+		}
+	}
+	return ""
+}
+
+func escapeTagsLine(l string) string {
+	var b strings.Builder
+	for i := 0; i < len(l); {
+		switch {
+		case l[i] == '\\' && i+1 < len(l):
+			b.WriteString(l[i : i+2])
+			i += 2
+		case l[i] == '`':
+			// A code span runs to the next run of as many backticks; an
+			// unmatched run is literal text.
+			n := 0
+			for i+n < len(l) && l[i+n] == '`' {
+				n++
+			}
+			run := l[i : i+n]
+			if end := closingRun(l[i+n:], n); end >= 0 {
+				b.WriteString(l[i : i+n+end+n])
+				i += n + end + n
+			} else {
+				b.WriteString(run)
+				i += n
+			}
+		case l[i] == '<' && i+1 < len(l) && isTagStart(l[i+1]):
+			b.WriteString(`\<`)
+			i++
+		default:
+			b.WriteByte(l[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// closingRun finds a run of exactly n backticks in s and returns where it
+// starts, or -1.
+func closingRun(s string, n int) int {
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		m := 0
+		for i+m < len(s) && s[i+m] == '`' {
+			m++
+		}
+		if m == n {
+			return i
+		}
+		i += m
+	}
+	return -1
+}
+
+func isTagStart(c byte) bool {
+	return c == '/' || c == '!' || c == '?' || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }

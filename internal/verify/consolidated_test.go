@@ -2,6 +2,7 @@ package verify
 
 import (
 	"flag"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,7 @@ func TestConsolidatedMarkdownGolden(t *testing.T) {
 		Confirmation: []Confirmation{{Name: "verify_pr", Command: "BENCH_MODEL_ID=gpt-5.3-codex pnpm run benchmark:verify:pr"}}}
 	collect(c, base, nil)
 	got := consolidatedMarkdown(c)
+	gfm.Require(t, "consolidated summary", got)
 	golden := filepath.Join("testdata", "consolidated.golden.md")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -75,6 +77,7 @@ func TestConsolidatedStatsColumn(t *testing.T) {
 		t.Errorf("stats verdicts %v, want pr-exec inconclusive and issues empty", verdicts)
 	}
 	md := consolidatedMarkdown(c)
+	gfm.Require(t, "consolidated summary with stats", md)
 	for _, want := range []string{
 		"| Reruns | Gate | Stats | Failing scenarios |",
 		"|---|---|---|---|---|---|---|---|---|---|",

@@ -291,13 +291,13 @@ func writeConsolidated(r *OrderedResult) error {
 
 func consolidatedMarkdown(c *Consolidated) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Set-by-set verification: %s/%s\n\n", c.Provider, c.Model)
+	fmt.Fprintf(&b, "# Set-by-set verification: %s/%s\n\n", textfmt.Cell(c.Provider), textfmt.Cell(c.Model))
 	fmt.Fprintf(&b, "- Status: **%s**\n- Repetitions: %d\n- Fixture preflight: %s\n", c.Status, c.Repetitions, c.Preflight)
 	if c.StoppedAt != "" {
-		fmt.Fprintf(&b, "- Stopped at: `%s`\n", c.StoppedAt)
+		fmt.Fprintf(&b, "- Stopped at: %s\n", textfmt.Code(c.StoppedAt))
 	}
 	if c.Error != "" {
-		fmt.Fprintf(&b, "- Error: %s\n", c.Error)
+		fmt.Fprintf(&b, "- Error: %s\n", textfmt.Cell(c.Error))
 	}
 	// The statistical gate gets a column only when a set has one, so a
 	// run without --stats writes what it always wrote.
@@ -334,7 +334,7 @@ func consolidatedMarkdown(c *Consolidated) string {
 			}
 			statsCell = " " + v + " |"
 		}
-		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %d | %s |%s %s |\n", i+1, s.Set, s.SeedPolicy, s.Status,
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %d | %s |%s %s |\n", i+1, textfmt.CodeCell(s.Set), s.SeedPolicy, s.Status,
 			rows("agent_direct"), rows("ghx"), s.Reruns, gate, statsCell, textfmt.Cell(failing))
 	}
 	fmt.Fprintf(&b, "\nRow checks over all sets: success %d pass / %d fail, output_valid %d / %d, error_null %d / %d.\n",
@@ -350,7 +350,7 @@ func consolidatedMarkdown(c *Consolidated) string {
 			if conf.Ran && conf.ExitCode != nil {
 				state = fmt.Sprintf("ran, exit %d", *conf.ExitCode)
 			}
-			fmt.Fprintf(&b, "- `%s` (%s): `%s`\n", conf.Name, state, conf.Command)
+			fmt.Fprintf(&b, "- %s (%s): %s\n", textfmt.Code(conf.Name), state, textfmt.Code(conf.Command))
 		}
 	}
 	return b.String()

@@ -2,6 +2,7 @@ package qreport_test
 
 import (
 	"context"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,6 +215,7 @@ func TestAuditStdlibQuestionsEndToEnd(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(work, "out", "quality_report.md"))
+	gfm.Require(t, "quality_report.md", string(md))
 	if !strings.Contains(string(md), "stdlib_mc:which_value_is_falsy") || !strings.Contains(string(md), "timeout") {
 		t.Errorf("summary:\n%s", md)
 	}

@@ -166,7 +166,7 @@ func writeCase(b *bytes.Buffer, c Case) {
 			}
 			test := ""
 			if o.TestPath != "" {
-				test = "`" + textfmt.Cell(o.TestPath) + "`"
+				test = textfmt.CodeCell(o.TestPath)
 			}
 			// The failure, error or skip reason: why the outcome proves
 			// what it proves, or why it proves nothing.

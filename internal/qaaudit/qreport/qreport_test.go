@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,6 +214,7 @@ func TestWriteJSONKeepsTheOldReportOnFailure(t *testing.T) {
 
 func TestMarkdownGolden(t *testing.T) {
 	got := sampleReport().Markdown()
+	gfm.Require(t, "quality_report.md", string(got))
 	golden := filepath.Join("testdata", "summary.golden.md")
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {

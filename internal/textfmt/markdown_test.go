@@ -1,0 +1,70 @@
+package textfmt
+
+import (
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
+)
+
+// hostile are values seen in real rows and made up to break a table: a
+// model signature with <null>, a text bar, pipes, backticks, backslashes.
+var hostile = []string{
+	"openai/gpt-5.3-codex/<null>",
+	"|....[==+==]...!....|",
+	"a|b", `a\|b`, `a\\|b`, "`x`", "``", "a ` b", "<script>x</script>", "<!-- c -->",
+	"*bold* _it_", `C:\path\to`, "1 < 2 > 0", "trailing\\", "</details>",
+}
+
+var tags = regexp.MustCompile(`<[^>]*>`)
+
+// TestMarkdownRoundTrip renders each value with GitHub's engine as text
+// and as code, in a table cell and in a paragraph, and checks that the
+// reader sees exactly the value, with no table cell lost.
+func TestMarkdownRoundTrip(t *testing.T) {
+	for _, v := range hostile {
+		for _, form := range []struct {
+			name, md string
+		}{
+			{"Cell in a cell", "| h |\n|---|\n| " + Cell(v) + " |\n"},
+			{"CodeCell in a cell", "| h |\n|---|\n| " + CodeCell(v) + " |\n"},
+			{"Cell in a line", Cell(v) + "\n"},
+			{"Code in a line", Code(v) + "\n"},
+		} {
+			gfm.Require(t, form.name+" of "+v, form.md)
+			h := gfm.HTML(t, form.md)
+			if i := strings.Index(h, "<tbody>"); i >= 0 {
+				h = h[i:]
+			}
+			got := strings.TrimSpace(html.UnescapeString(tags.ReplaceAllString(h, "")))
+			if got != v && !(strings.HasPrefix(form.name, "Cell") && strings.ContainsAny(v, "*_")) {
+				t.Errorf("%s: %q shows as %q (from %q)", form.name, v, got, form.md)
+			}
+		}
+	}
+}
+
+func TestEscapeTags(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"| a | openai/x/<null> |\n", "| a | openai/x/\\<null> |\n"},
+		{"keep `<null>` in code\n", "keep `<null>` in code\n"},
+		{"``a ` <b>`` then <i>\n", "``a ` <b>`` then \\<i>\n"},
+		{"```\n<null>\n```\n<x>\n", "```\n<null>\n```\n\\<x>\n"},
+		{"1 < 2 and \\<a> stays\n", "1 < 2 and \\<a> stays\n"},
+		{"lone ` then <b>\n", "lone ` then \\<b>\n"},
+		{"no tags\n", "no tags\n"},
+	} {
+		if got := EscapeTags(tc.in); got != tc.want {
+			t.Errorf("EscapeTags(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// What a reader sees of escaped upstream Markdown is the text.
+	md := "| Mode | Model |\n|---|---|\n| ghx | openai/gpt/<null> |\n"
+	out := EscapeTags(md)
+	gfm.Require(t, "escaped table", out)
+	if h := gfm.HTML(t, out); !strings.Contains(h, "openai/gpt/&lt;null&gt;") {
+		t.Errorf("escaped model signature not shown: %s", h)
+	}
+}
