@@ -19,7 +19,7 @@ func TestMarkdownRendersOnGitHub(t *testing.T) {
 	}
 	c := &Comparison{Source: "runs/a|b/<null>", TolerancePct: 10, Confidence: 0.95, Verdict: Fail, Notes: []string{"note with `tick` and | pipe"},
 		Modes: []Mode{{Mode: "ghx", BaselineSource: "dir`x`", Paired: 12, OnlyInBaseline: []string{"gone"},
-			Success: Success{Verdict: Fail, Reason: "2 newly failing", BaselinePassed: 12, CurrentPassed: 10, NewlyFailing: []string{"a|b", "<c>"}, PValue: 0.5},
+			Success:    Success{Verdict: Fail, Reason: "2 newly failing", BaselinePassed: 12, CurrentPassed: 10, NewlyFailing: []string{"a|b", "<c>"}, PValue: 0.5},
 			Efficiency: []Efficiency{eff(MetricActiveTokens, -30, -33.4, -26.3, stats.Fail), eff(MetricLatency, 60, 40, 80, stats.Pass), eff(MetricToolCalls, 0, -70, 70, stats.Inconclusive)}},
 			{Mode: "agent_direct", Summary: &SummaryDelta{Verdict: Untested, Reason: "only a summary", SuccessRatePts: -5}}},
 	}
