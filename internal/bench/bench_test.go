@@ -154,7 +154,9 @@ func TestParseScenarioSetsErrors(t *testing.T) {
 		{`[]`, "expected a JSON object"},
 		{"{\n\"a\": [\"x-001\"],\n", "line 3"},
 		{`{"a": []}`, `set "a": expected a non-empty array`},
-		{`{"a": ["ok-001", ""]}`, `set "a" item 1`},
+		{`{"a": ["ok-001", ""]}`, `set "a" item 2: scenario id "": expected`},
+		{`{"a": ["ok-001", "bad id!"]}`, `set "a" item 2: scenario id "bad id!": expected`},
+		{`{"a": [7]}`, `set "a": expected a non-empty array of scenario IDs, got [7]`},
 		{`{"a": "x-001"}`, `set "a": expected a non-empty array`},
 		{"{\n\"pr-exec\": [\"pr-view-001\"],\n\"issues\": [\"issue-view-001\"],\n\"pr-exec\": [\"pr-diff-list-files-001\"]\n}", `line 4: set "pr-exec" is defined twice`},
 	}
@@ -163,6 +165,43 @@ func TestParseScenarioSetsErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "s.json") {
 			t.Errorf("%s: error %v, want %q", tc.body, err, tc.want)
 		}
+	}
+}
+
+// TestScenarioSetsNormaliseIDs checks that set-file IDs follow the same
+// rule as --scenario-id and rows: trimmed and lower-cased, so an ID
+// written PR-View-001 or " pr-view-001 " in the set file is pr-view-001
+// everywhere, while the benchmark is still given the set file's spelling.
+func TestScenarioSetsNormaliseIDs(t *testing.T) {
+	sets, err := ParseScenarioSets("s.json", []byte(`{"a": [" pr-view-001 ", "PR-Diff-001", "pr-diff-001"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sets.Sets["a"], ","); got != "pr-view-001,pr-diff-001" {
+		t.Errorf("set a = %s, want pr-view-001,pr-diff-001", got)
+	}
+	for _, tc := range []struct {
+		ids  []string
+		want string
+	}{
+		{nil, "pr-view-001,pr-diff-001"},
+		{[]string{"pr-diff-001"}, "pr-diff-001"},
+		{[]string{"PR-DIFF-001", " pr-view-001"}, "pr-diff-001,pr-view-001"},
+	} {
+		got, err := sets.Resolve("a", tc.ids)
+		if err != nil || strings.Join(got, ",") != tc.want {
+			t.Errorf("Resolve(a, %q) = %v %v, want %s", tc.ids, got, err, tc.want)
+		}
+	}
+	if sp := sets.Spelling("pr-view-001"); sp != "pr-view-001" {
+		t.Errorf("spelling of pr-view-001 = %q (trimmed, as written)", sp)
+	}
+	if sp := sets.Spelling("pr-diff-001"); sp != "PR-Diff-001" {
+		// The first of two spellings of one ID is kept.
+		t.Errorf("spelling of pr-diff-001 = %q", sp)
+	}
+	if sp := sets.Spelling("other-001"); sp != "other-001" {
+		t.Errorf("unknown id spelled %q", sp)
 	}
 }
 
@@ -212,8 +251,11 @@ func FuzzParseScenarioSets(f *testing.F) {
 			}
 			seen := map[string]bool{}
 			for _, id := range ids {
-				if _, err := NormalizeScenarioID(id); err != nil || seen[id] {
-					t.Fatalf("set %q resolves to bad or duplicate id %q", name, id)
+				if n, err := NormalizeScenarioID(id); err != nil || n != id || seen[id] {
+					t.Fatalf("set %q resolves to bad, unnormalised or duplicate id %q", name, id)
+				}
+				if n, err := NormalizeScenarioID(sets.Spelling(id)); err != nil || n != id {
+					t.Fatalf("set %q: spelling %q of %q does not normalise back", name, sets.Spelling(id), id)
 				}
 				seen[id] = true
 			}

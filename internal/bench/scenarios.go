@@ -55,8 +55,12 @@ func CheckSetName(set string) error {
 	return nil
 }
 
-// NormalizeScenarioID trims and lower-cases id and checks it against the
-// benchmark's scenario ID pattern (for example pr-view-001).
+// NormalizeScenarioID is the one rule by which benchgate compares scenario
+// IDs, wherever they come from (the set file, --scenario-id, a suite
+// row): it trims and lower-cases id and checks it against the benchmark's
+// scenario ID pattern (for example pr-view-001). Applying it to the set
+// file and the rows alike is what lets an ID written PR-View-001 in one
+// place match pr-view-001 in another.
 func NormalizeScenarioID(id string) (string, error) {
 	n := strings.ToLower(strings.TrimSpace(id))
 	if !ident.ScenarioID.Match(n) {
@@ -69,7 +73,12 @@ func NormalizeScenarioID(id string) (string, error) {
 // ordered scenario IDs.
 type ScenarioSets struct {
 	Path string
+	// Sets holds each set's IDs normalised (NormalizeScenarioID) and
+	// de-duplicated, in file order.
 	Sets map[string][]string
+	// spelling maps a normalised ID to the ID as the set file writes it
+	// (trimmed): what the benchmark's own resolver knows it by.
+	spelling map[string]string
 }
 
 // LoadScenarioSets reads and validates a scenario-sets.json file.
@@ -96,18 +105,24 @@ func ParseScenarioSets(path string, data []byte) (*ScenarioSets, error) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	s := &ScenarioSets{Path: path, Sets: make(map[string][]string, len(raw))}
+	s := &ScenarioSets{Path: path, Sets: make(map[string][]string, len(raw)), spelling: map[string]string{}}
 	for _, name := range names {
 		var ids []string
 		if err := json.Unmarshal(raw[name], &ids); err != nil || len(ids) == 0 {
 			return nil, fmt.Errorf("scenario sets %s: set %q: expected a non-empty array of scenario IDs, got %s", path, name, textfmt.Truncate(string(raw[name]), 60))
 		}
+		norm := make([]string, 0, len(ids))
 		for i, id := range ids {
-			if _, err := NormalizeScenarioID(id); err != nil || id != strings.TrimSpace(id) {
-				return nil, fmt.Errorf("scenario sets %s: set %q item %d: %v", path, name, i, err)
+			n, err := NormalizeScenarioID(id)
+			if err != nil {
+				return nil, fmt.Errorf("scenario sets %s: set %q item %d: %w", path, name, i+1, err)
+			}
+			norm = append(norm, n)
+			if _, ok := s.spelling[n]; !ok {
+				s.spelling[n] = strings.TrimSpace(id)
 			}
 		}
-		s.Sets[name] = ids
+		s.Sets[name] = dedup(norm)
 	}
 	return s, nil
 }
@@ -157,6 +172,16 @@ func (s *ScenarioSets) Resolve(set string, ids []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Spelling returns a normalised scenario ID as the set file writes it,
+// for the benchmark's --scenario selector; an ID the file does not hold
+// is returned as given.
+func (s *ScenarioSets) Spelling(id string) string {
+	if sp, ok := s.spelling[id]; ok {
+		return sp
+	}
+	return id
 }
 
 // duplicateTopLevelKey finds a key the top-level object of data (already

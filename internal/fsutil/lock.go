@@ -45,7 +45,14 @@ var ErrLocked = errors.New("held by another process")
 
 // TryLockFile is LockFile without the wait: when another process holds
 // the lock it returns an error wrapping ErrLocked at once.
-func TryLockFile(path string) (*Lock, error) {
+func TryLockFile(path string) (*Lock, error) { return tryLock(path, syscall.LOCK_EX) }
+
+// TryLockFileShared is TryLockFile for a shared lock: any number of
+// holders of the shared lock exclude an exclusive holder, and the other
+// way round.
+func TryLockFileShared(path string) (*Lock, error) { return tryLock(path, syscall.LOCK_SH) }
+
+func tryLock(path string, how int) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -54,7 +61,7 @@ func TryLockFile(path string) (*Lock, error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if err != syscall.EINTR {
 			break
 		}
@@ -68,6 +75,17 @@ func TryLockFile(path string) (*Lock, error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return &Lock{f: f}, nil
+}
+
+// SetInfo replaces the lock file's content with info, so that a process
+// refused the lock can say who holds it. Only an exclusive holder should
+// call it.
+func (l *Lock) SetInfo(info []byte) error {
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := l.f.WriteAt(info, 0)
+	return err
 }
 
 // Unlock releases the lock. It is safe to call on a nil Lock.

@@ -29,8 +29,8 @@ type FlakyScenario struct {
 // lookback runs the caller's Lookback over the merged suite files and
 // records what it found. Its failure is logged, never fatal: the set's
 // verdict does not depend on it.
-func (s *set) lookback(ctx context.Context) {
-	if s.opts.Lookback == nil || s.zeroRows() != "" {
+func (s *set) lookback(ctx context.Context, zero bool) {
+	if s.opts.Lookback == nil || zero {
 		return
 	}
 	var paths []string

@@ -42,6 +42,8 @@ type OrderedOptions struct {
 
 // Consolidated is consolidated-summary.json: one entry per ordered set.
 type Consolidated struct {
+	// RunID is the ordered run that owns the folder and wrote this file.
+	RunID        string          `json:"run_id"`
 	Provider     string          `json:"provider"`
 	Model        string          `json:"model"`
 	Repetitions  int             `json:"repetitions"`
@@ -135,15 +137,24 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	// folder left by an earlier run in the same out-dir is not this run's
 	// result.
 	ran := map[string]string{}
-	c := &Consolidated{Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions, BaseDir: o.BaseDir,
+	runID := newRunID(o.Now())
+	c := &Consolidated{RunID: runID, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions, BaseDir: o.BaseDir,
 		Status: StatusFail, Confirmation: []Confirmation{}}
 	res := &OrderedResult{Summary: c, SummaryJSON: filepath.Join(o.BaseDir, "consolidated-summary.json"),
 		SummaryMD: filepath.Join(o.BaseDir, "consolidated-summary.md")}
 	cmds := &commands{grace: time.Duration(o.Config.Grace)}
-	runLogs := filepath.Join(o.BaseDir, "_run", newRunID(o.Now()), "logs")
-	if err := os.MkdirAll(o.BaseDir, 0o755); err != nil {
+	runLogs := filepath.Join(o.BaseDir, "_run", runID, "logs")
+	// The run owns its folder from here to its exit: a second run into
+	// the same folder (the default one is shared by every run of a day
+	// and model) is refused at once and touches nothing, and only the
+	// owner writes the set folders and the consolidated summary.
+	lock, err := lockExclusive(o.BaseDir, Holder{Command: "ordered", PID: os.Getpid(),
+		StartedAt: o.Now().UTC().Format(time.RFC3339Nano), RunID: runID}, "--out-dir")
+	if err != nil {
 		return nil, fmt.Errorf("ordered: %w", err)
 	}
+	defer lock.Unlock()
+	fmt.Fprintf(o.Log, "ordered: run %s owns %s\n", runID, o.BaseDir)
 
 	fmt.Fprintf(o.Log, "ordered: fixture preflight on %s\n", shared)
 	if err := Preflight(ctx, o.Config, shared, filepath.Join(runLogs, "preflight.log"), cmds); err != nil {
@@ -162,7 +173,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 			}
 			r, err := RunSet(ctx, SetOptions{
 				Config: o.Config, Set: name, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions,
-				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, FixtureManifest: shared,
+				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, InRun: true, FixtureManifest: shared,
 				GateProfile: o.GateProfile, Stats: o.Stats, Report: o.Report, Log: o.Log, Now: o.Now,
 			})
 			if r != nil {
@@ -177,8 +188,10 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 				c.StoppedAt = name
 				if err != nil {
 					c.Error = err.Error()
+				} else if r != nil && r.Tracking.Error != "" {
+					c.Error = r.Tracking.Error
 				}
-				fmt.Fprintf(o.Log, "ordered: stopped at set %s (%s)\n", name, c.Status)
+				fmt.Fprintf(o.Log, "ordered: stopped at set %s (%s): %s\n", name, c.Status, c.Error)
 				break
 			}
 		}
@@ -204,6 +217,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	}
 
 	if c.Status == StatusPass {
+		var failed []string
 		for i, cmd := range o.Config.Confirm {
 			conf := Confirmation{Name: cmd.Name, Command: envPrefix(cmd.Env) + proc.String(cmd.Argv)}
 			if o.Confirm {
@@ -214,12 +228,16 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 				code := rec.ExitCode
 				conf.ExitCode = &code
 				if err != nil || rec.ExitCode != 0 {
-					c.Status = StatusFail
-					c.Error = fmt.Sprintf("confirmation %s did not succeed (exit %d, log: %s)", cmd.Name, rec.ExitCode, logPath)
-					fmt.Fprintf(o.Log, "ordered: %s\n", c.Error)
+					msg := fmt.Sprintf("%s (exit %d%s, log: %s)", cmd.Name, rec.ExitCode, killed(rec), logPath)
+					failed = append(failed, msg)
+					fmt.Fprintf(o.Log, "ordered: confirmation %s did not succeed\n", msg)
 				}
 			}
 			c.Confirmation = append(c.Confirmation, conf)
+		}
+		if len(failed) > 0 {
+			c.Status = StatusFail
+			c.Error = "confirmation did not succeed: " + strings.Join(failed, "; ")
 		}
 	}
 	c.Commands = cmds.snapshot()

@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -133,8 +134,9 @@ func TestSetOutDirLock(t *testing.T) {
 	})
 	before, _ := os.ReadFile(tracking)
 	code, _, stderr := f.run(f.setArgs("pr-exec")...)
-	if code != 2 || !strings.Contains(stderr, "another benchgate run is writing to "+out) {
-		t.Errorf("second run: exit %d, stderr %q; want 2 and the folder named", code, stderr)
+	want := fmt.Sprintf("%s is in use by benchgate set of set pr-exec (pid %d, started ", out, first.Process.Pid)
+	if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "run beside it with --out-dir") {
+		t.Errorf("second run: exit %d, stderr %q; want 2, %q and --out-dir", code, stderr, want)
 	}
 	after, _ := os.ReadFile(tracking)
 	if !bytes.Equal(before, after) {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/benchgate/benchgate/internal/bench"
+
 	"github.com/benchgate/benchgate/internal/suite"
 )
 
@@ -69,7 +71,14 @@ func parseRows(r io.Reader, path, mode string) ([]Row, error) {
 // a row must name its scenario and iteration (the set counts and reruns by
 // them) and belong to the file's mode.
 func setRow(c suite.Checked, mode string) Row {
-	row := Row{File: c.File, Line: c.Line, Mode: mode, ScenarioID: c.ScenarioID, Iteration: c.Iteration,
+	// The row's scenario is compared by the rule the set file and
+	// --scenario-id follow; an ID that rule refuses is kept as written,
+	// and no set holds it.
+	id := c.ScenarioID
+	if n, err := bench.NormalizeScenarioID(id); err == nil {
+		id = n
+	}
+	row := Row{File: c.File, Line: c.Line, Mode: mode, ScenarioID: id, Iteration: c.Iteration,
 		SuccessOK: c.SuccessOK, OutputValidOK: c.OutputValidOK, ErrorNullOK: c.ErrorNullOK}
 	if c.Raw != nil {
 		row.Raw = append([]byte(nil), c.Raw...)

@@ -1,21 +1,18 @@
 package verify
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/exitcode"
-	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ident"
 )
 
@@ -65,6 +62,9 @@ type SetOptions struct {
 	OutDir string
 	// SkipPreflight is set by ordered, which checks fixtures once itself.
 	SkipPreflight bool
+	// InRun is set by ordered, which holds the run folder for the whole
+	// run; a set of its own holds its run folder shared.
+	InRun bool
 	// FixtureManifest overrides the shared manifest of Config.
 	FixtureManifest string
 	GateProfile     string
@@ -104,16 +104,14 @@ type set struct {
 	path     string
 	runDir   string
 	cmds     *commands
+	sets     *bench.ScenarioSets
 	resolved []string
-	rows     map[string]*modeRows
-	log      io.Writer
-}
-
-// modeRows is the merged row store of one mode: a rerun's row replaces
-// the earlier row with the same scenario and iteration.
-type modeRows struct {
-	byKey map[string]Row
-	order []string
+	attempts []*attempt
+	// j is the latest judgement of the attempts; merged says the set
+	// folder's suite files were derived from it.
+	j      judgement
+	merged bool
+	log    io.Writer
 }
 
 // RunSet verifies one scenario set. It returns an error wrapping
@@ -138,7 +136,6 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		cfg:  opts.Config,
 		path: filepath.Join(opts.OutDir, "tracking.json"),
 		cmds: &commands{grace: time.Duration(opts.Config.Grace)},
-		rows: map[string]*modeRows{},
 		log:  opts.Log,
 	}
 	s.t = &Tracking{
@@ -152,15 +149,12 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		Failures:          []Problem{},
 		Reruns:            []Rerun{},
 		Commands:          []CommandRecord{},
+		Attempts:          []AttemptRecord{},
 		Gate:              &GateRecord{Profile: opts.GateProfile},
-		FinalStatus:       StatusFail,
 		State:             "running",
 		StartedAt:         now.UTC().Format(time.RFC3339Nano),
 	}
 	s.runDir = filepath.Join(opts.OutDir, "_run", s.t.RunID)
-	for _, m := range bench.Modes {
-		s.rows[m] = &modeRows{byKey: map[string]Row{}}
-	}
 	res := &SetResult{Tracking: s.t, TrackingPath: s.path, OutDir: opts.OutDir,
 		SummaryJSON: s.summaryJSON(), SummaryMD: s.summaryMD()}
 	for _, m := range bench.Modes {
@@ -168,15 +162,23 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 	}
 
 	// One set run per folder: a second run would delete the first's
-	// artifacts in prepare and interleave rows with it. The lock is taken
-	// before anything in the folder is touched, and nothing is written
-	// when it is held.
-	lock, err := fsutil.TryLockFile(filepath.Join(opts.OutDir, LockFile))
-	if errors.Is(err, fsutil.ErrLocked) {
-		return nil, fmt.Errorf("%w: set %q: another benchgate run is writing to %s; wait for it to finish or give another out-dir", ErrBadInput, opts.Set, opts.OutDir)
+	// artifacts in prepare and interleave rows with it. The locks are
+	// taken before anything in the folder is touched, and nothing is
+	// written when one is held. A set of its own also holds its run
+	// folder (the set folder's parent) shared, so that no ordered run
+	// takes that folder over while the set writes into it; a set that
+	// ordered runs is covered by ordered's own lock.
+	if !opts.InRun {
+		parent, err := lockShared(filepath.Dir(filepath.Clean(opts.OutDir)), "--out-dir")
+		if err != nil {
+			return nil, fmt.Errorf("set %q: %w", opts.Set, err)
+		}
+		defer parent.Unlock()
 	}
+	lock, err := lockExclusive(opts.OutDir, Holder{Command: "set", PID: os.Getpid(), StartedAt: s.t.StartedAt,
+		RunID: s.t.RunID, Set: opts.Set}, "--out-dir")
 	if err != nil {
-		return nil, fmt.Errorf("%w: set %q: %w", ErrBadInput, opts.Set, err)
+		return nil, fmt.Errorf("set %q: %w", opts.Set, err)
 	}
 	defer lock.Unlock()
 
@@ -206,6 +208,7 @@ func (s *set) prepare() error {
 	if err != nil {
 		return err
 	}
+	s.sets = sets
 	s.resolved, err = sets.Resolve(s.opts.Set, s.opts.ScenarioIDs)
 	if err != nil {
 		return err
@@ -261,42 +264,42 @@ func (s *set) execute(ctx context.Context) error {
 	}
 	s.t.FixtureManifest = manifest
 
-	// Attempt 0: the whole set (or the requested scenarios), written
-	// straight into the set folder.
-	outs := map[string]string{}
-	for _, m := range bench.Modes {
-		outs[m] = s.suitePath(m)
-	}
+	// Attempt 0 runs the whole set (or the requested scenarios); each
+	// rerun only the scenarios the previous attempt failed. Every attempt
+	// writes its own files under _run/<run-id>/attempt-<n>/, kept as
+	// written; the set folder's suite files are derived from them.
 	var ids []string
 	if len(s.opts.ScenarioIDs) > 0 {
 		ids = s.resolved
 	}
-	if err := s.paired(ctx, "attempt-0", ids, manifest, outs); err != nil {
+	a := newAttempt(0, s.resolved, filepath.Join(s.runDir, "attempt-0"))
+	if err := s.paired(ctx, a, ids, manifest); err != nil {
 		s.evaluate()
 		return s.stop(StatusFail, err)
 	}
 	failing := s.evaluate()
-	zero := s.zeroRows()
-	for attempt := 1; attempt <= MaxReruns && len(failing) > 0 && zero == "" && ctx.Err() == nil; attempt++ {
+	zero := zeroRows(a)
+	if zero != "" {
+		zero += " wrote zero rows in " + a.name()
+	}
+	for n := 1; n <= MaxReruns && len(failing) > 0 && zero == "" && ctx.Err() == nil; n++ {
 		fmt.Fprintf(s.log, "set %s: rerun %d of %d for %d failing scenario(s): %s\n",
-			s.opts.Set, attempt, MaxReruns, len(failing), strings.Join(failing, " "))
-		dir := filepath.Join(s.runDir, fmt.Sprintf("rerun-%d", attempt))
-		outs := map[string]string{}
-		for _, m := range bench.Modes {
-			outs[m] = filepath.Join(dir, m+"-suite.jsonl")
-		}
-		if err := s.paired(ctx, fmt.Sprintf("rerun-%d", attempt), failing, manifest, outs); err != nil {
+			s.opts.Set, n, MaxReruns, len(failing), strings.Join(failing, " "))
+		a := newAttempt(n, failing, filepath.Join(s.runDir, fmt.Sprintf("attempt-%d", n)))
+		if err := s.paired(ctx, a, failing, manifest); err != nil {
 			s.evaluate()
-			s.t.Reruns = append(s.t.Reruns, Rerun{Attempt: attempt, ScenarioIDs: failing, Result: "fail"})
+			s.t.Reruns = append(s.t.Reruns, Rerun{Attempt: n, ScenarioIDs: a.ids, Result: "fail"})
 			return s.stop(StatusFail, err)
 		}
-		rerunIDs := failing
 		failing = s.evaluate()
 		result := StatusPass
 		if len(s.t.FailingScenarios) > 0 {
 			result = "fail"
 		}
-		s.t.Reruns = append(s.t.Reruns, Rerun{Attempt: attempt, ScenarioIDs: rerunIDs, Result: result})
+		if z := zeroRows(a); z != "" {
+			zero, result = z+" wrote zero rows in "+a.name(), "fail"
+		}
+		s.t.Reruns = append(s.t.Reruns, Rerun{Attempt: n, ScenarioIDs: a.ids, Result: result})
 		s.t.Commands = s.cmds.snapshot()
 		if err := s.t.write(s.path); err != nil {
 			return s.stop(StatusFail, err)
@@ -305,18 +308,22 @@ func (s *set) execute(ctx context.Context) error {
 	if err := s.writeMerged(); err != nil {
 		return s.stop(StatusFail, err)
 	}
-	s.evaluate()
+	s.merged = true
 	if ctx.Err() != nil {
 		return s.stop(StatusFail, fmt.Errorf("set %s: stopped: %w", s.opts.Set, context.Cause(ctx)))
 	}
-	s.report(ctx)
-	s.lookback(ctx)
+	s.report(ctx, zero != "")
+	s.lookback(ctx, zero != "")
 	switch {
 	case zero != "":
-		return s.stop(StatusTerminalFail, fmt.Errorf("set %s: %s wrote zero rows (a zero-row output is terminal)", s.opts.Set, zero))
+		return s.stop(StatusTerminalFail, fmt.Errorf("set %s: %s (a zero-row output is terminal)", s.opts.Set, zero))
 	case len(s.t.FailingScenarios) > 0:
 		return s.stop(StatusTerminalFail, fmt.Errorf("set %s failed blocking validation after %d rerun(s): %s",
 			s.opts.Set, len(s.t.Reruns), strings.Join(s.t.FailingScenarios, ", ")))
+	case s.opts.Report != nil && s.t.Gate.Error != "":
+		// Every row passed, but the set's summaries are not there: the
+		// set has not produced what it promises, so it does not pass.
+		return s.stop(StatusFail, fmt.Errorf("set %s: every row passed, but the summaries could not be written: %s", s.opts.Set, s.t.Gate.Error))
 	}
 	return s.stop(StatusPass, nil)
 }
@@ -364,23 +371,26 @@ func (s *set) seed(ctx context.Context, manifest string) error {
 	return nil
 }
 
-// paired runs both modes at once and merges their rows. The benchmark's
-// exit code says nothing about the rows (it exits 0 when rows fail), so
-// only a command that cannot start, or a cancel, is an error here.
-func (s *set) paired(ctx context.Context, step string, ids []string, manifest string, outs map[string]string) error {
+// paired runs both modes of attempt a at once and reads their rows. The
+// benchmark's exit code says nothing about the rows (it exits 0 when rows
+// fail), so only a command that cannot start, or a cancel, is an error
+// here. ids are the scenarios to select (none: the whole set).
+func (s *set) paired(ctx context.Context, a *attempt, ids []string, manifest string) error {
+	s.attempts = append(s.attempts, a)
+	step := fmt.Sprintf("attempt-%d", a.n)
+	var selector []string
+	for _, id := range ids {
+		selector = append(selector, s.sets.Spelling(id))
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(bench.Modes))
 	for i, mode := range bench.Modes {
-		out := outs[mode]
+		out := a.files[mode]
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return fmt.Errorf("set %s: %w", s.opts.Set, err)
 		}
-		// The benchmark appends; start every attempt from an empty file.
-		if err := os.Remove(out); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("set %s: %w", s.opts.Set, err)
-		}
 		spec := bench.RunSpec{Mode: mode, Repetitions: s.opts.Repetitions, Provider: s.opts.Provider,
-			Model: s.opts.Model, OutputJSONL: out, Set: s.opts.Set, ScenarioIDs: ids, Manifest: manifest}
+			Model: s.opts.Model, OutputJSONL: out, Set: s.opts.Set, ScenarioIDs: selector, Manifest: manifest}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -403,114 +413,16 @@ func (s *set) paired(ctx context.Context, step string, ids []string, manifest st
 		return err
 	}
 	for _, mode := range bench.Modes {
-		rows, err := ReadRows(outs[mode], mode)
+		rows, err := ReadRows(a.files[mode], mode)
 		if err != nil {
 			return fmt.Errorf("set %s: %w", s.opts.Set, err)
 		}
-		s.merge(mode, rows)
+		a.rows[mode] = rows
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("set %s: stopped during %s: %w", s.opts.Set, step, context.Cause(ctx))
+		return fmt.Errorf("set %s: stopped during %s: %w", s.opts.Set, a.name(), context.Cause(ctx))
 	}
 	return nil
-}
-
-func (s *set) merge(mode string, rows []Row) {
-	store := s.rows[mode]
-	seen := map[string]int{}
-	for _, r := range rows {
-		key := fmt.Sprintf("%s:%d", r.ScenarioID, r.Iteration)
-		if r.ScenarioID == "" || r.Iteration == 0 {
-			key = fmt.Sprintf("unidentified:%s:%d", r.File, r.Line)
-		}
-		if prev, dup := seen[key]; dup {
-			r.Problems = append(r.Problems, Problem{Mode: mode, File: r.File, Line: r.Line, ScenarioID: r.ScenarioID,
-				Iteration: r.Iteration, Field: "scenario_id/iteration", Expected: "one row per scenario and iteration",
-				Got: fmt.Sprintf("a second row (first at line %d)", prev)})
-		}
-		seen[key] = r.Line
-		if _, ok := store.byKey[key]; !ok {
-			store.order = append(store.order, key)
-		}
-		store.byKey[key] = r
-	}
-}
-
-// evaluate recomputes counts, checks and failures from the merged rows and
-// returns the failing resolved scenario IDs, which are what a rerun may
-// target.
-func (s *set) evaluate() []string {
-	in := map[string]bool{}
-	for _, id := range s.resolved {
-		in[id] = true
-	}
-	failing := map[string]bool{}
-	var problems []Problem
-	var checks Checks
-	for _, mode := range bench.Modes {
-		store := s.rows[mode]
-		s.t.RowsActual[mode] = len(store.byKey)
-		for _, key := range store.order {
-			r := store.byKey[key]
-			checks.Success.tally(r.SuccessOK)
-			checks.OutputValid.tally(r.OutputValidOK)
-			checks.ErrorNull.tally(r.ErrorNullOK)
-			problems = append(problems, r.Problems...)
-			if r.ScenarioID != "" && !in[r.ScenarioID] {
-				problems = append(problems, Problem{Mode: mode, File: r.File, Line: r.Line, ScenarioID: r.ScenarioID,
-					Iteration: r.Iteration, Field: "scenario_id", Expected: "one of the set's resolved scenarios", Got: r.ScenarioID})
-				failing["unexpected:"+r.ScenarioID] = true
-			}
-			if len(r.Problems) > 0 {
-				if in[r.ScenarioID] {
-					failing[r.ScenarioID] = true
-				} else if r.ScenarioID == "" {
-					failing[fmt.Sprintf("unidentified-row:%s:%d", filepath.Base(r.File), r.Line)] = true
-				}
-			}
-		}
-		for _, id := range s.resolved {
-			for it := 1; it <= s.opts.Repetitions; it++ {
-				if _, ok := store.byKey[fmt.Sprintf("%s:%d", id, it)]; !ok {
-					problems = append(problems, Problem{Mode: mode, File: s.suitePath(mode), ScenarioID: id, Iteration: it,
-						Field: "row", Expected: "one row for this scenario and iteration", Got: "none"})
-					failing[id] = true
-				}
-			}
-		}
-	}
-	s.t.Checks = checks
-	s.t.Failures = problems
-	if s.t.Failures == nil {
-		s.t.Failures = []Problem{}
-	}
-	var ids, rerun []string
-	for id := range failing {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range s.resolved {
-		if failing[id] {
-			rerun = append(rerun, id)
-		}
-	}
-	if !s.countsMatch() {
-		parts := []string{fmt.Sprintf("expected=%d", s.t.RowsExpected[bench.Modes[0]])}
-		for _, m := range bench.Modes {
-			parts = append(parts, fmt.Sprintf("%s=%d", m, s.t.RowsActual[m]))
-		}
-		ids = append(ids, "row-count-mismatch: "+strings.Join(parts, " "))
-	}
-	if ids == nil {
-		ids = []string{}
-	}
-	s.t.FailingScenarios = ids
-	if len(rerun) == 0 && len(ids) > 0 {
-		// Failures no rerun can target (unidentified rows): rerunning
-		// would change nothing, so the set ends now.
-		return nil
-	}
-	return rerun
 }
 
 func (s *set) countsMatch() bool {
@@ -522,68 +434,16 @@ func (s *set) countsMatch() bool {
 	return true
 }
 
-// zeroRows names the first mode whose merged output holds no rows.
-func (s *set) zeroRows() string {
-	for _, m := range bench.Modes {
-		if len(s.rows[m].byKey) == 0 {
-			return m
-		}
-	}
-	return ""
-}
-
-// writeMerged rewrites both suite files with the final rows, in resolved
-// order, so that the set folder holds exactly what was judged.
-func (s *set) writeMerged() error {
-	pos := map[string]int{}
-	for i, id := range s.resolved {
-		pos[id] = i
-	}
-	for _, mode := range bench.Modes {
-		store := s.rows[mode]
-		keys := append([]string(nil), store.order...)
-		sort.SliceStable(keys, func(a, b int) bool {
-			ra, rb := store.byKey[keys[a]], store.byKey[keys[b]]
-			pa, oka := pos[ra.ScenarioID]
-			pb, okb := pos[rb.ScenarioID]
-			if oka != okb {
-				return oka
-			}
-			if pa != pb {
-				return pa < pb
-			}
-			return ra.Iteration < rb.Iteration
-		})
-		var buf bytes.Buffer
-		final := s.suitePath(mode)
-		for i, k := range keys {
-			r := store.byKey[k]
-			buf.Write(r.Raw)
-			buf.WriteByte('\n')
-			// Diagnostics point at the file that is kept: the merged one.
-			r.File, r.Line = final, i+1
-			for j := range r.Problems {
-				r.Problems[j].File, r.Problems[j].Line = final, i+1
-			}
-			store.byKey[k] = r
-		}
-		if err := fsutil.WriteFileAtomic(s.suitePath(mode), buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("set %s: %w", s.opts.Set, err)
-		}
-	}
-	return nil
-}
-
 // report regenerates the summaries from the merged final rows. Its gate
 // is recorded only; a report error is recorded and reported, never
 // allowed to stop tracking.json from being written.
-func (s *set) report(ctx context.Context) {
+func (s *set) report(ctx context.Context, zero bool) {
 	g := s.t.Gate
 	if s.opts.Report == nil {
 		g.Error = "no report configured"
 		return
 	}
-	if s.zeroRows() != "" {
+	if zero {
 		g.Error = "skipped: a mode wrote zero rows"
 		return
 	}
@@ -633,6 +493,12 @@ func (s *set) stop(status string, cause error) error {
 	s.t.State = "done"
 	s.t.FinishedAt = s.opts.Now().UTC().Format(time.RFC3339Nano)
 	s.t.Commands = s.cmds.snapshot()
+	if len(s.attempts) > 0 && !s.merged {
+		// A set stopped early still leaves the rows it judged.
+		if err := s.writeMerged(); err != nil {
+			cause = errors.Join(cause, err)
+		}
+	}
 	if cause != nil {
 		s.t.Error = cause.Error()
 	}

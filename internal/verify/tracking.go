@@ -23,27 +23,31 @@ const (
 // Tracking is tracking.json: the seed's example fields plus the run
 // identity, the gate verdict and the located failures.
 type Tracking struct {
-	Set               string          `json:"set"`
-	Provider          string          `json:"provider"`
-	Model             string          `json:"model"`
-	Repetitions       int             `json:"repetitions"`
-	RunID             string          `json:"run_id"`
-	SeedPolicy        string          `json:"seed_policy"`
-	SeedID            string          `json:"seed_id,omitempty"`
-	FixtureManifest   string          `json:"fixture_manifest,omitempty"`
-	ResolvedScenarios []string        `json:"resolved_scenarios"`
-	RowsExpected      map[string]int  `json:"rows_expected"`
-	RowsActual        map[string]int  `json:"rows_actual"`
-	Checks            Checks          `json:"checks"`
-	FailingScenarios  []string        `json:"failing_scenarios"`
-	Failures          []Problem       `json:"failures"`
-	Reruns            []Rerun         `json:"reruns"`
-	Commands          []CommandRecord `json:"commands"`
-	Gate              *GateRecord     `json:"gate"`
+	Set               string         `json:"set"`
+	Provider          string         `json:"provider"`
+	Model             string         `json:"model"`
+	Repetitions       int            `json:"repetitions"`
+	RunID             string         `json:"run_id"`
+	SeedPolicy        string         `json:"seed_policy"`
+	SeedID            string         `json:"seed_id,omitempty"`
+	FixtureManifest   string         `json:"fixture_manifest,omitempty"`
+	ResolvedScenarios []string       `json:"resolved_scenarios"`
+	RowsExpected      map[string]int `json:"rows_expected"`
+	RowsActual        map[string]int `json:"rows_actual"`
+	Checks            Checks         `json:"checks"`
+	FailingScenarios  []string       `json:"failing_scenarios"`
+	Failures          []Problem      `json:"failures"`
+	Reruns            []Rerun        `json:"reruns"`
+	// Attempts lists every paired run with its raw suite files, which
+	// are kept as the benchmark wrote them.
+	Attempts []AttemptRecord `json:"attempts"`
+	Commands []CommandRecord `json:"commands"`
+	Gate     *GateRecord     `json:"gate"`
 	// FlakyScenarios are the scenarios that both passed and failed in
 	// the recent runs given with --history (set's own included).
 	FlakyScenarios []FlakyScenario `json:"flaky_scenarios,omitempty"`
-	FinalStatus    string          `json:"final_status"`
+	// FinalStatus is absent until the set ends.
+	FinalStatus string `json:"final_status,omitempty"`
 	// State is "running" while the set runs and "done" once it ended; a
 	// reader that finds "running" knows the process died without a word.
 	State      string `json:"state"`
