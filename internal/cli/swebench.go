@@ -187,6 +187,7 @@ var swebenchFlags = map[string]string{
 	"instance_id": "--instance-id", "output_dir": "--output-dir", "max_loops": "--max-loops",
 	"phase_timeout": "--phase-timeout", "dataset_file": "--dataset-file", "codex_binary": "--codex-binary",
 	"codex_config": "--codex-config", "slice": "--slice", "resume": "--resume", "shard": "--shard",
+	"fail_on": "--fail-on",
 }
 
 // sbFlags names the flags in an error of the swebench or codex packages.
@@ -430,18 +431,26 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 
 func swebenchMerge(env *Env, args []string) int {
 	fs := sbFlagSet(env, "swebench merge")
-	out := fs.String("output-dir", "", "merged run root (required)")
+	out := fs.String("output-dir", "", "merged run root (required); an existing folder must be empty or an earlier merge's output, which is replaced")
+	allowMissing := fs.Bool("allow-missing-shards", false, "merge the shards given even when some shard k/n of the batch is absent")
+	failOn := fs.String("fail-on", swebench.FailOnIncomplete, "what makes the exit code non-zero: incomplete (1 if an instance failed, else 20 if one is incomplete), failed (1 if an instance failed) or never")
 	if code, ok := sbParse(env, fs, args); !ok {
 		return code
 	}
 	if *out == "" || fs.NArg() == 0 {
 		return sbUsage(env, "merge", errors.New("usage: benchgate swebench merge --output-dir <dir> <run_root>..."))
 	}
+	if _, err := swebench.ParseFailOn(*failOn); err != nil {
+		return sbUsage(env, "merge", err)
+	}
 	var roots []string
 	for _, r := range fs.Args() {
 		roots = append(roots, sbPath(env, r))
 	}
-	res, err := swebench.Merge(sbPath(env, *out), roots, env.Now().UTC())
+	res, err := swebench.Merge(swebench.MergeOptions{Out: sbPath(env, *out), Roots: roots, AllowMissingShards: *allowMissing, Now: env.Now().UTC()})
+	for _, s := range res.Skipped {
+		fmt.Fprintf(env.Stderr, "benchgate swebench merge: skipped %s: %s\n", s.Path, s.Reason)
+	}
 	var ue *swebench.UsageError
 	if errors.As(err, &ue) {
 		return sbUsage(env, "merge", err)
@@ -450,9 +459,12 @@ func swebenchMerge(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate swebench merge: %v\n", sbFlags(err))
 		return ExitFailed
 	}
+	if len(res.Missing) > 0 {
+		fmt.Fprintf(env.Stderr, "benchgate swebench merge: merged without shard %s (--allow-missing-shards)\n", strings.Join(res.Missing, ", "))
+	}
 	fmt.Fprintf(env.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d\n",
 		sbPath(env, *out), res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete)
-	return res.Counts.ExitCode()
+	return res.Counts.ExitCodeFor(*failOn)
 }
 
 // progressTable is the Markdown table of the instances a batch finished

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,5 +178,49 @@ func TestSwebenchManifestRecordsInvocations(t *testing.T) {
 	failed := merged.Instances["acme__man-2"]
 	if !strings.HasPrefix(failed.ErrorLog, out+string(filepath.Separator)) {
 		t.Errorf("merged error_log %q points outside %s", failed.ErrorLog, out)
+	}
+	// Merging again replaces the earlier merge; with --fail-on never a
+	// failed instance is a result, not an exit code, and the counts
+	// printed are the manifest's.
+	stdout.Reset()
+	if code := Main(context.Background(), env, []string{"swebench", "merge", "--fail-on", "never", "--output-dir", out, root}); code != ExitOK {
+		t.Fatalf("merge --fail-on never exit %d; stderr %s", code, stderr)
+	}
+	swebenchtest.ReadJSON(t, filepath.Join(out, swebench.ManifestFile), &merged)
+	c := merged.Counts
+	if want := fmt.Sprintf("total=%d success=%d failed=%d incomplete=%d", c.Total, c.Success, c.Failed, c.Incomplete); !strings.Contains(stdout.String(), want) || c.Failed != 1 {
+		t.Errorf("merge printed %q, manifest counts %+v", stdout, c)
+	}
+}
+
+// TestSwebenchMergeNamesMissingShards: the shards' manifests say k/n;
+// merging shard 1/3 alone exits 2 naming shards 2/3 and 3/3, and writes
+// nothing; --allow-missing-shards merges it and says what is missing.
+func TestSwebenchMergeNamesMissingShards(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "shard1")
+	err := swebench.UpdateManifest(root, time.Now(), func(m *swebench.Manifest) {
+		m.Batch = &swebench.BatchInfo{InstanceOrder: []string{"acme__a-1"}, Shard: "1/3", StartTime: time.Now()}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, stdout, stderr := swebenchEnv(t, dir, nil)
+	out := filepath.Join(dir, "merged")
+	if code := Main(context.Background(), env, []string{"swebench", "merge", "--output-dir", out, root}); code != ExitUsage {
+		t.Fatalf("exit %d, want %d; stderr %s", code, ExitUsage, stderr)
+	}
+	if !strings.Contains(stderr.String(), "missing shard 2/3, 3/3 of 3") {
+		t.Errorf("stderr %q does not name the missing shards", stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused merge wrote %s", out)
+	}
+	stderr.Reset()
+	if code := Main(context.Background(), env, []string{"swebench", "merge", "--allow-missing-shards", "--output-dir", out, root}); code != ExitFailed {
+		t.Fatalf("exit %d, want %d (its instance never ran); stderr %s", code, ExitFailed, stderr)
+	}
+	if !strings.Contains(stderr.String(), "merged without shard 2/3, 3/3") || !strings.Contains(stdout.String(), "total=1 success=0 failed=1") {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
 	}
 }

@@ -81,6 +81,7 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"bad slice", []string{"batch", "--slice", "3:1", "--dataset-file", dataset}, `--slice "3:1": END must be greater than START`},
 		{"unknown subcommand", []string{"evaluate"}, "unknown subcommand"},
 		{"merge without roots", []string{"merge", "--output-dir", "m"}, "usage"},
+		{"merge with an unknown fail-on", []string{"merge", "--output-dir", "m", "--fail-on", "always", "typo"}, `--fail-on "always": expected never, failed or incomplete`},
 		{"merge of a folder that is no run root", []string{"merge", "--output-dir", "m", "typo"}, filepath.Join(dir, "typo") + " is not a run root"},
 	}
 	for _, tc := range tests {

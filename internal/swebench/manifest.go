@@ -29,6 +29,12 @@ type Manifest struct {
 	LastInvocation *Invocation              `json:"last_invocation,omitempty"`
 	Batch          *BatchInfo               `json:"batch,omitempty"`
 	Merged         []string                 `json:"merged_from,omitempty"`
+	// Shards, MissingShards and MergeSkipped are written by merge: the
+	// run roots it took with their batches' arguments, the shards it was
+	// allowed to go without, and what it left out and why.
+	Shards        []MergedShard `json:"shards,omitempty"`
+	MissingShards []string      `json:"missing_shards,omitempty"`
+	MergeSkipped  []MergeSkip   `json:"merge_skipped,omitempty"`
 }
 
 // DatasetInfo names the scope of the run.
@@ -42,6 +48,8 @@ type DatasetInfo struct {
 type CodexInfo struct {
 	Profile    string `json:"profile"`
 	Unattended bool   `json:"unattended"`
+	// Version is the `codex --version` of the latest instance that ran.
+	Version string `json:"version,omitempty"`
 }
 
 // InstanceEntry is one instance's line in the manifest.
@@ -112,7 +120,7 @@ func UpdateManifest(dir string, now time.Time, update func(m *Manifest)) error {
 			m.CreatedAt = now
 			m.Dataset = DatasetInfo{Name: DefaultDataset, Split: DefaultSplit}
 		}
-		m.Codex = CodexInfo{Profile: "local", Unattended: true}
+		m.Codex.Profile, m.Codex.Unattended = "local", true
 		if m.Instances == nil {
 			m.Instances = map[string]InstanceEntry{}
 		}
@@ -166,6 +174,41 @@ func (c Counts) ExitCode() int {
 		return exitcode.Incomplete
 	}
 	return exitcode.OK
+}
+
+// What instance outcomes make a batch or merge fail (--fail-on).
+const (
+	// FailOnNever: the step ran, whatever its instances did.
+	FailOnNever = "never"
+	// FailOnFailed: exit 1 when an instance failed.
+	FailOnFailed = "failed"
+	// FailOnIncomplete: exit 1 when an instance failed, else 20 when
+	// one is incomplete (ExitCode).
+	FailOnIncomplete = "incomplete"
+)
+
+// ParseFailOn checks a --fail-on value.
+func ParseFailOn(s string) (string, error) {
+	switch s {
+	case FailOnNever, FailOnFailed, FailOnIncomplete:
+		return s, nil
+	}
+	return "", exitcode.Optionf("fail_on", " %q: expected never, failed or incomplete", s)
+}
+
+// ExitCodeFor is ExitCode as far as failOn asks: instance outcomes are
+// results, and only the ones failOn names fail the command.
+func (c Counts) ExitCodeFor(failOn string) int {
+	switch failOn {
+	case FailOnNever:
+		return exitcode.OK
+	case FailOnFailed:
+		if c.Failed > 0 {
+			return exitcode.Failed
+		}
+		return exitcode.OK
+	}
+	return c.ExitCode()
 }
 
 func sortedKeys(m map[string]InstanceEntry) []string {
