@@ -22,19 +22,24 @@ const (
 // Status is <id>.status.json. The first five fields are the contract;
 // the rest explain the run.
 type Status struct {
-	InstanceID          string         `json:"instance_id"`
-	Status              string         `json:"status"`
-	FailureReasonCode   *string        `json:"failure_reason_code"`
-	FailureReasonDetail string         `json:"failure_reason_detail"`
-	ErrorLog            string         `json:"error_log"`
-	Interrupted         bool           `json:"interrupted,omitempty"`
-	Image               string         `json:"image,omitempty"`
-	ExecutePasses       int            `json:"execute_passes"`
-	MaxLoops            int            `json:"max_loops"`
-	Usage               ralph.Usage    `json:"usage"`
-	Phases              []ralph.Record `json:"phases"`
-	StartTime           time.Time      `json:"start_time"`
-	EndTime             time.Time      `json:"end_time"`
+	InstanceID          string  `json:"instance_id"`
+	Status              string  `json:"status"`
+	FailureReasonCode   *string `json:"failure_reason_code"`
+	FailureReasonDetail string  `json:"failure_reason_detail"`
+	ErrorLog            string  `json:"error_log"`
+	Interrupted         bool    `json:"interrupted,omitempty"`
+	// PatchCheck is how the patch of a finished loop fared against the
+	// code's original commit (Patch*); empty when the loop did not end in
+	// a success. A failure it decides is the agent's or the image's, never
+	// the endpoint's: the endpoint circuit breaker leaves it out.
+	PatchCheck    string         `json:"patch_check,omitempty"`
+	Image         string         `json:"image,omitempty"`
+	ExecutePasses int            `json:"execute_passes"`
+	MaxLoops      int            `json:"max_loops"`
+	Usage         ralph.Usage    `json:"usage"`
+	Phases        []ralph.Record `json:"phases"`
+	StartTime     time.Time      `json:"start_time"`
+	EndTime       time.Time      `json:"end_time"`
 }
 
 // Terminal reports whether a resumed batch may skip the instance.

@@ -306,7 +306,9 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		if b.OnInstance != nil {
 			b.OnInstance(reports, len(ids))
 		}
-		if st.Status != ralph.StatusFailed || code != ralph.CodeRuntimeError || st.Interrupted {
+		// A failed patch check is the agent's or the image's: the endpoint
+		// served the whole loop.
+		if st.Status != ralph.StatusFailed || code != ralph.CodeRuntimeError || st.Interrupted || st.PatchCheck != "" {
 			inARow = 0
 			continue
 		}

@@ -309,19 +309,25 @@ func TestFilterAndSlice(t *testing.T) {
 // runtime_error. While the endpoint preflight answers, the failures are
 // the instances' own and the batch goes on; when it fails too, the batch
 // stops after three, says how to continue, and leaves the rest not run.
+// Patches that fail the patch check are the agent's failures, never the
+// endpoint's: they do not stop the batch, whatever the endpoint does.
 func TestBatchStopsOnAFailingEndpoint(t *testing.T) {
 	ids := []string{"acme__e-1", "acme__e-2", "acme__e-3", "acme__e-4", "acme__e-5"}
+	down := errors.New("dial tcp 127.0.0.1:8000: connect: connection refused")
 	for _, tc := range []struct {
 		name     string
+		scenario string
 		endpoint error
 		ran      int
+		stops    bool
 	}{
-		{"endpoint answers", nil, 5},
-		{"endpoint down", errors.New("dial tcp 127.0.0.1:8000: connect: connection refused"), 3},
+		{"endpoint answers", "crash", nil, 5, false},
+		{"endpoint down", "crash", down, 3, true},
+		{"patches that do not apply, endpoint down", "badcontext", down, 5, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := batchFixture(t, ids, "")
-			b.Instance.Env = []string{"FAKE_CODEX_SCENARIO=crash"}
+			b.Instance.Env = []string{"FAKE_CODEX_SCENARIO=" + tc.scenario}
 			b.Preflight = func(context.Context) error { return tc.endpoint }
 			var out bytes.Buffer
 			b.Stdout = &out
@@ -345,12 +351,12 @@ func TestBatchStopsOnAFailingEndpoint(t *testing.T) {
 				t.Errorf("counts %+v: the instances not run count as failed", res.Counts)
 			}
 			stopped := strings.Contains(out.String(), "batch stopped after 3 instances in a row failed with runtime_error and the endpoint preflight fails: dial tcp")
-			if stopped != (tc.endpoint != nil) || (tc.endpoint != nil && !strings.Contains(res.Stopped, "2 instance(s) not run (continue with --resume")) {
+			if stopped != tc.stops || (tc.stops && !strings.Contains(res.Stopped, "2 instance(s) not run (continue with --resume")) {
 				t.Errorf("stopped %v, res.Stopped %q:\n%s", stopped, res.Stopped, out.String())
 			}
 			var m Manifest
 			readJSON(t, filepath.Join(b.RunRoot, ManifestFile), &m)
-			if (m.Batch.Stopped != "") != (tc.endpoint != nil) {
+			if (m.Batch.Stopped != "") != tc.stops {
 				t.Errorf("manifest batch.stopped %q", m.Batch.Stopped)
 			}
 		})

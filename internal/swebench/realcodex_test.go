@@ -28,7 +28,6 @@ func TestRunRealCodex(t *testing.T) {
 	codexBin := testenv.Codex(t)
 	dc := swebenchtest.Docker(t)
 	const model = "qwen3-coder-next-FP8"
-	const patch = "diff --git a/README b/README\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-code\n+fixed code\n"
 	type phase struct {
 		name  ralph.Phase
 		turns []fakeresponses.Turn
@@ -43,11 +42,19 @@ func TestRunRealCodex(t *testing.T) {
 			{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}, Usage: u(1100, 1000, 4, 0)},
 		}, ralph.Usage{InputTokens: 2100, CachedInputTokens: 1200, OutputTokens: 34, ReasoningOutputTokens: 5}}
 	}
+	prompts, err := ralph.LoadPrompts("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The model edits README in the code folder and writes the patch with
+	// the command the built-in execute prompt gives, as the prompt says.
 	fixPhase := func(p Paths) phase {
 		archive := filepath.Join(p.Plans, "archive")
-		cmd := "mkdir -p " + archive +
+		diff := promptCommand(t, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
+		cmd := "printf 'fixed code\\n' > /testbed/README && " + diff +
+			" && mkdir -p " + archive +
 			" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/" +
-			" && printf '" + strings.ReplaceAll(patch, "\n", "\\n") + "' > " + p.Patch + " && echo EXECUTED"
+			" && echo EXECUTED"
 		return phase{ralph.PhaseExecute, []fakeresponses.Turn{
 			{Items: []fakeresponses.Item{fakeresponses.Shell(cmd)}, Usage: u(2000, 100, 60, 9)},
 			{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}, Usage: u(2100, 2000, 3, 0)},
@@ -85,10 +92,6 @@ func TestRunRealCodex(t *testing.T) {
 
 			tmpl := "sweb.eval.arm64.{id}:latest"
 			swebenchtest.ImportRealCodexImage(t, dc, ImageName(tmpl, id))
-			prompts, err := ralph.LoadPrompts("")
-			if err != nil {
-				t.Fatal(err)
-			}
 			o := Options{
 				InstanceID: id, OutputDir: out, ManifestDir: filepath.Dir(out),
 				MaxLoops: 2, PhaseTimeout: 2 * time.Minute, Prompts: prompts,
@@ -125,13 +128,19 @@ func TestRunRealCodex(t *testing.T) {
 					t.Errorf("plan document not archived: %v", err)
 				}
 			}
-			if b, _ := os.ReadFile(p.Patch); string(b) != patch {
-				t.Errorf("%s = %q, want %q", p.Patch, b, patch)
+			// git's own diff of the edited README, the prediction.
+			b, _ := os.ReadFile(p.Patch)
+			patch := string(b)
+			if !strings.HasPrefix(patch, "diff --git a/README b/README\nindex ") || !strings.HasSuffix(patch, "\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-code\n+fixed code\n") {
+				t.Errorf("%s is not git's diff of README:\n%s", p.Patch, patch)
 			}
 			var pred Pred
 			swebenchtest.ReadJSON(t, p.Pred, &pred)
 			if pred != (Pred{ModelNameOrPath: "qwen3-coder-next-FP8,codex,ralph", InstanceID: id, ModelPatch: patch}) {
 				t.Errorf(".pred = %+v", pred)
+			}
+			if st.PatchCheck != PatchApplies {
+				t.Errorf("patch_check %q, want %q", st.PatchCheck, PatchApplies)
 			}
 
 			// status.json: the outcome, the sessions and the tokens per phase.
@@ -213,21 +222,16 @@ func addUsage(a, b ralph.Usage) ralph.Usage {
 	return ralph.Usage(codex.Usage(a).Add(codex.Usage(b)))
 }
 
-// importRealCodexImage builds an instance image without codex: static
-// busybox with the applets the scripted commands use, a bash shim (Codex
-// runs commands with `bash -lc`; SWE-bench images have a real bash) and a
-// root account.
-
 // BenchmarkBatch100RealCodex runs a batch of 100 instances with the real
 // Codex CLI, bootstrapped into each instance container, against the
 // scripted Responses server: per instance a plan phase and an execute
-// phase that archives the plans and writes a patch that applies. It is
+// phase that edits the code, writes its patch with the execute prompt's
+// git diff command and archives the plans. It is
 // the whole cost of a batch whose model answers at once.
 func BenchmarkBatch100RealCodex(b *testing.B) {
 	codexBin := testenv.Codex(b)
 	dc := swebenchtest.Docker(b)
 	const model = "qwen3-coder-next-FP8"
-	const patch = "diff --git a/README b/README\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-code\n+fixed code\n"
 	prompts, err := ralph.LoadPrompts("")
 	if err != nil {
 		b.Fatal(err)
@@ -246,8 +250,9 @@ func BenchmarkBatch100RealCodex(b *testing.B) {
 		for _, id := range ids {
 			p := PathsFor(filepath.Join(root, id), id)
 			archive := filepath.Join(p.Plans, "archive")
-			fix := "mkdir -p " + archive + " && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/" +
-				" && printf '" + strings.ReplaceAll(patch, "\n", "\\n") + "' > " + p.Patch
+			diff := promptCommand(b, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
+			fix := "printf 'fixed code\\n' > /testbed/README && " + diff + " && mkdir -p " + archive +
+				" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/"
 			script = append(script,
 				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n' > " + filepath.Join(p.Plans, ralph.PlanFile))}},
 				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}},
@@ -266,4 +271,18 @@ func BenchmarkBatch100RealCodex(b *testing.B) {
 			b.Fatalf("%+v %v; violations %q", res.Counts, err, srv.Violations())
 		}
 	}
+}
+
+// promptCommand returns the first command prompt quotes in backticks that
+// contains marker.
+func promptCommand(t testing.TB, prompt, marker string) string {
+	t.Helper()
+	parts := strings.Split(prompt, "`")
+	for i := 1; i < len(parts); i += 2 {
+		if strings.Contains(parts[i], marker) {
+			return parts[i]
+		}
+	}
+	t.Fatalf("the prompt quotes no command with %q:\n%s", marker, prompt)
+	return ""
 }

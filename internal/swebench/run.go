@@ -305,6 +305,12 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	}
 	started = true
 
+	base, problem := o.baseCommit(ctx, cid)
+	if base != "" {
+		logf("code %s at commit %s", o.CodeDir, base)
+	} else {
+		logf("warning: the patch cannot be checked: %s", problem)
+	}
 	if out, ok := o.ensureCodex(ctx, cid, st.Image, logf); !ok {
 		return out
 	}
@@ -349,32 +355,76 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	}
 	out = loop.Run(ctx)
 	if out.Status == ralph.StatusSuccess {
-		if detail, ok := o.checkPatch(ctx, cid, p.Patch); !ok {
-			logf("patch check: %s", detail)
+		var detail string
+		st.PatchCheck, detail = o.checkPatch(ctx, cid, p.Patch, base, problem)
+		logf("patch check: %s %s", st.PatchCheck, detail)
+		if st.PatchCheck != PatchApplies {
 			out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, detail
 		}
 	}
 	return out
 }
 
-// checkPatch runs `git apply --check` on the patch in the instance's code
-// folder, inside the container: an agent can archive its plans and leave
-// any text at the patch path, and only a diff that applies to the code it
-// was given is a prediction worth a success.
-func (o *Options) checkPatch(ctx context.Context, cid, patch string) (string, bool) {
-	var buf strings.Builder
-	res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"git", "-C", o.CodeDir, "apply", "--check", patch},
-		Stdout: &buf, Stderr: &buf, Timeout: time.Minute})
-	msg := strings.TrimSpace(buf.String())
+// baseCommit is the commit the instance's code is checked out at before
+// the agent runs: the patch is checked against it, whatever the agent
+// leaves in the working tree or commits. problem says why there is none
+// (no git in the image, no repository), for the patch check's detail.
+func (o *Options) baseCommit(ctx context.Context, cid string) (sha, problem string) {
+	out, code, err := o.git(ctx, cid, nil, "rev-parse", "--verify", "HEAD^{commit}")
 	switch {
 	case err != nil:
-		return "the patch could not be checked: " + err.Error(), false
-	case res.ExitCode == 126 || res.ExitCode == 127:
-		return fmt.Sprintf("the patch could not be checked: git is not available in the image (exit %d: %s)", res.ExitCode, textfmt.Truncate(msg, 300)), false
-	case res.ExitCode != 0:
-		return fmt.Sprintf("the patch does not apply to %s: git apply --check exited %d: %s", o.CodeDir, res.ExitCode, textfmt.Truncate(msg, 500)), false
+		return "", err.Error()
+	case code == 126 || code == 127:
+		return "", fmt.Sprintf("git is not available in the image (exit %d: %s)", code, textfmt.Truncate(out, 300))
+	case code != 0:
+		return "", fmt.Sprintf("%s is not a git repository with a commit (git rev-parse HEAD exited %d: %s)", o.CodeDir, code, textfmt.Truncate(out, 300))
 	}
-	return "", true
+	return out, ""
+}
+
+// git runs git in the code folder inside the container and returns its
+// output and exit code. safe.directory: the code folder may belong to
+// another user than the one the exec runs as.
+func (o *Options) git(ctx context.Context, cid string, env []string, args ...string) (string, int, error) {
+	var buf strings.Builder
+	cmd := append([]string{"git", "-c", "safe.directory=*", "-C", o.CodeDir}, args...)
+	res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: cmd, Env: env, Stdout: &buf, Stderr: &buf, Timeout: time.Minute})
+	return strings.TrimSpace(buf.String()), res.ExitCode, err
+}
+
+// Patch check results, in status.json's patch_check.
+const (
+	PatchApplies      = "applies"
+	PatchDoesNotApply = "does_not_apply"
+	PatchNotChecked   = "not_checked"
+)
+
+// checkPatch checks that the patch applies to the base commit: a temporary
+// index is read from it and `git apply --cached --check` runs against that
+// index, so the working tree the agent edited (where its own diff no
+// longer applies) plays no part. An agent can also archive its plans and
+// leave any text at the patch path; only a diff that applies to the code
+// it was given is a prediction worth a success. It returns the result
+// (Patch*) and, unless the patch applies, a detail that says why.
+func (o *Options) checkPatch(ctx context.Context, cid, patch, base, problem string) (string, string) {
+	if base == "" {
+		return PatchNotChecked, "the patch could not be checked: " + problem
+	}
+	env := []string{"GIT_INDEX_FILE=/tmp/benchgate-patch-check-" + newInvocation() + ".index"}
+	out, code, err := o.git(ctx, cid, env, "read-tree", base)
+	if err == nil && code == 0 {
+		out, code, err = o.git(ctx, cid, env, "apply", "--cached", "--check", patch)
+		if err == nil && code == 0 {
+			return PatchApplies, ""
+		}
+		if err == nil && code != 126 && code != 127 {
+			return PatchDoesNotApply, fmt.Sprintf("the patch does not apply to %s at commit %s: git apply --check exited %d: %s", o.CodeDir, base, code, textfmt.Truncate(out, 500))
+		}
+	}
+	if err != nil {
+		return PatchNotChecked, "the patch could not be checked: " + err.Error()
+	}
+	return PatchNotChecked, fmt.Sprintf("the patch could not be checked against commit %s of %s: git exited %d: %s", base, o.CodeDir, code, textfmt.Truncate(out, 300))
 }
 
 // chownOutput gives the files the agent created as root in the bind-mounted

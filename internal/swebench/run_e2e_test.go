@@ -4,12 +4,15 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/ralph"
+	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 )
 
 // TestRunEndToEnd drives the single-instance runner against the real
@@ -19,7 +22,7 @@ func TestRunEndToEnd(t *testing.T) {
 	tests := []struct {
 		name       string
 		scenario   string
-		image      string // "codex", "bare" or "" (missing)
+		image      string // "codex", "bare", "nogit" or "" (missing)
 		bootstrap  string // "", "fake" or "broken"
 		owner      string
 		maxLoops   int
@@ -29,18 +32,21 @@ func TestRunEndToEnd(t *testing.T) {
 		wantDetail string
 		wantPatch  bool
 		wantPhases int
+		wantCheck  string // patch_check
 	}{
-		{name: "success", scenario: "success", image: "codex", owner: "4321:4321", wantStatus: "success", wantPatch: true, wantPhases: 2},
-		{name: "success on pass 2", scenario: "success", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 4},
+		{name: "success", scenario: "success", image: "codex", owner: "4321:4321", wantStatus: "success", wantPatch: true, wantPhases: 2, wantCheck: "applies"},
+		{name: "success on pass 2", scenario: "success", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 4, wantCheck: "applies"},
 		{name: "blocked", scenario: "blocked", image: "codex", wantStatus: "failed", wantCode: "blocked", wantDetail: "toolchain is missing", wantPhases: 2},
 		{name: "incomplete at the loop budget", scenario: "noop", image: "codex", maxLoops: 2, wantStatus: "incomplete", wantCode: "incomplete", wantDetail: "after 2 execute passes", wantPhases: 5},
 		{name: "archived without patch", scenario: "archive_no_patch", image: "codex", wantStatus: "incomplete", wantCode: "incomplete", wantDetail: "is empty", wantPhases: 2},
 		{name: "missing image", scenario: "success", image: "", wantStatus: "failed", wantCode: "missing_image", wantDetail: "is not present"},
-		{name: "bootstrap", scenario: "success", image: "bare", bootstrap: "fake", wantStatus: "success", wantPatch: true, wantPhases: 2},
+		{name: "bootstrap", scenario: "success", image: "bare", bootstrap: "fake", wantStatus: "success", wantPatch: true, wantPhases: 2, wantCheck: "applies"},
 		{name: "bootstrap without binary", scenario: "success", image: "bare", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "no --codex-binary"},
 		{name: "bootstrap with a broken binary", scenario: "success", image: "bare", bootstrap: "broken", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "does not run"},
 		{name: "bootstrap with a binary that fails silently", scenario: "success", image: "bare", bootstrap: "silent", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "codex --version exited 3 with no output"},
-		{name: "a patch that is no diff", scenario: "badpatch", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the patch does not apply to /testbed: git apply --check exited 128: error: No valid patches in input", wantPhases: 2},
+		{name: "a patch that is no diff", scenario: "badpatch", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "git apply --check exited 128: error: No valid patches in input", wantPhases: 2, wantCheck: "does_not_apply"},
+		{name: "a diff of lines the code does not have", scenario: "badcontext", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the patch does not apply to /testbed at commit ", wantPhases: 2, wantCheck: "does_not_apply"},
+		{name: "no git in the image", scenario: "handpatch", image: "nogit", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the patch could not be checked: git is not available in the image (exit 126: OCI runtime exec failed", wantPhases: 2, wantCheck: "not_checked"},
 		{name: "codex crash", scenario: "crash", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "exited with code 3: stream disconnected", wantPhases: 2},
 		{name: "phase timeout", scenario: "hang", image: "codex", timeout: 2 * time.Second, wantStatus: "failed", wantCode: "runtime_error", wantDetail: "timed out", wantPhases: 2},
 		{name: "plan writes no plan", scenario: "noplan", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "without writing", wantPhases: 1},
@@ -50,8 +56,11 @@ func TestRunEndToEnd(t *testing.T) {
 			dir := t.TempDir()
 			id := "acme__widget" + strings.Repeat("x", i) + "-100"
 			tmpl := "sweb.eval.arm64.{id}:latest"
-			if tc.image != "" {
+			switch tc.image {
+			case "codex", "bare":
 				importImage(t, dc, ImageName(tmpl, id), tc.image == "codex")
+			case "nogit":
+				swebenchtest.ImportImageWithoutGit(t, dc, ImageName(tmpl, id))
 			}
 			o := baseOptions(t, dc, datasetFile(t, dir, id), tmpl, tc.scenario)
 			o.InstanceID, o.OutputDir = id, filepath.Join(dir, "out", id)
@@ -94,6 +103,9 @@ func TestRunEndToEnd(t *testing.T) {
 			if !strings.Contains(st.FailureReasonDetail, tc.wantDetail) {
 				t.Errorf("detail %q does not contain %q", st.FailureReasonDetail, tc.wantDetail)
 			}
+			if st.PatchCheck != tc.wantCheck {
+				t.Errorf("patch_check %q, want %q", st.PatchCheck, tc.wantCheck)
+			}
 			if len(st.Phases) != tc.wantPhases {
 				t.Errorf("%d phases, want %d", len(st.Phases), tc.wantPhases)
 			}
@@ -134,6 +146,7 @@ func TestRunEndToEnd(t *testing.T) {
 			}
 			if st.Status == ralph.StatusSuccess {
 				assertCalls(t, o.OutputDir)
+				assertGitDiff(t, dc, ImageName(tmpl, id), pred.ModelPatch)
 			}
 			if tc.owner != "" {
 				// Files the agent created as root belong to the owner.
@@ -165,5 +178,24 @@ func assertCalls(t *testing.T, out string) {
 		if strings.Contains(l, `"phase":"handoff"`) && !strings.Contains(l, `"resume":"thread-execute-`) {
 			t.Errorf("handoff did not resume the execute thread: %s", l)
 		}
+	}
+}
+
+// assertGitDiff checks that the prediction is the diff the execute
+// prompt's command writes with the real git (the fake agent changed f from
+// "old" to "new"), and that it applies to a fresh container of the image.
+func assertGitDiff(t *testing.T, dc *container.Client, image, patch string) {
+	t.Helper()
+	if !strings.HasPrefix(patch, "diff --git a/f b/f\nindex ") || !strings.HasSuffix(patch, "\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n") {
+		t.Errorf("model_patch is not git's diff of f:\n%s", patch)
+	}
+	if !regexp.MustCompile(`\nindex [0-9a-f]{40}\.\.[0-9a-f]{40} 100644\n`).MatchString(patch) {
+		t.Errorf("model_patch lacks the full index line of --full-index:\n%s", patch)
+	}
+	var out strings.Builder
+	code := swebenchtest.RunInImage(t, dc, image, &out, []container.File{{Path: "/tmp/p.diff", Data: []byte(patch)}},
+		"sh", "-c", "git apply /tmp/p.diff && cat f")
+	if code != 0 || out.String() != "new\n" {
+		t.Errorf("the prediction does not apply to a fresh container of %s: exit %d: %s", image, code, out.String())
 	}
 }

@@ -8,12 +8,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/testenv"
@@ -38,17 +42,24 @@ func Docker(t testing.TB) *container.Client {
 	return dc
 }
 
-// ImportImage builds a tiny instance image: static busybox, /testbed and,
-// when withCodex, the fake codex at /usr/local/bin/codex. It is named like
-// the real ones and removed when the test ends.
+// ImportImage builds a tiny instance image: static busybox, the host's
+// real git and bash (see HostTools), /testbed as a git repository with one
+// commit and, when withCodex, the fake codex at /usr/local/bin/codex. It is
+// named like the real ones and removed when the test ends.
 func ImportImage(t testing.TB, dc *container.Client, ref string, withCodex bool) {
 	t.Helper()
-	bb, err := os.ReadFile(testenv.Busybox(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := []container.File{{Path: "/bin/busybox", Mode: 0o755, Data: bb}, {Path: "/testbed/README", Data: []byte("code\n")},
-		{Path: "/testbed/f", Data: []byte("old\n")}, {Path: "/usr/bin/git", Mode: 0o755, Data: []byte(GitStandIn)}, {Path: "/tmp/.keep"}}
+	importImage(t, dc, ref, withCodex, baseFiles(t, true))
+}
+
+// ImportImageWithoutGit is ImportImage with the fake codex and without git
+// (the /testbed repository is there): the runner cannot check a patch.
+func ImportImageWithoutGit(t testing.TB, dc *container.Client, ref string) {
+	t.Helper()
+	importImage(t, dc, ref, true, baseFiles(t, false))
+}
+
+func importImage(t testing.TB, dc *container.Client, ref string, withCodex bool, files []container.File) {
+	t.Helper()
 	if withCodex {
 		cb, err := os.ReadFile(FakeCodex(t))
 		if err != nil {
@@ -56,39 +67,160 @@ func ImportImage(t testing.TB, dc *container.Client, ref string, withCodex bool)
 		}
 		files = append(files, container.File{Path: "/usr/local/bin/codex", Mode: 0o755, Data: cb})
 	}
-	var tarBuf bytes.Buffer
-	if err := container.WriteTar(&tarBuf, files); err != nil {
+	importRootfs(t, dc, ref, files, `CMD ["/bin/sh"]`)
+}
+
+// Testbed is the code of every test image: the files committed in
+// /testbed. A patch of them written by `git diff HEAD` applies there.
+var Testbed = map[string]string{"README": "code\n", "f": "old\n"}
+
+// applets are the busybox commands the runner, the fake agent and the
+// real Codex CLI's shell commands use in test images.
+var applets = []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "chown",
+	"test", "[", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which", "mktemp"}
+
+// baseFiles are the files every test image has: busybox, Debian's git and
+// bash with their shared libraries, a root user, /tmp and the /testbed
+// repository.
+func baseFiles(t testing.TB, withGit bool) []container.File {
+	t.Helper()
+	bb, err := os.ReadFile(testenv.Busybox(t))
+	if err != nil {
 		t.Fatal(err)
 	}
-	rootfs := appendApplets(t, tarBuf.Bytes())
-	ctx := context.Background()
-	if err := dc.ImageImport(ctx, bytes.NewReader(rootfs), ref, "ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed", `CMD ["/bin/sh"]`); err != nil {
+	files := []container.File{
+		{Path: "/bin/busybox", Mode: 0o755, Data: bb},
+		{Path: "/etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/bash\n")},
+		{Path: "/etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")},
+		{Path: "/root/.keep"},
+		{Path: "/tmp/.keep"},
+	}
+	tools := []string{"bash"}
+	if withGit {
+		tools = append(tools, "git")
+	}
+	files = append(files, HostTools(t, tools...)...)
+	return append(files, GitRepo(t, "/testbed", Testbed)...)
+}
+
+// importRootfs imports files plus the busybox applet links as image ref,
+// removed when the test ends.
+func importRootfs(t testing.TB, dc *container.Client, ref string, files []container.File, changes ...string) {
+	t.Helper()
+	var base bytes.Buffer
+	if err := container.WriteTar(&base, files); err != nil {
+		t.Fatal(err)
+	}
+	var rootfs bytes.Buffer
+	if err := WriteTarWithLinks(&rootfs, base.Bytes(), applets); err != nil {
+		t.Fatal(err)
+	}
+	changes = append([]string{"ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed"}, changes...)
+	if err := dc.ImageImport(context.Background(), &rootfs, ref, changes...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
 }
 
-// GitStandIn is the test images' `git`: real instance images carry git,
-// and the runner's patch check runs `git -C <code dir> apply --check
-// <patch>`. This stand-in does only that, with busybox: a file with no
-// hunk is refused as git refuses it, and the hunks must apply (patch
-// --dry-run).
-const GitStandIn = `#!/bin/sh
-if [ "$1" = "-C" ]; then cd "$2" || exit 128; shift 2; fi
-if [ "$1" != apply ] || [ "$2" != --check ]; then echo "git (test stand-in): only 'apply --check' is supported" >&2; exit 129; fi
-if ! grep -q '^@@ ' "$3" || ! grep -q '^+++ ' "$3"; then echo "error: No valid patches in input" >&2; exit 128; fi
-patch -p1 --dry-run -i "$3" >/dev/null || { echo "error: patch does not apply" >&2; exit 1; }
-`
-
-// appendApplets rebuilds the tar with symlinks for the busybox applets the
-// runner and tests use.
-func appendApplets(t testing.TB, base []byte) []byte {
+// HostTools returns the host's binaries named (looked up on PATH; Debian's
+// on the test machines) with every shared library ldd lists for them, each
+// at its host path, so that they run in a busybox image as they run on the
+// host. Real instance images carry git and bash; a stand-in would agree
+// with the runner by construction.
+func HostTools(t testing.TB, names ...string) []container.File {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := WriteTarWithLinks(&buf, base, []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "kill", "chmod", "chown", "test", "grep", "patch", "["}); err != nil {
+	seen := map[string]bool{}
+	var files []container.File
+	add := func(path string, mode int64) {
+		if seen[path] {
+			return
+		}
+		seen[path] = true
+		b, err := os.ReadFile(path) // follows links: the image gets the file itself
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, container.File{Path: path, Mode: mode, Data: b})
+	}
+	for _, name := range names {
+		bin, err := exec.LookPath(name)
+		if err != nil {
+			testenv.Missing(t, name, err.Error())
+		}
+		add(bin, 0o755)
+		out, err := exec.Command("ldd", bin).CombinedOutput()
+		if err != nil && !strings.Contains(string(out), "not a dynamic executable") {
+			t.Fatalf("ldd %s: %v\n%s", bin, err, out)
+		}
+		if strings.Contains(string(out), "not found") {
+			t.Fatalf("ldd %s: a library is missing on the host:\n%s", bin, out)
+		}
+		for _, lib := range ParseLdd(string(out)) {
+			add(lib, 0o755)
+		}
+	}
+	return files
+}
+
+// ParseLdd returns the absolute paths of the libraries in ldd's output
+// ("libz.so.1 => /lib/x86_64-linux-gnu/libz.so.1 (0x...)" and the loader
+// "/lib64/ld-linux-x86-64.so.2 (0x...)"); the vDSO has no file.
+func ParseLdd(out string) []string {
+	var libs []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 3 && f[1] == "=>" && strings.HasPrefix(f[2], "/"):
+			libs = append(libs, f[2])
+		case len(f) >= 1 && strings.HasPrefix(f[0], "/"):
+			libs = append(libs, f[0])
+		}
+	}
+	return libs
+}
+
+// GitRepo makes a git repository of files with one commit, with the host's
+// git, and returns it (work tree and .git) as files under dir.
+func GitRepo(t testing.TB, dir string, content map[string]string) []container.File {
+	t.Helper()
+	src := t.TempDir()
+	for name, data := range content {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+src, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			if errors.Is(err, exec.ErrNotFound) {
+				testenv.Missing(t, "git", err.Error())
+			}
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	var files []container.File
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if d != nil && d.Name() == "hooks" {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		files = append(files, container.File{Path: filepath.Join(dir, rel), Mode: 0o644, Data: b})
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return files
 }
 
 // NoLeaks fails the test when a container matching the label filter
@@ -160,37 +292,37 @@ func WriteTarWithLinks(w io.Writer, base []byte, applets []string) error {
 	return tw.Close()
 }
 
-// ImportRealCodexImage imports ref as an instance image without codex:
-// busybox with a bash and the git stand-in, /testbed/README holding
-// "code". The runner must bootstrap the real Codex CLI into it, and a
-// patch of README applies there.
+// ImportRealCodexImage imports ref as an instance image without codex
+// and without CMD: the image of ImportImage otherwise. The runner must
+// bootstrap the real Codex CLI into it, and a patch of the /testbed
+// repository made with `git diff HEAD` applies there.
 func ImportRealCodexImage(t testing.TB, dc *container.Client, ref string) {
 	t.Helper()
-	bb, err := os.ReadFile(testenv.Busybox(t))
+	importRootfs(t, dc, ref, baseFiles(t, true))
+}
+
+// RunInImage runs cmd in a fresh container of image, in its working
+// folder, after copying files in; it writes the command's output to out
+// and returns its exit code. The container is removed.
+func RunInImage(t testing.TB, dc *container.Client, image string, out io.Writer, files []container.File, cmd ...string) int {
+	t.Helper()
+	ctx := context.Background()
+	id, err := dc.Create(ctx, container.Spec{Image: image, Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"}, NetworkMode: "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []container.File{
-		{Path: "/bin/busybox", Mode: 0o755, Data: bb},
-		{Path: "/bin/bash", Mode: 0o755, Data: []byte("#!/bin/sh\nexec /bin/sh \"$@\"\n")},
-		{Path: "/etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/bash\n")},
-		{Path: "/etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")},
-		{Path: "/root/.keep"},
-		{Path: "/testbed/README", Data: []byte("code\n")},
-		{Path: "/usr/bin/git", Mode: 0o755, Data: []byte(GitStandIn)},
-		{Path: "/tmp/.keep"},
-	}
-	var base bytes.Buffer
-	if err := container.WriteTar(&base, files); err != nil {
+	defer func() { _ = dc.Remove(context.Background(), id) }()
+	if err := dc.Start(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	var rootfs bytes.Buffer
-	applets := []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "test", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which", "patch"}
-	if err := WriteTarWithLinks(&rootfs, base.Bytes(), applets); err != nil {
+	if len(files) > 0 {
+		if err := dc.CopyIn(ctx, id, files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := dc.Exec(ctx, id, container.ExecSpec{Cmd: cmd, Stdout: out, Stderr: out, Timeout: time.Minute})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dc.ImageImport(context.Background(), &rootfs, ref, "ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
+	return res.ExitCode
 }

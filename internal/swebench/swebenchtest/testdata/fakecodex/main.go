@@ -3,7 +3,14 @@
 // folder the way the prompts ask, and prints codex-like --json events.
 // FAKE_CODEX_SCENARIO picks the behaviour:
 //
-//	success           execute pass FAKE_CODEX_PASS (default 1) writes the patch and archives the plans
+//	success           execute pass FAKE_CODEX_PASS (default 1) does what the
+//	                  execute prompt says: edits f in the code folder, runs
+//	                  the prompt's own `git diff ... > patch` command with
+//	                  bash and archives the plans
+//	handpatch         execute pass 1 writes a correct diff of f without git
+//	                  (for images that have none) and archives
+//	badcontext        execute pass 1 writes a diff whose context is not in
+//	                  the code and archives
 //	blocked           execute pass 1 moves the plans to blocked/
 //	noop              nothing ever happens (incomplete at the loop budget)
 //	archive_no_patch  execute pass 1 archives without a patch
@@ -17,8 +24,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -70,7 +79,15 @@ func main() {
 		case scenario == "hang":
 			time.Sleep(time.Hour)
 		case scenario == "success" && pass == want:
+			code := os.Getenv("SWE_BENCH_CODE_DIR")
+			must(os.WriteFile(filepath.Join(code, "f"), []byte("new\n"), 0o644))
+			runPromptCommand(args[len(args)-1], "git diff")
+			move(plans, "archive")
+		case scenario == "handpatch":
 			must(os.WriteFile(os.Getenv("SWE_BENCH_PATCH_PATH"), []byte("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n"), 0o644))
+			move(plans, "archive")
+		case scenario == "badcontext":
+			must(os.WriteFile(os.Getenv("SWE_BENCH_PATCH_PATH"), []byte("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-missing\n+new\n"), 0o644))
 			move(plans, "archive")
 		case scenario == "badpatch":
 			must(os.WriteFile(os.Getenv("SWE_BENCH_PATCH_PATH"), []byte("this is not a diff\n"), 0o644))
@@ -90,6 +107,23 @@ func main() {
 		turns = 2
 	}
 	emit(map[string]any{"type": "turn.completed", "usage": map[string]any{"input_tokens": 100 * turns, "cached_input_tokens": 10 * turns, "output_tokens": 20 * turns, "reasoning_output_tokens": 5 * turns}})
+}
+
+// runPromptCommand runs, with bash as Codex does, the first command the
+// prompt quotes in backticks that contains marker: the agent follows the
+// prompt's own instructions, so a change of the prompt shows in the tests.
+func runPromptCommand(prompt, marker string) {
+	parts := strings.Split(prompt, "`")
+	for i := 1; i < len(parts); i += 2 {
+		if !strings.Contains(parts[i], marker) {
+			continue
+		}
+		cmd := exec.Command("bash", "-c", parts[i])
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		must(cmd.Run())
+		return
+	}
+	must(fmt.Errorf("the prompt quotes no command with %q:\n%s", marker, prompt))
 }
 
 func move(plans, to string) {
