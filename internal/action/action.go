@@ -157,7 +157,8 @@ func Run(ctx context.Context, cfg Config) int {
 		rep.annotateStep(plan, res, code, out.errs.last)
 	}
 	res.ModeError = out.errs.last
-	doc := rep.buildSummary(plan, res, code, annotated, total)
+	v := judge(plan, res, stats, modeRes.Lookback, code)
+	doc := rep.buildSummary(plan, res, code, annotated, total, v)
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)
 	rep.statsSummary(doc, stats)
 	rep.keepSummary(runFolder(plan, res), doc)

@@ -400,7 +400,7 @@ func TestRunOrderedUploadsPerSetAndWarnsOnFailure(t *testing.T) {
 		t.Errorf("consolidated summary outputs = %q, %q", out["summary-json"], out["summary-md"])
 	}
 	sum := h.summary()
-	for _, want := range []string{"| pr-exec | pass | 0 | 1 |", "| issues | pass | 0 | 1 |", "## Consolidated summary", "| nightly-bench-issues | benchgate-results/ordered-4242-1/issues | failed: service unavailable |"} {
+	for _, want := range []string{"| 1 | [pr-exec](#set-pr-exec-pass) | pass | - | - | - | 1 |", "| 2 | [issues](#set-issues-pass) | pass | - | - | - | 1 |", "## Consolidated summary", "| nightly-bench-issues | benchgate-results/ordered-4242-1/issues | failed: service unavailable |"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}

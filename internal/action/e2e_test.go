@@ -405,7 +405,7 @@ func TestOrderedMode(t *testing.T) {
 		}
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"## benchgate ordered: pass", "| ci-log-analysis | pass |", "## Set workflows: pass", "## Consolidated summary"} {
+	for _, w := range []string{"## benchgate ordered: pass", "| [ci-log-analysis](#set-ci-log-analysis-pass) | pass |", "## Set workflows: pass", "## Consolidated summary"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q", w)
 		}
@@ -527,7 +527,7 @@ func TestOrderedModeStopsAtFailingSet(t *testing.T) {
 		}
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"## benchgate ordered: fail", "| issues | terminal_fail |", "## Set issues: terminal_fail", "Failing scenarios: `issue-close-001`"} {
+	for _, w := range []string{"## benchgate ordered: fail", "| [issues](#set-issues-terminal_fail) | terminal_fail |", "## Set issues: terminal_fail", "Failing scenarios: `issue-close-001`"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q", w)
 		}

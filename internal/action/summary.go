@@ -16,11 +16,15 @@ import (
 // buildSummary is the job summary of a finished mode, all but the
 // artifacts section (artifactsSection), which can only be written after
 // the upload that carries the summary's own copy (keepSummary).
-func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, total int) *jobsummary.Doc {
+func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, total int, v verdict) *jobsummary.Doc {
 	var doc jobsummary.Doc
-	head := doc.Section(fmt.Sprintf("benchgate %s: %s", p.Mode, Status(code)))
+	head := doc.Section(v.Title(p.Mode))
 	head.Note = "see the uploaded artifacts or " + r.rel(orDefault(p.OutDir, p.WorkDir))
-	head.Para("Command: `benchgate %s` (exit code %d).", strings.Join(redactArgs(p.Args, r.workspace), " "), code)
+	doc.Note = head.Note
+	// The verdict comes first, stated once: what decided the exit code,
+	// and the gates that were only recorded.
+	head.Para("%s", v.Sentence(textfmt.Cell))
+	head.Para("Command: %s (exit code %d).", textfmt.Code("benchgate "+strings.Join(redactArgs(p.Args, r.workspace), " ")), code)
 	if code != exitOK && res.ModeError != "" {
 		head.Para("Last error: %s", textfmt.Cell(textfmt.Truncate(res.ModeError, 2000)))
 	}
@@ -36,15 +40,18 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, tota
 			head.Para("**%d more failing rows are not annotated** (GitHub shows at most %d error annotations per step): they are listed in the failing-rows tables below and in the suite files of each set folder.", total-annotated, MaxErrorAnnotations)
 		}
 	}
+	var setSecs []*jobsummary.Section
 	if p.Mode == "ordered" && len(res.Sets) > 0 {
-		rows := [][]string{}
+		// One table of all sets opens the summary; each set's details
+		// follow, collapsed, and the table links to them.
 		for _, s := range res.Sets {
-			rows = append(rows, []string{s.Tracking.Set, s.Tracking.FinalStatus, strconv.Itoa(len(s.Tracking.FailingScenarios)), strconv.Itoa(len(s.Tracking.Reruns)), r.rel(s.TrackingPath)})
+			setSecs = append(setSecs, r.setSection(&doc, s, true))
 		}
-		head.Table([]string{"set", "final status", "failing scenarios", "reruns recorded", "tracking"}, rows)
-	}
-	for _, s := range res.Sets {
-		r.setSection(&doc, s)
+		head.RawTable([]string{"#", "set", "status", "gate", "stats", "failing scenarios", "reruns"}, r.setsTable(res.Sets, setSecs))
+	} else {
+		for _, s := range res.Sets {
+			r.setSection(&doc, s, false)
+		}
 	}
 	if p.Mode == "report" {
 		sec := doc.Section("Report")
@@ -57,6 +64,7 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, tota
 	}
 	if p.Mode == "ordered" && res.SummaryMD != "" {
 		sec := doc.Section("Consolidated summary")
+		sec.Collapsed, sec.Drop = true, 3
 		includeMarkdown(sec, res.SummaryMD, r)
 	}
 	if res.Batch != nil {
@@ -125,10 +133,52 @@ func redactArgs(args []string, workspace string) []string {
 	return out
 }
 
-func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
+// setsTable is ordered's table of all sets: status, gate, statistical
+// gate, failing scenarios, each set linked to its section.
+func (r *reporter) setsTable(sets []*setResult, secs []*jobsummary.Section) [][]string {
+	var rows [][]string
+	for i, s := range sets {
+		t := s.Tracking
+		gate, stats := "-", "-"
+		if g := t.Gate; g != nil && g.Ran {
+			gate = passFail(g.Passed)
+			if g.Stats != nil {
+				stats = strings.ToUpper(g.Stats.Verdict)
+			}
+		}
+		failing := "-"
+		if n := len(t.FailingScenarios); n > 0 {
+			shown := t.FailingScenarios
+			if n > 5 {
+				shown = shown[:5]
+			}
+			var parts []string
+			for _, id := range shown {
+				parts = append(parts, textfmt.CodeCell(id))
+			}
+			failing = strings.Join(parts, ", ")
+			if n > 5 {
+				failing += fmt.Sprintf(" and %d more", n-5)
+			}
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), "[" + textfmt.Cell(t.Set) + "](" + secs[i].Anchor() + ")", textfmt.Cell(orDefault(t.FinalStatus, "unknown")), gate, stats, failing, strconv.Itoa(len(t.Reruns))})
+	}
+	return rows
+}
+
+// setSection is one set's details; in ordered they are collapsed under
+// the set's heading, and passing sets are left out before failing ones
+// when the summary is too large.
+func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult, collapsed bool) *jobsummary.Section {
 	t := s.Tracking
 	sec := doc.Section("Set " + t.Set + ": " + orDefault(t.FinalStatus, "unknown"))
 	sec.Note = "see " + r.rel(s.Dir)
+	if collapsed {
+		sec.Collapsed, sec.Drop = true, 1
+		if t.FinalStatus == "pass" {
+			sec.Drop = 2
+		}
+	}
 	if t.Provider != "" || t.Model != "" {
 		sec.Para("Provider %s, model %s; folder %s.", textfmt.Code(t.Provider), textfmt.Code(t.Model), textfmt.Code(r.rel(s.Dir)))
 	}
@@ -184,6 +234,7 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult) {
 	chartSection(sec, s.Suites)
 	failureTable(sec, r, t.Set, s.Suites, s.SuiteOrder)
 	includeMarkdown(sec, s.SummaryMD, r)
+	return sec
 }
 
 // maxChartScenarios keeps charts readable; the tables carry the rest.

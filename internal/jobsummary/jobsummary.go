@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
@@ -19,9 +20,17 @@ import (
 // MaxBytes is the runner's limit for one step's summary (1024 KiB).
 const MaxBytes = 1024 * 1024
 
+// MaxCommentBytes keeps a pull-request comment under GitHub's limit of
+// 65,536 characters (counted in bytes, which are never fewer).
+const MaxCommentBytes = 65536
+
 // Doc is a job summary under construction.
 type Doc struct {
 	sections []*Section
+	anchors  map[string]int
+	// Note says where the whole document is kept (the artifact with
+	// job-summary.md); it is shown wherever something had to be left out.
+	Note string
 }
 
 // Section is one titled part of a summary (a set, a batch, an audit).
@@ -29,19 +38,67 @@ type Section struct {
 	Title string
 	// Note says where the complete data lives (an artifact or a path); it
 	// is repeated wherever rows had to be left out.
-	Note   string
+	Note string
+	// Collapsed puts the section's body in a <details> block under its
+	// heading, so a long document opens with what decides it.
+	Collapsed bool
+	// Drop ranks how readily the whole section is left out when the
+	// document is too large: 0 never, and higher ranks go first (a mode's
+	// own Markdown, which its artifact keeps, before a set's details).
+	Drop int
+	// Level is the heading level (2 unless set).
+	Level  int
+	anchor string
 	blocks []block
 }
 
+// Anchor is the link target GitHub gives the section's heading
+// ("#set-pr-exec-pass"), so a table can link to it.
+func (s *Section) Anchor() string { return "#" + s.anchor }
+
 type block interface {
-	// render writes the block; maxRows limits table rows (<0: no limit).
-	render(b *strings.Builder, maxRows int, note string)
+	// render writes the block at a level of detail; note says where the
+	// rows left out are.
+	render(b *strings.Builder, lv level, note string)
 }
 
 // Section appends a new section to the document and returns it.
 func (d *Doc) Section(title string) *Section {
-	s := &Section{Title: title}
+	if d.anchors == nil {
+		d.anchors = map[string]int{}
+	}
+	a := Slug(textfmt.OneLine(title))
+	if n := d.anchors[a]; n > 0 {
+		d.anchors[a] = n + 1
+		a = fmt.Sprintf("%s-%d", a, n)
+	} else {
+		d.anchors[a] = 1
+	}
+	s := &Section{Title: title, anchor: a}
 	d.sections = append(d.sections, s)
+	return s
+}
+
+// Slug is the anchor GitHub derives from a heading's text: lower case,
+// spaces become hyphens, and every character but letters, digits,
+// hyphens and underscores is left out.
+func Slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// RawTable adds a table whose cells are Markdown already (links, code
+// spans made with textfmt); the caller escapes what they hold.
+func (s *Section) RawTable(header []string, rows [][]string) *Section {
+	s.blocks = append(s.blocks, table{header: header, rows: rows, raw: true})
 	return s
 }
 
@@ -72,14 +129,15 @@ func (s *Section) List(items []string) *Section {
 
 type para string
 
-func (p para) render(b *strings.Builder, _ int, _ string) {
+func (p para) render(b *strings.Builder, _ level, _ string) {
 	b.WriteString(string(p))
 	b.WriteString("\n\n")
 }
 
 type list []string
 
-func (l list) render(b *strings.Builder, maxRows int, note string) {
+func (l list) render(b *strings.Builder, lv level, note string) {
+	maxRows := lv.maxRows
 	n := len(l)
 	if maxRows >= 0 && n > maxRows {
 		n = maxRows
@@ -97,10 +155,10 @@ func (l list) render(b *strings.Builder, maxRows int, note string) {
 
 type fenced struct{ lang, body string }
 
-func (f fenced) render(b *strings.Builder, maxRows int, _ string) {
-	// Charts are the first thing to go when space is short: at the
-	// tightest level they are dropped.
-	if maxRows == 0 {
+func (f fenced) render(b *strings.Builder, lv level, _ string) {
+	// Charts go before table rows when space is short: the tables hold
+	// the same numbers.
+	if lv.noCharts {
 		return
 	}
 	b.WriteString("```" + f.lang + "\n")
@@ -111,12 +169,18 @@ func (f fenced) render(b *strings.Builder, maxRows int, _ string) {
 type table struct {
 	header []string
 	rows   [][]string
+	raw    bool
 }
 
-func (t table) render(b *strings.Builder, maxRows int, note string) {
+func (t table) render(b *strings.Builder, lv level, note string) {
+	maxRows := lv.maxRows
+	cell := textfmt.Cell
+	if t.raw {
+		cell = textfmt.OneLine
+	}
 	b.WriteString("|")
 	for _, h := range t.header {
-		b.WriteString(" " + textfmt.Cell(h) + " |")
+		b.WriteString(" " + cell(h) + " |")
 	}
 	b.WriteString("\n|")
 	for range t.header {
@@ -134,7 +198,7 @@ func (t table) render(b *strings.Builder, maxRows int, note string) {
 			if i < len(r) {
 				v = r[i]
 			}
-			b.WriteString(" " + textfmt.Cell(v) + " |")
+			b.WriteString(" " + cell(v) + " |")
 		}
 		b.WriteString("\n")
 	}
@@ -151,21 +215,40 @@ func where(note string) string {
 	return "; " + note
 }
 
-// rowLimits are the table sizes tried in turn until the document fits.
-var rowLimits = []int{-1, 1000, 200, 50, 10, 0}
+// level is one way of rendering the document, from whole to tightest.
+type level struct {
+	maxRows int // table rows kept (<0: all)
+	drop    int // sections with Drop >= drop are left out (0: none)
+	// noCharts leaves out the mermaid charts.
+	noCharts bool
+}
+
+// levels are tried in turn until the document fits: the least
+// important sections are left out first (a copy of a file the artifact
+// keeps, then the details of what passed), then long tables are
+// shortened and charts go, then the remaining details.
+var levels = []level{
+	{-1, 0, false}, {-1, 3, false}, {-1, 2, false},
+	{1000, 2, false}, {200, 2, true}, {50, 1, true}, {10, 1, true}, {0, 1, true},
+}
 
 // Render returns the document as Markdown of at most limit bytes. Tables
-// are shortened step by step; if even the shortest form is too large the
-// text is cut at a line boundary and ends with a truncation notice.
+// are shortened and the least important sections left out step by step
+// (each with a line saying so and where the rest is); if even the
+// tightest form is too large the text is cut at a line boundary and ends
+// with a notice.
 func (d *Doc) Render(limit int) string {
 	var out string
-	for _, n := range rowLimits {
-		out = d.render(n)
+	for _, lv := range levels {
+		out = d.render(lv)
 		if len(out) <= limit {
 			return out
 		}
 	}
-	const notice = "\n\n_The summary was cut here to stay under GitHub's 1 MiB limit; the complete results are in the uploaded artifacts._\n"
+	notice := "\n\n_The summary was cut here to stay under GitHub's size limit" + where(d.Note) + "._\n"
+	if d.Note == "" {
+		notice = "\n\n_The summary was cut here to stay under GitHub's size limit; the complete results are in the uploaded artifacts._\n"
+	}
 	if limit <= len(notice) {
 		return ""
 	}
@@ -176,12 +259,30 @@ func (d *Doc) Render(limit int) string {
 	return cut + notice
 }
 
-func (d *Doc) render(maxRows int) string {
+func (d *Doc) render(lv level) string {
 	var b strings.Builder
 	for _, s := range d.sections {
-		b.WriteString("## " + textfmt.OneLine(s.Title) + "\n\n")
+		lvl := s.Level
+		if lvl == 0 {
+			lvl = 2
+		}
+		b.WriteString(strings.Repeat("#", lvl) + " " + textfmt.OneLine(s.Title) + "\n\n")
+		note := s.Note
+		if note == "" {
+			note = d.Note
+		}
+		if lv.drop > 0 && s.Drop >= lv.drop {
+			fmt.Fprintf(&b, "_Left out of this summary to stay under GitHub's size limit%s._\n\n", where(note))
+			continue
+		}
+		if s.Collapsed && len(s.blocks) > 0 {
+			b.WriteString("<details><summary>Details</summary>\n\n")
+		}
 		for _, bl := range s.blocks {
-			bl.render(&b, maxRows, s.Note)
+			bl.render(&b, lv, note)
+		}
+		if s.Collapsed && len(s.blocks) > 0 {
+			b.WriteString("</details>\n\n")
 		}
 	}
 	return b.String()

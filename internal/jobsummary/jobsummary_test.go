@@ -138,3 +138,65 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestDropAndCollapse: sections are left out by rank, highest first,
+// each with a line pointing to where it is kept; collapsed sections put
+// their body in <details>; anchors follow GitHub's headings, duplicates
+// numbered.
+func TestDropAndCollapse(t *testing.T) {
+	var d Doc
+	d.Note = "see artifact benchgate-bench-run"
+	head := d.Section("benchgate ordered: fail")
+	head.Para("verdict")
+	pass := d.Section("Set pr-exec: pass")
+	pass.Collapsed, pass.Drop = true, 2
+	pass.Para("%s", strings.Repeat("p", 3000))
+	fail := d.Section("Set issues: terminal_fail")
+	fail.Collapsed, fail.Drop = true, 1
+	fail.Para("%s", strings.Repeat("f", 3000))
+	copySec := d.Section("Consolidated summary")
+	copySec.Drop = 3
+	copySec.Para("%s", strings.Repeat("c", 3000))
+	again := d.Section("Set pr-exec: pass")
+	if pass.Anchor() != "#set-pr-exec-pass" || fail.Anchor() != "#set-issues-terminal_fail" || again.Anchor() != "#set-pr-exec-pass-1" {
+		t.Errorf("anchors %s %s %s", pass.Anchor(), fail.Anchor(), again.Anchor())
+	}
+	whole := d.Render(MaxBytes)
+	if !strings.Contains(whole, "## Set pr-exec: pass\n\n<details><summary>Details</summary>\n\n"+strings.Repeat("p", 3000)+"\n\n</details>\n") {
+		t.Errorf("collapsed section:\n%s", shorten(whole))
+	}
+	for _, tc := range []struct {
+		limit      int
+		kept, gone []string
+	}{
+		{len(whole) - 1, []string{"ppp", "fff"}, []string{"ccc"}},
+		{len(whole) - 3000, []string{"fff"}, []string{"ccc", "ppp"}},
+		{len(whole) - 6000, []string{"verdict"}, []string{"ccc", "ppp", "fff"}},
+	} {
+		out := d.Render(tc.limit)
+		if len(out) > tc.limit {
+			t.Fatalf("%d bytes > %d", len(out), tc.limit)
+		}
+		for _, k := range tc.kept {
+			if !strings.Contains(out, k) {
+				t.Errorf("limit %d: %q left out", tc.limit, k)
+			}
+		}
+		for _, g := range tc.gone {
+			if strings.Contains(out, g) {
+				t.Errorf("limit %d: %q kept", tc.limit, g)
+			}
+		}
+		if !strings.Contains(out, "_Left out of this summary to stay under GitHub's size limit; see artifact benchgate-bench-run._") {
+			t.Errorf("limit %d: no pointer to the artifact:\n%s", tc.limit, shorten(out))
+		}
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{"Set pr-exec: pass": "set-pr-exec-pass", "Baseline and history": "baseline-and-history", "A_b (c) 2.0": "a_b-c-20", "Ünïcode Ok": "ünïcode-ok"} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
