@@ -185,6 +185,15 @@ func runBenchmark(args []string, root string, stdout, stderr io.Writer, getenv f
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	total := len(ids) * a.repetitions
+	// BENCHSIM_PACE (a Go duration, e.g. 1s) writes one row per interval,
+	// each flushed as it is written, as a real benchmark that takes
+	// minutes does: what follows the file sees the rows land one by one.
+	var pace time.Duration
+	if v := getenv("BENCHSIM_PACE"); v != "" {
+		if pace, err = time.ParseDuration(v); err != nil || pace < 0 {
+			return fmt.Errorf("BENCHSIM_PACE %q: expected a duration such as 1s", v)
+		}
+	}
 	n := 0
 	for _, id := range ids {
 		if _, err := os.Stat(filepath.Join(root, "scenarios", id+".json")); err != nil {
@@ -214,9 +223,31 @@ func runBenchmark(args []string, root string, stdout, stderr io.Writer, getenv f
 			if err != nil {
 				return err
 			}
+			if pace > 0 && n > 0 {
+				time.Sleep(pace)
+			}
+			if hold := getenv("BENCHSIM_HOLD"); hold != "" && n == total-1 {
+				// BENCHSIM_HOLD holds the last row back until the named
+				// file exists: a test sees the run before its end
+				// without guessing how long it takes.
+				if err := w.Flush(); err != nil {
+					return err
+				}
+				for {
+					if _, err := os.Stat(hold); err == nil {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
 			w.Write(line)
 			w.WriteByte('\n')
 			n++
+			if pace > 0 {
+				if err := w.Flush(); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if err := w.Flush(); err != nil {

@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
@@ -101,11 +100,8 @@ func Run(ctx context.Context, cfg Config) int {
 		rep.summary(&doc)
 		return rep.fileCommandFailure(exitUsage)
 	}
-	if plan.Mode == "swebench-batch" && cfg.Getenv("GITHUB_STEP_SUMMARY") != "" {
-		// The job summary grows as instances finish, so a job cancelled
-		// after hours still shows what it did; the full summary replaces
-		// the table when the step ends normally.
-		plan.Args = append(plan.Args, "--progress-md", cfg.Getenv("GITHUB_STEP_SUMMARY"))
+	if plan.Mode == "swebench-batch" {
+		plan.Args = withProgressMD(plan.Mode, plan.Args, cfg.Getenv("GITHUB_STEP_SUMMARY"))
 	}
 	for _, name := range plan.Ignored {
 		a.Warningf("input %q is not used by mode %s and was ignored", name, plan.Mode)
@@ -113,7 +109,7 @@ func Run(ctx context.Context, cfg Config) int {
 	lp := rep.prepareLookback(ctx, plan)
 	defer lp.cleanup()
 
-	a.Group("benchgate " + strings.Join(plan.Args, " "))
+	endModeLog := openModeLog(a, plan.Mode, plan.Args)
 	out := &modeOutput{w: cfg.Stdout}
 	if out.w == nil {
 		out.w = io.Discard
@@ -122,9 +118,15 @@ func Run(ctx context.Context, cfg Config) int {
 	// values); stop the runner from reading workflow commands in it.
 	resume := stopCommands(a)
 	var modeRes Result
-	code := cfg.Run(ctx, plan.WorkDir, plan.Env, plan.Args, out, &modeRes)
+	runArgs := plan.Args
+	if plan.Mode != "swebench-batch" {
+		// Left out of the command the summary shows: it is the step's
+		// own file, not something a person would type.
+		runArgs = withProgressMD(plan.Mode, plan.Args, cfg.Getenv("GITHUB_STEP_SUMMARY"))
+	}
+	code := cfg.Run(ctx, plan.WorkDir, plan.Env, runArgs, out, &modeRes)
 	resume()
-	a.EndGroup()
+	endModeLog()
 
 	res := collect(plan, &modeRes)
 	stats := statsOf(&modeRes)

@@ -14,10 +14,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -159,7 +161,7 @@ func Exec(t testing.TB, act string, r Run) Result {
 		// Every label a workflow names runs on the host, as a
 		// self-hosted runner.
 		"-P", "ubuntu-latest=-self-hosted", "-P", "self-hosted=-self-hosted",
-		"--artifact-server-path", r.ArtifactDir,
+		"--artifact-server-path", r.ArtifactDir, "--artifact-server-port", freePort(t),
 		"--action-offline-mode", "--no-cache-server",
 	}
 	if r.EventJSON != "" {
@@ -201,6 +203,19 @@ func Exec(t testing.TB, act string, r Run) Result {
 		}
 	}
 	return res
+}
+
+// freePort returns a TCP port nothing listens on now: act's artifact
+// server otherwise takes a fixed one, and two act runs on one machine
+// (tests of two checkouts) would stop each other.
+func freePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 func tail(s string, n int) string {

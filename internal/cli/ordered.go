@@ -48,6 +48,7 @@ func runOrdered(ctx context.Context, env *Env, args []string) int {
 		Config: cfg, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions, BaseDir: base,
 		FixtureManifest: abs(env, bf.manifest), CleanupOnFailure: *cleanupOnFailure, Confirm: *confirm,
 		GateProfile: bf.gateProfile, Stats: bf.stats, Report: reporter(), Log: env.Stderr, Stdout: env.Stdout, Now: env.Now,
+		Progress: !bf.quiet, OnSet: bf.progress(env, "ordered").onSet,
 	})
 	if res != nil && env.Result != nil {
 		env.Result.Ordered = res

@@ -22,6 +22,8 @@ type benchFlags struct {
 	outDir                                                   string
 	benchmarkTimeout                                         time.Duration
 	stats                                                    bool
+	quiet                                                    bool
+	progressMD                                               string
 }
 
 func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
@@ -35,6 +37,16 @@ func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
 	fs.StringVar(&b.gateProfile, "gate-profile", verify.DefaultGateProfile, "report gate profile recorded with the summaries")
 	fs.DurationVar(&b.benchmarkTimeout, "benchmark-timeout", 0, "timeout of one benchmark run (overrides the config's benchmark_timeout)")
 	fs.BoolVar(&b.stats, "stats", false, "add the statistical gate to the report and record it in tracking.json (docs/statistics.md)")
+	fs.BoolVar(&b.quiet, "quiet", false, "no progress lines while the benchmark runs (by default a line per batch of new rows and at least every 30 s)")
+	fs.StringVar(&b.progressMD, "progress-md", "", "rewrite this Markdown file with a table of what has finished so far (the Action passes its job summary)")
+}
+
+// progress returns the growing table of --progress-md, or nil.
+func (b *benchFlags) progress(env *Env, cmd string) *progressMD {
+	if b.progressMD == "" {
+		return nil
+	}
+	return &progressMD{path: abs(env, b.progressMD), log: env.Stderr, cmd: cmd}
 }
 
 // load resolves the contract: defaults, then the config file, then flags.
@@ -136,7 +148,7 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		Config: cfg, Set: *setName, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions,
 		ScenarioIDs: *ids, OutDir: out, SkipPreflight: *skipPreflight, FixtureManifest: abs(env, bf.manifest),
 		GateProfile: bf.gateProfile, Stats: bf.stats, Report: reporter(), Log: env.Stderr, Now: env.Now,
-		Lookback: extras.lookback(env),
+		Lookback: extras.lookback(env), Progress: !bf.quiet, OnAttempt: bf.progress(env, "set").onAttempt,
 	})
 	if res != nil {
 		fmt.Fprintln(env.Stdout, res.TrackingPath)

@@ -37,7 +37,13 @@ type OrderedOptions struct {
 	Log    io.Writer
 	// Stdout receives the consolidated summary path and the handoff.
 	Stdout io.Writer
-	Now    func() time.Time
+	// Progress prints each set's progress lines (SetOptions.Progress),
+	// with the set's place in the run.
+	Progress bool
+	// OnSet, when set, is called after each set with the sets run so far
+	// (the command line renders them as a growing table).
+	OnSet func(sets []*SetResult)
+	Now   func() time.Time
 }
 
 // Consolidated is consolidated-summary.json: one entry per ordered set.
@@ -164,7 +170,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	} else {
 		c.Preflight = "pass"
 		c.Status = StatusPass
-		for _, name := range bench.OrderedSets {
+		for i, name := range bench.OrderedSets {
 			if ctx.Err() != nil {
 				c.Status = StatusFail
 				c.StoppedAt = name
@@ -175,10 +181,14 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 				Config: o.Config, Set: name, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions,
 				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, InRun: true, FixtureManifest: shared,
 				GateProfile: o.GateProfile, Stats: o.Stats, Report: o.Report, Log: o.Log, Now: o.Now,
+				Progress: o.Progress, Position: fmt.Sprintf("set %d of %d", i+1, len(bench.OrderedSets)),
 			})
 			if r != nil {
 				ran[name] = r.Tracking.RunID
 				res.Sets = append(res.Sets, r)
+				if o.OnSet != nil {
+					o.OnSet(res.Sets)
+				}
 			}
 			if err != nil || !r.Passed() {
 				c.Status = StatusFail

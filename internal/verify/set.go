@@ -78,7 +78,17 @@ type SetOptions struct {
 	Lookback Lookback
 	// Log receives progress and diagnostics for people.
 	Log io.Writer
-	Now func() time.Time
+	// Progress prints a line to Log for every batch of rows the benchmark
+	// writes, and at least every 30 s, while it runs (package progress).
+	Progress bool
+	// Position is the set's place in an ordered run ("set 3 of 9"),
+	// named in the progress lines.
+	Position string
+	// OnAttempt, when set, is called after each attempt (the first run
+	// and every rerun) with the tracking as it stands; the command line
+	// renders it as a growing table.
+	OnAttempt func(t *Tracking)
+	Now       func() time.Time
 }
 
 // SetResult is the outcome of RunSet.
@@ -136,7 +146,7 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		cfg:  opts.Config,
 		path: filepath.Join(opts.OutDir, "tracking.json"),
 		cmds: &commands{grace: time.Duration(opts.Config.Grace)},
-		log:  opts.Log,
+		log:  &lockedWriter{w: opts.Log},
 	}
 	s.t = &Tracking{
 		Set: opts.Set, Provider: opts.Provider, Model: opts.Model, Repetitions: opts.Repetitions,
@@ -243,8 +253,12 @@ func (s *set) suitePath(mode string) string {
 }
 
 func (s *set) execute(ctx context.Context) error {
-	fmt.Fprintf(s.log, "set %s: %d scenario(s) x %d repetition(s), run %s, out %s\n",
-		s.opts.Set, len(s.resolved), s.opts.Repetitions, s.t.RunID, s.opts.OutDir)
+	position := ""
+	if s.opts.Position != "" {
+		position = " (" + s.opts.Position + ")"
+	}
+	fmt.Fprintf(s.log, "set %s%s: %d scenario(s) x %d repetition(s), run %s, out %s\n",
+		s.opts.Set, position, len(s.resolved), s.opts.Repetitions, s.t.RunID, s.opts.OutDir)
 	shared := s.opts.FixtureManifest
 	if shared == "" {
 		shared = s.cfg.Path(s.cfg.FixtureManifest)
@@ -278,6 +292,7 @@ func (s *set) execute(ctx context.Context) error {
 		return s.stop(StatusFail, err)
 	}
 	failing := s.evaluate()
+	s.attemptDone()
 	zero := zeroRows(a)
 	if zero != "" {
 		zero += " wrote zero rows in " + a.name()
@@ -300,6 +315,7 @@ func (s *set) execute(ctx context.Context) error {
 			zero, result = z+" wrote zero rows in "+a.name(), "fail"
 		}
 		s.t.Reruns = append(s.t.Reruns, Rerun{Attempt: n, ScenarioIDs: a.ids, Result: result})
+		s.attemptDone()
 		s.t.Commands = s.cmds.snapshot()
 		if err := s.t.write(s.path); err != nil {
 			return s.stop(StatusFail, err)
@@ -407,7 +423,9 @@ func (s *set) paired(ctx context.Context, a *attempt, ids []string, manifest str
 			}
 		}()
 	}
+	stopFollowing := s.follow(a)
 	wg.Wait()
+	stopFollowing()
 	s.t.Commands = s.cmds.snapshot()
 	if err := errors.Join(errs...); err != nil {
 		return err
