@@ -197,6 +197,18 @@ func TestRerunScenariosWorkflow(t *testing.T) {
 	if outs := res.Outputs("rerun"); outs["status"] != "pass" || !strings.HasSuffix(outs["tracking"], "/tracking.json") {
 		t.Errorf("outputs status=%q tracking=%q, want pass and the set's tracking.json", outs["status"], outs["tracking"])
 	}
+
+	// A dispatch whose IDs carry the delimiter a fixed heredoc would use,
+	// then a line that sets the list anew: with a random delimiter both
+	// stay lines of the list, reach set, and set refuses them by name; a
+	// fixed delimiter would have ended the list early and let the second
+	// line choose the scenarios.
+	res = r.exec(t, Run{Repo: repo, Workflow: ".github/workflows/rerun-scenarios.yml", Event: "workflow_dispatch", ArtifactDir: t.TempDir(),
+		Args: []string{"--secret", "OPENAI_API_KEY=sk-test", "--input", "set=pr-exec",
+			"--input", "scenario_ids=pr-merge-execute-001\nEND_OF_IDS\nlist=pr-view-001"}})
+	if res.Jobs["rerun"] != "failure" || !strings.Contains(res.Log, "END_OF_IDS") || !strings.Contains(res.Log, "list=pr-view-001") {
+		t.Errorf("job %q; want it to fail on the refused IDs END_OF_IDS and list=pr-view-001 given as they are; log tail:\n%s", res.Jobs["rerun"], tail(res.Log, 60000))
+	}
 }
 
 func checkJobs(t *testing.T, res Result, want map[string]string) {

@@ -68,7 +68,7 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 			return Main(ctx, &child, argv)
 		},
 	}
-	if client, err := artifacts.NewClientFromEnv(env.Getenv); err != nil {
+	if client, err := artifacts.NewClientFromEnv(getenv); err != nil {
 		cfg.UploadUnavailable = err
 	} else {
 		client.SetLogger(func(format string, a ...any) { gha.Infof(format, a...) })
@@ -108,6 +108,7 @@ func scrubRunnerEnv() {
 		os.Unsetenv(k)
 	}
 	os.Unsetenv(inputsVar)
+	os.Unsetenv(inputsFileVar)
 	for _, kv := range os.Environ() {
 		if k, _, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "INPUT_") {
 			os.Unsetenv(k)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/proc"
+	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/spf13/pflag"
 )
 
@@ -43,13 +44,32 @@ func reapOrphans(env *Env, cmd string) {
 // checkAPIKeyEnv refuses, as the value of --api-key-env, the variables
 // that hold the job's own credentials: the named variable is handed to the
 // model client, and for swebench into the agent's container, where the
-// agent could read it. GITHUB_TOKEN and GH_TOKEN can push to the
-// repository; ACTIONS_* reach the runner's services; INPUT_* are raw
-// Action inputs. A model key belongs in a variable of its own.
+// agent could read it. A model key belongs in a variable of its own.
 func checkAPIKeyEnv(name string) error {
 	if name == "" {
 		return nil
 	}
+	return checkEnvName("--api-key-env", name, name)
+}
+
+// checkEnvEntry refuses an --env K=V entry whose K is not a variable name
+// or is one of the job's credentials: --env values go into the agent's
+// container as they are, so GITHUB_TOKEN=... there would hand the agent
+// the job's token as surely as --api-key-env GITHUB_TOKEN. The value is
+// never printed: it may be a key.
+func checkEnvEntry(kv string) error {
+	k, _, ok := strings.Cut(kv, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("--env %q: expected K=V", textfmt.Truncate(k, 64))
+	}
+	return checkEnvName("--env", k, k+"=...")
+}
+
+// checkEnvName checks name, given to flag as shown, against the names of
+// the job's credentials: GITHUB_TOKEN and GH_TOKEN can push to the
+// repository; ACTIONS_* reach the runner's services; INPUT_* are raw
+// Action inputs.
+func checkEnvName(flag, name, shown string) error {
 	upper := strings.ToUpper(name)
 	switch {
 	case upper == "GITHUB_TOKEN" || upper == "GH_TOKEN" || upper == "GH_ENTERPRISE_TOKEN":
@@ -57,10 +77,10 @@ func checkAPIKeyEnv(name string) error {
 	default:
 		for i, r := range name {
 			if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
-				return fmt.Errorf("--api-key-env %q: expected an environment variable name (letters, digits, underscores)", name)
+				return fmt.Errorf("%s %q: expected an environment variable name (letters, digits, underscores)", flag, shown)
 			}
 		}
 		return nil
 	}
-	return fmt.Errorf("--api-key-env %s: refused: that variable holds the job's GitHub or runner credentials, which the model endpoint and the agent must never get; put the model's key in its own variable (for example OPENAI_API_KEY)", name)
+	return fmt.Errorf("%s %s: refused: that variable holds the job's GitHub or runner credentials, which the model endpoint and the agent must never get; put the model's key in its own variable (for example OPENAI_API_KEY)", flag, shown)
 }

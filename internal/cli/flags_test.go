@@ -32,6 +32,10 @@ func TestFlagErrorsAreShown(t *testing.T) {
 		{[]string{"qa-audit", "--api-key-env", "MY-KEY", "q.yaml"}, `--api-key-env "MY-KEY": expected an environment variable name`},
 		{[]string{"report", "--stats", "--stats-json", "x.json", "--stats-md", "x.json"}, "benchgate report: --stats-md and --stats-json are the same file ("},
 		{[]string{"report"}, "(name the files with --suite-jsonl)"},
+		{[]string{"swebench", "run", "--env", "GITHUB_TOKEN=ghp_secret", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, "benchgate swebench run: --env GITHUB_TOKEN=...: refused"},
+		{[]string{"swebench", "batch", "--env", "actions_runtime_token=x", "--base-url", "http://127.0.0.1:1/v1", "--instance-file", "ids.txt"}, "--env actions_runtime_token=...: refused"},
+		{[]string{"swebench", "run", "--env", "MY KEY=1", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, `--env "MY KEY=...": expected an environment variable name`},
+		{[]string{"swebench", "run", "--env", "=1", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, `--env "": expected K=V`},
 		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: invalid argument "many" for "--max-loops" flag`},
 	}
 	for _, tc := range tests {
@@ -47,6 +51,9 @@ func TestFlagErrorsAreShown(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), tc.want) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
+			}
+			if strings.Contains(stderr.String(), "ghp_secret") {
+				t.Errorf("stderr shows the value of a refused --env entry: %q", stderr.String())
 			}
 		})
 	}

@@ -83,8 +83,8 @@ func (r *runFlags) options(env *Env) (swebench.Options, error) {
 		return o, fmt.Errorf("--instance-timeout %s / --max-tokens %d: expected 0 (no budget) or more", r.instanceTimeout, r.maxTokens)
 	}
 	for _, kv := range r.extraEnv {
-		if !strings.Contains(kv, "=") || strings.HasPrefix(kv, "=") {
-			return o, fmt.Errorf("--env %q: expected K=V", kv)
+		if err := checkEnvEntry(kv); err != nil {
+			return o, err
 		}
 	}
 	if !strings.Contains(r.imageTmpl, "{id}") {
@@ -269,6 +269,11 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	}
 	if err := checkAPIKeyEnv(rf.apiKeyEnv); err != nil {
 		return sbUsage(env, "batch", err)
+	}
+	for _, kv := range rf.extraEnv {
+		if err := checkEnvEntry(kv); err != nil {
+			return sbUsage(env, "batch", err)
+		}
 	}
 	b := swebench.BatchOptions{Stdout: env.Stdout, Args: rf.args(env)}
 	for k, v := range map[string]any{"instance_file": sbPath(env, *instFile), "resume": sbPath(env, *resume), "shard": *shard,
