@@ -8,6 +8,7 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -129,6 +130,13 @@ func Run(ctx context.Context, cfg Config) int {
 	endModeLog()
 
 	res := collect(plan, &modeRes)
+	// A batch's instance outcomes are results: with fail-on never (the
+	// default) the step passes whenever the batch ran, and status still
+	// says what its instances did.
+	verdict := code
+	if b := modeRes.Batch; plan.Mode == "swebench-batch" && b != nil && code == exitOK && b.Stopped == "" {
+		verdict = b.Counts.ExitCode()
+	}
 	stats := statsOf(&modeRes)
 	// report exits 0 whenever it wrote the summaries (upstream's contract;
 	// only --gate fails it), so failing rows of a passing report are
@@ -160,16 +168,31 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 	res.ModeError = out.errs.last
 	v := judge(plan, res, stats, modeRes.Lookback, code)
+	if verdict != code {
+		v.Status = Status(verdict)
+		v.DecidedBy += fmt.Sprintf("; with fail-on %s instance outcomes are results and do not fail the step", argValue(plan.Args, "--fail-on"))
+	}
 	doc := rep.buildSummary(plan, res, code, annotated, total, v)
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)
 	rep.statsSummary(doc, stats)
 	rep.keepSummary(runFolder(plan, res), doc)
 	arts := rep.upload(ctx, plan, res)
-	rep.outputs(plan, res, code, arts)
+	rep.outputs(plan, res, verdict, code, arts)
+	rep.batchCounts(modeRes.Batch)
 	rep.statsOutputsSet(stats)
 	rep.artifactsSection(doc, arts)
 	rep.summary(doc)
 	return rep.fileCommandFailure(code)
+}
+
+// argValue is the value after flag in args, "" when absent.
+func argValue(args []string, flag string) string {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag {
+			return args[i+1]
+		}
+	}
+	return ""
 }
 
 // stopCommands issues ::stop-commands:: with a fresh token and returns

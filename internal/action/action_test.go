@@ -54,12 +54,22 @@ func TestBuildPlan(t *testing.T) {
 		{
 			name:     "swebench-batch has no out-dir flag",
 			inputs:   map[string]string{"mode": "swebench-batch", "instance-file": "ids.txt", "max-loops": "3"},
-			wantArgs: []string{"swebench-batch", "--instance-file", "ids.txt", "--max-loops", "3"},
+			wantArgs: []string{"swebench-batch", "--instance-file", "ids.txt", "--max-loops", "3", "--fail-on", "never"},
+		},
+		{
+			name:     "swebench-batch shard from the matrix strategy, fail-on given",
+			inputs:   map[string]string{"mode": "swebench-batch", "shard-index": "2", "shard-total": "3", "fail-on": "incomplete", "instance-timeout": "90m"},
+			wantArgs: []string{"swebench-batch", "--instance-timeout", "90m", "--shard", "3/3", "--fail-on", "incomplete"},
+		},
+		{
+			name:     "swebench-batch shard 1 of 1",
+			inputs:   map[string]string{"mode": "swebench-batch", "shard-index": "0", "shard-total": "1"},
+			wantArgs: []string{"swebench-batch", "--shard", "1/1", "--fail-on", "never"},
 		},
 		{
 			name:     "swebench-batch out-dir is the results dir",
 			inputs:   map[string]string{"mode": "swebench-batch", "out-dir": "runs", "shard": "1/4", "base-url": "http://llm:8000/v1", "api-key-env": "OPENAI_API_KEY"},
-			wantArgs: []string{"swebench-batch", "--shard", "1/4", "--base-url", "http://llm:8000/v1", "--api-key-env", "OPENAI_API_KEY", "--results-dir", "/ws/runs"},
+			wantArgs: []string{"swebench-batch", "--shard", "1/4", "--base-url", "http://llm:8000/v1", "--api-key-env", "OPENAI_API_KEY", "--fail-on", "never", "--results-dir", "/ws/runs"},
 		},
 		{
 			name:     "set and ordered contract flags",
@@ -85,6 +95,11 @@ func TestBuildPlan(t *testing.T) {
 		{name: "negative int", inputs: map[string]string{"mode": "swebench-batch", "max-loops": "-1"}, wantErr: `input "max-loops": expected a non-negative whole number`},
 		{name: "required set", inputs: map[string]string{"mode": "set", "provider": "openai"}, wantErr: `input "set": expected a value (required by mode set)`},
 		{name: "required definitions", inputs: map[string]string{"mode": "qa-audit"}, wantErr: `input "definitions": expected a value`},
+		{name: "shard index out of range", inputs: map[string]string{"mode": "swebench-batch", "shard-index": "3", "shard-total": "3"}, wantErr: `input "shard-index": expected a whole number from 0 to 2 (strategy.job-index), got "3"`},
+		{name: "shard index outside a matrix", inputs: map[string]string{"mode": "swebench-batch", "shard-index": "0", "shard-total": ""}, wantErr: `input "shard-total": expected a whole number >= 1`},
+		{name: "shard total without index", inputs: map[string]string{"mode": "swebench-batch", "shard-total": "2"}, wantErr: `input "shard-index": expected a whole number from 0 to 1`},
+		{name: "shard and shard-index", inputs: map[string]string{"mode": "swebench-batch", "shard": "1/2", "shard-index": "0", "shard-total": "2"}, wantErr: `input "shard-index": expected no value when shard is given`},
+		{name: "unknown fail-on", inputs: map[string]string{"mode": "swebench-batch", "fail-on": "always"}, wantErr: `input "fail-on": expected never, failed or incomplete, got "always"`},
 		{name: "bad upload flag", inputs: map[string]string{"mode": "report", "upload-artifacts": "maybe"}, wantErr: `input "upload-artifacts": expected true or false`},
 	}
 	for _, tt := range tests {

@@ -84,6 +84,15 @@ func filesResult(t testing.TB, mode, dir string, args []string) *Result {
 			st, err := swebench.ReadStatus(p.Status)
 			b.Order = append(b.Order, e.Name())
 			b.Instances = append(b.Instances, swebench.InstanceOutcome{ID: e.Name(), Paths: p, Status: st, Err: err})
+			b.Counts.Total++
+			switch st.Status {
+			case "success":
+				b.Counts.Success++
+			case "incomplete":
+				b.Counts.Incomplete++
+			default:
+				b.Counts.Failed++
+			}
 		}
 		return &Result{Batch: b}
 	case "qa-audit":

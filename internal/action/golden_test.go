@@ -166,7 +166,7 @@ func goldenCases() []goldenCase {
 		{"ordered-pass", map[string]string{"mode": "ordered", "provider": "openai"}, ordered(false)},
 		{"ordered-fail", map[string]string{"mode": "ordered", "provider": "openai"}, ordered(true)},
 		{"swebench-batch-pass", map[string]string{"mode": "swebench-batch", "max-loops": "5"}, batch(false)},
-		{"swebench-batch-fail", map[string]string{"mode": "swebench-batch", "max-loops": "5"}, batch(true)},
+		{"swebench-batch-fail", map[string]string{"mode": "swebench-batch", "max-loops": "5", "fail-on": "failed"}, batch(true)},
 		{"qa-audit-pass", map[string]string{"mode": "qa-audit", "definitions": "questions/adk.yaml"}, audit(false)},
 		{"qa-audit-fail", map[string]string{"mode": "qa-audit", "definitions": "questions/adk.yaml"}, audit(true)},
 		{"bad-input", map[string]string{"mode": "set", "provider": "openai"}, func(t *testing.T, _ string, _ []string) (int, *Result) {

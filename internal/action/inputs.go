@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/swebench"
 )
 
 // Modes the Action runs, in the order action.yml documents them.
@@ -108,7 +110,12 @@ func Inputs() []Input {
 		{Name: "codex-binary", Kind: Text, Flag: "--codex-binary", Modes: []string{"swebench-batch"}, Description: "swebench-batch: static Codex CLI copied into instance containers whose image lacks codex; a bare name (codex) is looked up in the runner's PATH."},
 		{Name: "max-loops", Kind: Int, Flag: "--max-loops", Modes: []string{"swebench-batch"}, Description: "swebench-batch: execute passes per instance (default 50)."},
 		{Name: "resume", Kind: Text, Flag: "--resume", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run root of an earlier batch; instances with a terminal status are skipped."},
-		{Name: "shard", Kind: Text, Flag: "--shard", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run only shard i/n of the sorted instances (for a matrix of runners)."},
+		{Name: "shard", Kind: Text, Flag: "--shard", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run only shard i/n of the sorted instances (for a matrix of runners; or give shard-index and shard-total)."},
+		{Name: "shard-index", Kind: Adapter, Description: "swebench-batch: 0-based shard of a matrix job, strategy.job-index; with shard-total it runs shard (index+1)/total."},
+		{Name: "shard-total", Kind: Adapter, Description: "swebench-batch: number of shards, strategy.job-total; used with shard-index."},
+		{Name: "fail-on", Kind: Adapter, Description: "swebench-batch: what instance outcomes fail the step: never (default: the step passes whenever the batch ran; status and the counts outputs say what the instances did), failed (any failed instance) or incomplete (any failed or incomplete instance). A batch that could not run or was stopped (an endpoint that stopped answering, a signal) fails the step whatever this says."},
+		{Name: "phase-timeout", Kind: Text, Flag: "--phase-timeout", Modes: []string{"swebench-batch"}, Description: "swebench-batch: wall-clock limit of each codex phase (Go duration, default 30m)."},
+		{Name: "instance-timeout", Kind: Text, Flag: "--instance-timeout", Modes: []string{"swebench-batch"}, Description: "swebench-batch: wall-clock budget of one instance over all its phases (Go duration); when spent the instance ends incomplete. Size it so a shard's instances fit the job's time limit."},
 		{Name: "base-url", Kind: Text, Flag: "--base-url", Modes: []string{"swebench-batch"}, Description: "swebench-batch: Responses API endpoint Codex talks to."},
 		{Name: "api-key-env", Kind: Text, Flag: "--api-key-env", Modes: []string{"swebench-batch", "qa-audit"}, Description: "swebench-batch, qa-audit: name of the environment variable holding the model API key (for example OPENAI_API_KEY, set by openai-api-key)."},
 
@@ -331,6 +338,14 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 	case "qa-audit":
 		p.Args = append(p.Args, "--out-dir", p.OutDir)
 	case "swebench-batch":
+		if err := p.shardArgs(get); err != nil {
+			return nil, err
+		}
+		failOn := orDefault(get("fail-on"), swebench.FailOnNever)
+		if _, err := swebench.ParseFailOn(failOn); err != nil {
+			return nil, &InputError{Input: "fail-on", Value: failOn, Expected: "never, failed or incomplete"}
+		}
+		p.Args = append(p.Args, "--fail-on", failOn)
 		if out != "" {
 			p.Args = append(p.Args, "--results-dir", p.OutDir)
 		}
@@ -341,6 +356,29 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 	}
 	p.Args = append(p.Args, extra...)
 	return p, nil
+}
+
+// shardArgs turns shard-index and shard-total (a matrix job's
+// strategy.job-index and strategy.job-total) into --shard (index+1)/total,
+// so that a workflow never writes the shard count apart from its matrix.
+func (p *Plan) shardArgs(get func(string) string) error {
+	idx, total := get("shard-index"), get("shard-total")
+	if idx == "" && total == "" {
+		return nil
+	}
+	if get("shard") != "" {
+		return &InputError{Input: "shard-index", Value: idx, Expected: "no value when shard is given (give shard, or shard-index with shard-total)"}
+	}
+	n, err := strconv.Atoi(total)
+	if err != nil || n < 1 {
+		return &InputError{Input: "shard-total", Value: total, Expected: "a whole number >= 1 (strategy.job-total; empty outside a matrix job)"}
+	}
+	i, err := strconv.Atoi(idx)
+	if err != nil || i < 0 || i >= n {
+		return &InputError{Input: "shard-index", Value: idx, Expected: fmt.Sprintf("a whole number from 0 to %d (strategy.job-index)", n-1)}
+	}
+	p.Args = append(p.Args, "--shard", fmt.Sprintf("%d/%d", i+1, n))
+	return nil
 }
 
 // setFlag replaces the value of flag in args, or appends flag and value.

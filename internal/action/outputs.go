@@ -3,6 +3,8 @@ package action
 import (
 	"strconv"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/swebench"
 )
 
 // Output is one output of action.yml.
@@ -22,6 +24,10 @@ func Outputs() []Output {
 		{"summary-md", "Path of the summary Markdown (report, set, qa-audit) or of the consolidated summary (ordered)."},
 		{"predictions", "swebench-batch: path of predictions.jsonl."},
 		{"run-manifest", "swebench-batch: path of run_manifest.json."},
+		{"instances-total", "swebench-batch: number of instances in the batch's scope."},
+		{"instances-success", "swebench-batch: instances that ended success."},
+		{"instances-failed", "swebench-batch: instances that ended failed (missing image, bootstrap, blocked, runtime error, or never reached)."},
+		{"instances-incomplete", "swebench-batch: instances that ended incomplete."},
 		{"quality-report", "qa-audit: path of quality_report.json."},
 		{"pr-urls", "qa-audit: URLs of the pull requests opened or updated, one per line."},
 		{"failing-rows", "Number of suite rows that break a blocking rule (success, output_valid, error)."},
@@ -31,8 +37,11 @@ func Outputs() []Output {
 	}, statsOutputs...)
 }
 
-func (r *reporter) outputs(p *Plan, res *results, code int, arts []artifact) {
-	r.output("status", Status(code))
+// outputs sets the step outputs; status is the verdict's word, exit-code
+// the step's own (they differ for a batch whose instances failed under
+// fail-on never).
+func (r *reporter) outputs(p *Plan, res *results, verdict, code int, arts []artifact) {
+	r.output("status", Status(verdict))
 	r.output("exit-code", strconv.Itoa(code))
 	r.output("out-dir", r.rel(p.OutDir))
 	var tracks []string
@@ -71,6 +80,17 @@ func (r *reporter) outputs(p *Plan, res *results, code int, arts []artifact) {
 		}
 	}
 	r.output("artifacts", strings.Join(names, "\n"))
+}
+
+// batchCounts sets the batch's instance counts.
+func (r *reporter) batchCounts(b *swebench.BatchResult) {
+	if b == nil {
+		return
+	}
+	r.output("instances-total", strconv.Itoa(b.Counts.Total))
+	r.output("instances-success", strconv.Itoa(b.Counts.Success))
+	r.output("instances-failed", strconv.Itoa(b.Counts.Failed))
+	r.output("instances-incomplete", strconv.Itoa(b.Counts.Incomplete))
 }
 
 // failingRows counts rows with at least one violation.

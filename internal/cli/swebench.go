@@ -261,6 +261,7 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	maxFailures := fs.Int("max-consecutive-endpoint-failures", swebench.DefaultMaxEndpointFailures, "stop the batch after this many instances in a row failed with runtime_error while the endpoint preflight fails too")
 	progressMD := fs.String("progress-md", "", "rewrite this Markdown file with the table of finished instances after each one (the Action passes its job summary)")
 	slice := fs.String("slice", "", "run only START:END (0-based, END excluded) of the sorted instance list, after --filter")
+	failOn := fs.String("fail-on", swebench.FailOnIncomplete, "what instance outcomes make the exit code non-zero: incomplete (1 if an instance failed, else 20 if one is incomplete), failed (1 if an instance failed) or never; a batch that was stopped or could not run exits 1 whatever this says")
 	if code, ok := sbParse(env, fs, args); !ok {
 		return code
 	}
@@ -280,6 +281,10 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		"retry_failed": *retryFailed, "filter": *filter, "slice": *slice, "results_dir": sbPath(env, *results)} {
 		b.Args[k] = v
 	}
+	if _, err := swebench.ParseFailOn(*failOn); err != nil {
+		return sbUsage(env, "batch", err)
+	}
+	b.Args["fail_on"] = *failOn
 	switch *retryFailed {
 	case "", swebench.RetryRuntimeErrors, swebench.RetryAllFailures:
 	default:
@@ -375,8 +380,12 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	case err != nil:
 		fmt.Fprintf(env.Stderr, "benchgate swebench batch: %v\n", sbFlags(err))
 		return ExitFailed
+	case res.Stopped != "":
+		// The batch gave up before its last instance: that is the
+		// endpoint's or the engine's failure, not an instance result.
+		return ExitFailed
 	}
-	return res.Counts.ExitCode()
+	return res.Counts.ExitCodeFor(*failOn)
 }
 
 func swebenchPrepare(ctx context.Context, env *Env, args []string) int {

@@ -287,6 +287,19 @@ func TestSwebenchBatchCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "predictions.jsonl")); err != nil {
 		t.Error(err)
 	}
+	// --fail-on decides what the failed instance does to the exit code;
+	// the resume runs nothing (both statuses are terminal).
+	for _, tc := range []struct {
+		failOn string
+		want   int
+	}{{"never", ExitOK}, {"failed", ExitFailed}, {"incomplete", ExitFailed}} {
+		stdout.Reset()
+		code := Main(context.Background(), env, []string{"swebench", "batch", "--instance-file", dataset, "--max-loops", "1",
+			"--network", "none", "--resume", root, "--fail-on", tc.failOn})
+		if code != tc.want || !strings.Contains(stdout.String(), "total=2 success=1 failed=1") {
+			t.Errorf("--fail-on %s: exit %d, want %d; stdout %s", tc.failOn, code, tc.want, stdout)
+		}
+	}
 }
 
 // TestSwebenchBatchSIGTERMThenResume stops a batch with SIGTERM while its
