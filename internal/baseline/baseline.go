@@ -290,6 +290,9 @@ func changeReason(r stats.Result, tol float64) string {
 		if r.Scenarios == 0 {
 			return fmt.Sprintf("no paired scenario has values in both runs; at least %d are needed for %s confidence", r.MinScenarios, level)
 		}
+		if r.TiesLimited {
+			return fmt.Sprintf("ties leave no interval at this level: too many of the %d paired scenarios share a value for %s confidence (at most %.2f%%); change %s", r.Scenarios, level, r.AchievedConfidence*100, iv)
+		}
 		return fmt.Sprintf("%d paired scenarios can never reach %s confidence (at least %d are needed); change %s", r.Scenarios, level, r.MinScenarios, iv)
 	}
 	if -r.HighPct >= tol || -r.LowPct < tol {

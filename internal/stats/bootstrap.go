@@ -37,7 +37,7 @@ func BootstrapCI(scs []Scenario, conf float64, replicates int, seed uint64) (lo,
 	type arm struct{ base, target orderStats }
 	var arms []arm
 	for _, s := range scs {
-		if len(s.Base) == 0 || len(s.Target) == 0 || !(Median(s.Base) > 0) {
+		if len(s.Base) == 0 || len(s.Target) == 0 || !usable(Median(s.Base)) || !usable(Median(s.Target)) {
 			continue
 		}
 		arms = append(arms, arm{middleOrderStats(s.Base), middleOrderStats(s.Target)})

@@ -109,7 +109,11 @@ type Result struct {
 	// repetitions per scenario, if the spread is run-to-run noise) would
 	// decide it; -1 when no amount would (the estimate sits on the
 	// threshold), 0 otherwise.
-	MoreScenarios     int        `json:"moreScenariosNeeded"`
+	MoreScenarios int `json:"moreScenariosNeeded"`
+	// TiesLimited: underpowered because ties (many scenarios with the
+	// same value, as tool calls often have) keep the interval from
+	// reaching the level, not because there are too few scenarios.
+	TiesLimited       bool       `json:"tiesLimited"`
 	RepetitionsNeeded int        `json:"repetitionsNeeded"`
 	Bootstrap         *Bootstrap `json:"bootstrap"`
 	Excluded          []string   `json:"excludedScenarios"`
@@ -136,16 +140,19 @@ func Judge(metrics []Metric, opts Options) ([]Result, error) {
 	alpha := 1 - o.Confidence
 	m := len(metrics)
 	res := make([]Result, m)
-	d := make([][]float64, m)
+	// e holds each metric's excesses: the pairs measured from the
+	// threshold (Excess), so that every figure the verdict rests on is
+	// computed on one scale and a scenario on the threshold is a zero.
+	e := make([][]float64, m)
 	ps := make([]float64, m)
 	for i, mt := range metrics {
 		if !(mt.MinReductionPct < 100) || math.IsNaN(mt.MinReductionPct) {
 			return nil, fmt.Errorf("%s: threshold: expected a reduction below 100%%, got %v", mt.Name, mt.MinReductionPct)
 		}
 		pairs, excluded := Pairs(mt.Scenarios)
-		d[i] = make([]float64, len(pairs))
+		e[i] = make([]float64, len(pairs))
 		for k, p := range pairs {
-			d[i][k] = p.LogRatio
+			e[i][k] = Excess(p.Base, p.Target, mt.MinReductionPct)
 		}
 		if pairs == nil {
 			pairs = []Pair{}
@@ -156,7 +163,7 @@ func Judge(metrics []Metric, opts Options) ([]Result, error) {
 		res[i] = Result{Name: mt.Name, MinReductionPct: mt.MinReductionPct, Scenarios: len(pairs), Repetitions: medianReps(mt.Scenarios), Pairs: pairs, Excluded: excluded}
 		ps[i] = 1
 		if len(pairs) > 0 {
-			ps[i], _ = SignedRankTest(d[i], LogRatioOf(mt.MinReductionPct))
+			ps[i], _ = SignedRankTest(e[i], 0)
 		}
 	}
 	holm := Holm(ps)
@@ -169,12 +176,12 @@ func Judge(metrics []Metric, opts Options) ([]Result, error) {
 	for j, i := range order {
 		levels[i] = 1 - alpha/float64(m-j)
 	}
-	boots := bootstraps(metrics, d, levels, o)
+	boots := bootstraps(metrics, e, levels, o)
 	stepping := true
 	for _, i := range order {
 		r := &res[i]
 		r.PValue, r.HolmPValue = ps[i], holm[i]
-		judgeOne(r, d[i], metrics[i], levels[i], o.Power, boots[i], &stepping)
+		judgeOne(r, e[i], metrics[i], levels[i], o.Power, boots[i], &stepping)
 	}
 	return res, nil
 }
@@ -201,14 +208,14 @@ func bootstraps(metrics []Metric, d [][]float64, levels []float64, o Options) []
 	return out
 }
 
-// judgeOne fills r from the differences d at the given level; stepping is
-// Holm's "every earlier metric was decided", cleared here when r is not.
-func judgeOne(r *Result, d []float64, mt Metric, level, power float64, boot *Bootstrap, stepping *bool) {
-	theta := LogRatioOf(mt.MinReductionPct)
+// judgeOne fills r from the excesses e (the pairs measured from the
+// threshold) at the given level; stepping is Holm's "every earlier metric
+// was decided", cleared here when r is not.
+func judgeOne(r *Result, e []float64, mt Metric, level, power float64, boot *Bootstrap, stepping *bool) {
 	t := mt.MinReductionPct
 	r.Confidence = level
 	r.MinScenarios = MinPairs(level)
-	n := len(d)
+	n := len(e)
 	if n == 0 {
 		r.Verdict = Underpowered
 		r.Method = MethodExact
@@ -217,18 +224,21 @@ func judgeOne(r *Result, d []float64, mt Metric, level, power float64, boot *Boo
 		*stepping = false
 		return
 	}
-	ci := SignedRankCI(d, level)
-	est := HodgesLehmann(d)
-	r.EstimatePct = ReductionPct(est)
-	// A larger log-ratio is a smaller reduction: the interval flips.
-	r.LowPct, r.HighPct = ReductionPct(ci.High), ReductionPct(ci.Low)
+	ci := SignedRankCI(e, level)
+	est := HodgesLehmann(e)
+	r.EstimatePct = ReductionAt(est, t)
+	// A larger excess is a smaller reduction: the interval flips.
+	r.LowPct, r.HighPct = ReductionAt(ci.High, t), ReductionAt(ci.Low, t)
 	r.AchievedConfidence, r.Method = ci.Confidence, ci.Method
-	if mde := MDE(d, level, power); !math.IsNaN(mde) {
+	if mde := MDE(e, level, power); !math.IsNaN(mde) {
 		v := ReductionPct(-mde)
 		r.MDEPct = &v
 	}
+	// The verdict compares the excess interval with 0: the same scale
+	// as the test, no tolerance needed.
+	s := excessSide(ci)
 	if boot != nil {
-		boot.Agrees = side(boot.LowPct, boot.HighPct, t) == side(r.LowPct, r.HighPct, t)
+		boot.Agrees = side(boot.LowPct, boot.HighPct, t) == s
 		r.Bootstrap = boot
 	}
 	interval := fmt.Sprintf("%s%% [%s%%, %s%%]", num(r.EstimatePct), num(r.LowPct), num(r.HighPct))
@@ -239,7 +249,6 @@ func judgeOne(r *Result, d []float64, mt Metric, level, power float64, boot *Boo
 		*stepping = false
 		return
 	}
-	s := side(r.LowPct, r.HighPct, t)
 	switch {
 	case *stepping && s > 0:
 		r.Verdict = Pass
@@ -250,9 +259,18 @@ func judgeOne(r *Result, d []float64, mt Metric, level, power float64, boot *Boo
 		r.Reason = fmt.Sprintf("the whole %s interval %s is below the threshold %s%%", pctText(level), interval, num(t))
 		return
 	}
-	r.Verdict = Inconclusive
 	*stepping = false
-	r.MoreScenarios, r.RepetitionsNeeded = needed(d, est, ci, theta, r.Repetitions)
+	if s == 0 && ci.TiesLimited {
+		// Not a matter of more scenarios: with these ties no interval
+		// at this level exists. Counted as underpowered.
+		r.Verdict = Underpowered
+		r.TiesLimited = true
+		r.Reason = fmt.Sprintf("ties leave no interval at this level: %d of %d scenarios share a value (%d exactly on the threshold), so the signed-rank statistic reaches at most %s confidence, not %s; reduction %s, threshold %s%%; scenarios that differ more in this metric would decide it, more of the same would not",
+			tied(e), n, zeros(e), pctText(ci.Confidence), pctText(level), interval, num(t))
+		return
+	}
+	r.Verdict = Inconclusive
+	r.MoreScenarios, r.RepetitionsNeeded = needed(e, est, ci, r.Repetitions)
 	why := fmt.Sprintf("the %s interval %s contains the threshold %s%%", pctText(level), interval, num(t))
 	if s != 0 {
 		why = fmt.Sprintf("the %s interval %s clears the threshold %s%%, but a metric judged before it did not decide, so Holm's correction stops here", pctText(level), interval, num(t))
@@ -265,6 +283,46 @@ func judgeOne(r *Result, d []float64, mt Metric, level, power float64, boot *Boo
 	default:
 		r.Reason = why
 	}
+}
+
+// excessSide is +1 when the excess interval is at or below 0 (the whole
+// reduction interval at or above the threshold: pass), -1 when it is
+// wholly above 0 (fail), 0 when Low <= 0 < High (it contains the
+// threshold). On the threshold is at it, as v2's "value >= threshold".
+func excessSide(ci Interval) int {
+	switch {
+	case ci.High <= 0:
+		return 1
+	case ci.Low > 0:
+		return -1
+	}
+	return 0
+}
+
+// tied is the number of values that share their value with another.
+func tied(e []float64) int {
+	count := map[float64]int{}
+	for _, v := range e {
+		count[v]++
+	}
+	n := 0
+	for _, c := range count {
+		if c > 1 {
+			n += c
+		}
+	}
+	return n
+}
+
+// zeros is the number of values exactly 0 (on the threshold).
+func zeros(e []float64) int {
+	n := 0
+	for _, v := range e {
+		if v == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // side is +1 when [lo, hi] is at or above t, -1 when wholly below, 0 when
@@ -285,20 +343,20 @@ func side(lo, hi, t float64) int {
 // needed estimates how much more data would move the interval's edge
 // that faces the threshold past it: an interval's half-width shrinks as
 // 1/√n, so with the edge at distance h from the estimate and the
-// threshold at distance δ, about n·(h/δ)² scenarios (or r·(h/δ)²
-// repetitions, when repetitions are what the spread comes from) would
-// do. -1 for both when the estimate equals the threshold.
-func needed(d []float64, est float64, ci Interval, theta float64, reps int) (moreScenarios, reps2 int) {
-	delta := math.Abs(est - theta)
-	if delta == 0 || math.IsInf(theta, 0) {
+// threshold (excess 0) at distance δ, about n·(h/δ)² scenarios (or
+// r·(h/δ)² repetitions, when repetitions are what the spread comes from)
+// would do. -1 for both when the estimate equals the threshold.
+func needed(e []float64, est float64, ci Interval, reps int) (moreScenarios, reps2 int) {
+	delta := math.Abs(est)
+	if delta == 0 || math.IsInf(est, 0) {
 		return -1, -1
 	}
-	h := ci.High - est
-	if theta < est {
-		h = est - ci.Low
+	h := est - ci.Low
+	if est < 0 {
+		h = ci.High - est
 	}
 	f := (h / delta) * (h / delta)
-	n := len(d)
+	n := len(e)
 	total := int(math.Ceil(float64(n) * f))
 	if min := MinPairs(ci.Confidence); total < min {
 		total = min

@@ -155,21 +155,66 @@ func TestPairs(t *testing.T) {
 		{ID: "zero-base", Base: []float64{0, 0}, Target: []float64{1}},
 		{ID: "no-target", Base: []float64{3}},
 		{ID: "to-zero", Base: []float64{2}, Target: []float64{0}},
+		{ID: "negative", Base: []float64{-1}, Target: []float64{2}},
+		{ID: "both-zero", Base: []float64{0}, Target: []float64{0, 0}},
 	})
-	if len(pairs) != 2 || pairs[0].ID != "a" || pairs[1].ID != "to-zero" {
-		t.Fatalf("pairs: expected a and to-zero, got %+v", pairs)
+	var ids []string
+	for _, p := range pairs {
+		ids = append(ids, p.ID)
+	}
+	if strings.Join(ids, ",") != "a,zero-base,to-zero,both-zero" {
+		t.Fatalf("pairs: expected a,zero-base,to-zero,both-zero, got %+v", pairs)
 	}
 	if pairs[0].Base != 4 || pairs[0].Target != 3 || !near(pairs[0].LogRatio, math.Log(0.75), 1e-15) {
 		t.Errorf("a: expected medians 4→3 and log(0.75), got %+v", pairs[0])
 	}
-	if !near(pairs[1].LogRatio, math.Log(0.25), 1e-15) {
-		t.Errorf("to-zero: expected the target floored at 0.5 (log 0.25), got %v", pairs[1].LogRatio)
+	// A zero is floored at 0.5 in either arm: 0 → 1 is the mirror image
+	// of 1 → 0, and 0 → 0 is no change.
+	if pairs[1].LogRatio != math.Log(2) {
+		t.Errorf("zero-base: expected the base floored at 0.5 (log 2), got %v", pairs[1].LogRatio)
 	}
-	if strings.Join(excluded, ",") != "zero-base,no-target" {
-		t.Errorf("excluded: expected zero-base,no-target, got %v", excluded)
+	if !near(pairs[2].LogRatio, math.Log(0.25), 1e-15) {
+		t.Errorf("to-zero: expected the target floored at 0.5 (log 0.25), got %v", pairs[2].LogRatio)
+	}
+	if pairs[3].LogRatio != 0 {
+		t.Errorf("both-zero: expected 0, got %v", pairs[3].LogRatio)
+	}
+	if strings.Join(excluded, ",") != "no-target,negative" {
+		t.Errorf("excluded: expected no-target,negative, got %v", excluded)
 	}
 	if got := ReductionPct(LogRatioOf(27.5)); !near(got, 27.5, 1e-12) {
 		t.Errorf("ReductionPct(LogRatioOf(27.5)) = %v", got)
+	}
+	for _, b := range []float64{0, 0.5, 1, 3, 7.5, 1234} {
+		for _, tg := range []float64{0, 1, 2, 9} {
+			if LogRatio(b, tg) != -LogRatio(tg, b) {
+				t.Errorf("LogRatio(%v, %v) = %v is not minus LogRatio(%v, %v) = %v", b, tg, LogRatio(b, tg), tg, b, LogRatio(tg, b))
+			}
+		}
+	}
+}
+
+// TestExcessOnThreshold: a scenario exactly on the threshold is a zero on
+// the scale the verdict uses, for every threshold and count where the
+// reduction is exact in binary; the reduction it converts back to is the
+// threshold itself.
+func TestExcessOnThreshold(t *testing.T) {
+	tests := []struct{ base, target, threshold float64 }{
+		{5, 4, 20}, {10, 8, 20}, {20, 17, 15}, {4, 3, 25}, {2, 1, 50}, {8, 7, 12.5},
+		{1000, 850, 15}, {3, 3, 0}, {10, 11, -10}, {2.5, 2, 20}, {1, 0, 50}, {0, 0, 0}, {7, 7, 0},
+	}
+	for _, tc := range tests {
+		if got := Excess(tc.base, tc.target, tc.threshold); got != 0 {
+			t.Errorf("%v → %v at %v%%: expected excess 0, got %v (the log-ratio minus the threshold's log is %v)",
+				tc.base, tc.target, tc.threshold, got, LogRatio(tc.base, tc.target)-LogRatioOf(tc.threshold))
+		}
+		if got := ReductionAt(0, tc.threshold); got != tc.threshold {
+			t.Errorf("ReductionAt(0, %v) = %v", tc.threshold, got)
+		}
+	}
+	// Off the threshold the excess is the log-ratio less the threshold's.
+	if got, want := Excess(5, 3, 20), math.Log(0.6)-math.Log(0.8); !near(got, want, 1e-14) {
+		t.Errorf("5 → 3 at 20%%: expected %v, got %v", want, got)
 	}
 }
 

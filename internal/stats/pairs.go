@@ -19,21 +19,58 @@ type Pair struct {
 	LogRatio float64 `json:"logRatio"`
 }
 
-// ZeroFloor stands in for a median of zero in a ratio: half the unit of
-// every metric here (a token, a millisecond, a tool call), so a scenario
-// that went from 3 tool calls to none counts as a large reduction rather
-// than an infinite one.
+// ZeroFloor stands in for a median of zero in a ratio, in either arm:
+// half the unit of every metric here (a token, a millisecond, a tool
+// call), so a scenario that went from 3 tool calls to none counts as a
+// large reduction (log(0.5/3)) and one that went from none to 3 as the
+// same large increase (log(3/0.5)), rather than an infinite one. Only a
+// zero is changed: every ratio of two non-zero medians stays exact, so
+// 5 → 4 is a reduction of exactly 20%.
 const ZeroFloor = 0.5
 
-// LogRatio is log(target/base) with both floored at ZeroFloor.
+// LogRatio is log(target/base) with both floored at ZeroFloor, computed
+// as a difference of logarithms so that it is exactly antisymmetric
+// (swapping the arms flips its sign, to the last bit), which is what keeps
+// the estimate centred on 0 when the arms do not differ, even for counts
+// that are often 0.
 func LogRatio(base, target float64) float64 {
-	return math.Log(math.Max(target, ZeroFloor) / math.Max(base, ZeroFloor))
+	return math.Log(math.Max(target, ZeroFloor)) - math.Log(math.Max(base, ZeroFloor))
+}
+
+// ThresholdRatio is the ratio target/base a reduction of exactly
+// minReductionPct percent gives: 1 - minReductionPct/100.
+func ThresholdRatio(minReductionPct float64) float64 {
+	return 1 - minReductionPct/100
+}
+
+// Excess is a pair's log-ratio measured from the threshold, the value
+// every verdict is computed on: log(target·100) − log(base·(100 − t)),
+// with both arms floored at ZeroFloor. It is one computation on one
+// scale, so a scenario exactly on the threshold gives exactly 0 whenever the
+// medians and the threshold are exact in binary (integers, halves,
+// thresholds like 15 or 12.5): 5 → 4 at 20% is 400/400. Subtracting two
+// logarithms instead (log(4/5) − log1p(−0.2)) leaves a difference of one
+// unit in the last place, which the signed-rank test counts as a tiny
+// but real difference instead of a zero. Negative: the target beat the
+// threshold.
+func Excess(base, target, minReductionPct float64) float64 {
+	return math.Log(math.Max(target, ZeroFloor)*100) - math.Log(math.Max(base, ZeroFloor)*(100-minReductionPct))
+}
+
+// ReductionAt turns an excess back into a reduction in percent:
+// 100 − (100 − t)·e^excess, exactly t at excess 0.
+func ReductionAt(excess, minReductionPct float64) float64 {
+	return 100 - (100-minReductionPct)*math.Exp(excess)
 }
 
 // Pairs collapses each scenario's repetitions to their medians and
 // returns the pairs in input order. A scenario is excluded (its id
-// returned in excluded) when an arm has no values or the base median is
-// not above 0: v2 leaves such scenarios out of its reductions too.
+// returned in excluded) when an arm has no values, or a median is
+// negative, NaN or infinite. A median of 0 in either arm is kept and
+// floored at ZeroFloor: leaving out the scenarios whose base is 0 (as v2
+// does) but keeping those whose target is 0 would count every 1 → 0 and
+// none of the 0 → 1, which biases counts such as tool calls toward a
+// reduction.
 func Pairs(scs []Scenario) (pairs []Pair, excluded []string) {
 	for _, s := range scs {
 		if len(s.Base) == 0 || len(s.Target) == 0 {
@@ -41,13 +78,19 @@ func Pairs(scs []Scenario) (pairs []Pair, excluded []string) {
 			continue
 		}
 		b, t := Median(s.Base), Median(s.Target)
-		if !(b > 0) || math.IsNaN(t) || math.IsInf(b, 0) || math.IsInf(t, 0) {
+		if !usable(b) || !usable(t) {
 			excluded = append(excluded, s.ID)
 			continue
 		}
 		pairs = append(pairs, Pair{ID: s.ID, Base: b, Target: t, LogRatio: LogRatio(b, t)})
 	}
 	return pairs, excluded
+}
+
+// usable says whether a median can enter a ratio: finite and not
+// negative.
+func usable(v float64) bool {
+	return v >= 0 && !math.IsInf(v, 0)
 }
 
 // ReductionPct turns a log-ratio into the reduction of the target

@@ -319,6 +319,15 @@ type Interval struct {
 	// could give the requested confidence; the interval is the widest
 	// (the smallest to the largest Walsh average).
 	Underpowered bool
+	// TiesLimited: the normal approximation cannot reach the requested
+	// level with these ties and zeros, however the data is shifted
+	// (R's wilcox.test warns "requested conf.level not achievable"):
+	// at the smallest value, with the values equal to it dropped as zeros,
+	// the statistic is already inside ±z, or likewise at the largest. The
+	// interval then runs to the data's range on that side, and
+	// Confidence is the level the ties allow. More scenarios with the
+	// same ties do not help: it is the ties, not the count, that limit.
+	TiesLimited bool
 }
 
 // SignedRankCI is the two-sided Wilcoxon signed-rank confidence interval
@@ -351,7 +360,27 @@ func SignedRankCI(x []float64, conf float64) Interval {
 	distinct := slices.Compact(slices.Clone(w))
 	lo := normalBound(x, distinct, zq, true)
 	hi := normalBound(x, distinct, -zq, false)
-	return Interval{Low: lo, High: hi, Confidence: conf, Method: MethodNormal, Underpowered: under}
+	iv := Interval{Low: lo, High: hi, Confidence: conf, Method: MethodNormal, Underpowered: under}
+	if zl, ok := tieLimit(x, w[0], w[len(w)-1]); ok && zl < zq {
+		iv.TiesLimited = true
+		iv.Confidence = math.Max(0, 1-2*pnorm(-zl))
+	}
+	return iv
+}
+
+// tieLimit is the largest |z| the corrected statistic reaches at the
+// ends of the data, as R's wilcox.test evaluates it to decide whether the
+// level is achievable: the smaller of Z(min) and −Z(max), where the
+// values equal to the end drop out as zeros. ok is false when every value
+// is the same (nothing is left at either end): then the interval is that
+// one value, and the count of pairs alone decides the level.
+func tieLimit(x []float64, lo, hi float64) (z float64, ok bool) {
+	zmin, ok1 := normalZ(x, lo)
+	zmax, ok2 := normalZ(x, hi)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return math.Min(zmin, -zmax), true
 }
 
 // normalBound finds where the corrected statistic Z(d) of x-d crosses zq.

@@ -111,3 +111,20 @@ if __name__ == "__main__":
     print("mcnemar b=1 c=9", binom_test(1, 10, 0.5))
     print("mcnemar b=7 c=2", binom_test(7, 9, 0.5))
     print("binom 3/20 p=0.3", binom_test(3, 20, 0.3))
+    # 60 tool-call scenarios at a 20% threshold, 22 of them exactly on it
+    # (5 → 4, 10 → 8): R's wilcox.test(x, mu = log(0.8)) drops them as
+    # zeros when x - mu is exactly 0.
+    def pairs60():
+        out = []
+        for i in range(60):
+            k = i % 6
+            if k == 0: b, t = 5, 4
+            elif k == 1: b, t = 10, 8
+            elif k == 2: b, t = 4, 4
+            elif k == 3: b, t = 5, 3
+            elif k == 4: b, t = 6, 5 + (i % 4) // 2
+            else: b, t = 3 + (i % 3), 2 + (i % 5)
+            out.append((b, t))
+        return out
+    e60 = [0.0 if Fraction(t) * 100 == Fraction(b) * 80 else math.log(t * 100) - math.log(b * 80) for b, t in pairs60()]
+    print("on-threshold 60: zeros", e60.count(0.0), "p", normal_p(e60, 0))
