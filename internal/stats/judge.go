@@ -116,8 +116,11 @@ type Result struct {
 	TiesLimited       bool       `json:"tiesLimited"`
 	RepetitionsNeeded int        `json:"repetitionsNeeded"`
 	Bootstrap         *Bootstrap `json:"bootstrap"`
-	Excluded          []string   `json:"excludedScenarios"`
-	Pairs             []Pair     `json:"pairs"`
+	// Plan says how many scenarios and repetitions would decide this
+	// check with Options.Power (NewPlan); nil below three scenarios.
+	Plan     *Plan    `json:"plan"`
+	Excluded []string `json:"excludedScenarios"`
+	Pairs    []Pair   `json:"pairs"`
 }
 
 // Judge gives each metric its three-way verdict on a Wilcoxon
@@ -182,6 +185,11 @@ func Judge(metrics []Metric, opts Options) ([]Result, error) {
 		r := &res[i]
 		r.PValue, r.HolmPValue = ps[i], holm[i]
 		judgeOne(r, e[i], metrics[i], levels[i], o.Power, boots[i], &stepping)
+		// Planned at the strictest Holm level, so that the plan holds
+		// wherever the check lands in the order.
+		if p, ok := NewPlan(metrics[i].Scenarios, HodgesLehmann(e[i]), metrics[i].MinReductionPct, 1-alpha/float64(m), o.Power); ok {
+			r.Plan = p
+		}
 	}
 	return res, nil
 }
