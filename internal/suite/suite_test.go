@@ -241,6 +241,9 @@ func FuzzDecodeRow(f *testing.F) {
 	f.Add([]byte(goodRow))
 	f.Add([]byte(strings.Replace(goodRow, `"error":null`, `"error":{"type":"runner_error","message":"a\u0041"}`, 1)))
 	f.Add([]byte(`{"a":[{"b":"\ud800"}]}`))
+	f.Add([]byte(strings.Replace(goodRow, `"error":null`, `"error":null,"ns":1772039719058123456,"big":-1e400`, 1)))
+	f.Add([]byte(strings.Replace(goodRow, `"latency_ms_wall":1200`, `"latency_ms_wall":-0.0`, 1)))
+	f.Add([]byte(strings.Replace(goodRow, `"scenario_id":"pr-view-001"`, `"scenario_id":"a-001\n::warning::x"`, 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got Row
 		err := newDecoder().decodeRow(data, &got)
