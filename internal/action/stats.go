@@ -29,7 +29,9 @@ type statsEntry struct {
 	Set             string // "" for report
 	Verdict, Reason string
 	Lines           []string
-	JSON, MD        string
+	// Plans are the planner's sentences for undecided checks.
+	Plans    []string
+	JSON, MD string
 }
 
 // statsOf gathers the statistical gates from what the mode returned.
@@ -39,7 +41,7 @@ func statsOf(m *Result) []statsEntry {
 		return nil
 	}
 	if r := m.Report; r != nil && r.Stats != nil {
-		out = append(out, statsEntry{Verdict: string(r.Stats.Verdict), Reason: r.Stats.Reason, Lines: r.Stats.StatsLines(), JSON: r.StatsJSON, MD: r.StatsMD})
+		out = append(out, statsEntry{Verdict: string(r.Stats.Verdict), Reason: r.Stats.Reason, Lines: r.Stats.StatsLines(), Plans: r.Stats.PlanSentences(), JSON: r.StatsJSON, MD: r.StatsMD})
 	}
 	var sets []*verify.SetResult
 	if m.Set != nil {
@@ -106,6 +108,13 @@ func (r *reporter) statsSummary(doc *jobsummary.Doc, entries []statsEntry) {
 			items[i] = "`" + textfmt.OneLine(l) + "`"
 		}
 		sec.List(items)
+		if len(e.Plans) > 0 {
+			plans := make([]string, len(e.Plans))
+			for i, p := range e.Plans {
+				plans[i] = textfmt.Cell(p)
+			}
+			sec.Para("Power planner: %s.", strings.Join(plans, "; "))
+		}
 	}
 	sec.Para("Bar: -100%% to +100%% reduction; `=` interval, `o` estimate, `|` threshold. Method and figures: %s.", r.rel(entries[0].MD))
 }

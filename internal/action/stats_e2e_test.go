@@ -71,7 +71,10 @@ func TestReportStatsStep(t *testing.T) {
 				t.Errorf("stats-json: expected the stats file, got %q", out["stats-json"])
 			}
 			sum := s.summary(t)
-			for _, w := range []string{"## Statistical gate", "**UNDERPOWERED**", "- `latency 25.86% [0.94%, 48.96%] n=4 threshold 15.00% UNDERPOWERED ["} {
+			// The power planner says, for each undecided check, what
+			// would decide it.
+			for _, w := range []string{"## Statistical gate", "**UNDERPOWERED**", "- `latency 25.86% [0.94%, 48.96%] n=4 threshold 15.00% UNDERPOWERED [",
+				"Power planner: tokens_active: about ", "; latency: about ", "; tool_calls: about ", " scenarios at 5 repetitions would give 80% power to decide it at the observed reduction (25.86%; this run's 4 give 0%)"} {
 				if !strings.Contains(sum, w) {
 					t.Errorf("job summary lacks %q:\n%s", w, sum)
 				}

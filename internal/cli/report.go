@@ -40,6 +40,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	fs.BoolVar(&opts.Stats.AllowUndecided, "stats-allow-undecided", false, "let inconclusive and underpowered checks pass the statistical gate")
 	fs.StringVar(&opts.Stats.JSON, "stats-json", "", "statistical gate JSON output (default latest-stats.json beside --summary-json)")
 	fs.StringVar(&opts.Stats.MD, "stats-md", "", "statistical gate Markdown output (default latest-stats.md beside --summary-json)")
+	fs.BoolVar(&opts.Stats.Plan, "plan", false, "print the power planner: how many scenarios and repetitions would decide each efficiency check with 80% power (needs --stats; the plan is in latest-stats.{json,md} either way)")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -116,7 +117,7 @@ var reportFlags = map[string]string{
 // statsFlagsGiven names the --stats-* flags given on the command line.
 func statsFlagsGiven(fs *pflag.FlagSet) []string {
 	var out []string
-	for _, n := range []string{"stats-confidence", "stats-allow-undecided", "stats-json", "stats-md"} {
+	for _, n := range []string{"stats-confidence", "stats-allow-undecided", "stats-json", "stats-md", "plan"} {
 		if fs.Lookup(n).Changed {
 			out = append(out, "--"+n)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,10 @@ func TestReportStatsBinary(t *testing.T) {
 			stdout: []string{"Benchmark stats result: UNDERPOWERED"}},
 		{name: "no gate", args: []string{"--stats"}, code: 0, verdict: "underpowered", stdout: []string{"latest-stats.md"}},
 		{name: "own paths", args: []string{"--stats", "--stats-json=st/s.json", "--stats-md", "st/s.md"}, code: 0, verdict: "underpowered", statsDir: "st"},
+		{name: "plan", args: []string{"--stats", "--plan"}, code: 0, verdict: "underpowered",
+			stdout: []string{"Benchmark stats plan: scenarios for 80% power at 98.33% confidence (the strictest Holm level)", " - tokens_active n=4 at 5 repetitions; log-ratio noise", "     at observed  (31.61%): power now 0%; needs ", "     at no change (0.00%)"}},
 		{name: "flag without --stats", args: []string{"--stats-confidence", "0.9"}, code: 2, stderr: "--stats-confidence needs --stats", noStats: true},
+		{name: "plan without --stats", args: []string{"--plan"}, code: 2, stderr: "--plan needs --stats", noStats: true},
 		{name: "bad confidence", args: []string{"--stats", "--stats-confidence", "1.5"}, code: 2, stderr: "--stats-confidence: expected a number from 0.5 to 0.999, got 1.5", noStats: true},
 		{name: "empty path", args: []string{"--stats", "--stats-json="}, code: 2, stderr: "Missing value for --stats-json", noStats: true},
 	}
@@ -94,6 +98,24 @@ func TestReportStatsBinary(t *testing.T) {
 			}
 			if string(st.Verdict) != tc.verdict || len(st.Efficiency) != 3 {
 				t.Errorf("%s: expected verdict %s with 3 checks, got %s with %d", statsJSON, tc.verdict, st.Verdict, len(st.Efficiency))
+			}
+			// The plan is in the files with or without --plan: four
+			// scenarios give no power, and the sentence in latest-stats.md
+			// names the number the JSON holds.
+			for _, e := range st.Efficiency {
+				p := e.Plan
+				if p == nil || p.Scenarios != 4 || p.Repetitions != 5 || p.Observed.CurrentPower != 0 || p.Observed.Scenarios <= 4 {
+					t.Errorf("%s: expected a plan for 4 scenarios at 5 repetitions asking for more, got %+v", e.Metric, p)
+					continue
+				}
+				md, err := os.ReadFile(strings.TrimSuffix(statsJSON, ".json") + ".md")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := fmt.Sprintf("- %s: about %d scenarios at 5 repetitions would give 80%% power", e.Metric, p.Observed.Scenarios)
+				if !strings.Contains(string(md), "### Power planner") || !strings.Contains(string(md), want) {
+					t.Errorf("stats Markdown: expected the planner section with %q", want)
+				}
 			}
 			summary, err := os.ReadFile(filepath.Join(dir, "reports", "latest-summary.md"))
 			if err != nil {

@@ -31,6 +31,9 @@ type StatsOptions struct {
 	// stats.DefaultReplicates).
 	Seed       uint64
 	Replicates int
+	// Plan prints the power planner (PlanLines) after the files are
+	// written; the plan itself is in latest-stats.{json,md} either way.
+	Plan bool
 }
 
 // Metric names of the efficiency checks, as they appear in the stats
@@ -302,6 +305,12 @@ func writeStats(res *Result, opts Options, summaryJSON string, out io.Writer) er
 	res.StatsJSON, res.StatsMD = jsonPath, mdPath
 	fmt.Fprintf(out, "Wrote %s\n", jsonPath)
 	fmt.Fprintf(out, "Wrote %s\n", mdPath)
+	if opts.Stats.Plan {
+		fmt.Fprintf(out, "Benchmark stats plan: %s\n", res.Stats.PlanHeading())
+		for _, l := range res.Stats.PlanLines() {
+			fmt.Fprintln(out, l)
+		}
+	}
 	return nil
 }
 

@@ -125,6 +125,7 @@ func StatsMarkdown(r *StatsReport) string {
 		}
 		b.WriteString("\n")
 	}
+	planMarkdown(&b, r)
 	fmt.Fprintf(&b, "### Reliability (v2 checks)\n\n| check | value | threshold | passed |\n|---|---:|---:|---|\n")
 	for _, c := range r.Reliability {
 		fmt.Fprintf(&b, "| %s | %s | %s %s | %s |\n", c.Name, ToFixed(c.Value, 2), c.Operator, ToFixed(c.Threshold, 2), passFail(c.Passed))
@@ -133,4 +134,128 @@ func StatsMarkdown(r *StatsReport) string {
 	fmt.Fprintf(&b, "\n### Paired success\n\n%d scenarios: both succeeded %d, only agent_direct %d, only ghx %d, both failed %d. **%s**: %s.\n",
 		s.Scenarios, s.BothSucceeded, s.OnlyAgentDirect, s.OnlyGhx, s.BothFailed, VerdictLabel(s.Verdict), textfmt.Cell(s.Reason))
 	return b.String()
+}
+
+// PlanSentence is the planner's sentence for a check that is not
+// decided (inconclusive or underpowered), prefixed with the metric:
+// "tokens_active: about 34 scenarios at 3 repetitions would give 80%
+// power to decide it at the observed reduction (…)". It is "" for a
+// decided check or one without a plan (fewer than three scenarios). The
+// job summary and the pull-request comment show it.
+func (e EfficiencyCheck) PlanSentence() string {
+	if e.Plan == nil || e.Verdict == stats.Pass || e.Verdict == stats.Fail {
+		return ""
+	}
+	return e.Metric + ": " + e.Plan.Summary
+}
+
+// PlanSentences are the PlanSentence of every undecided check.
+func (r *StatsReport) PlanSentences() []string {
+	var out []string
+	for _, e := range r.Efficiency {
+		if s := e.PlanSentence(); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// scenariosText prints a planned number of scenarios; -1 is "none".
+func scenariosText(n int) string {
+	if n < 0 {
+		return fmt.Sprintf("> %d", stats.MaxPlanScenarios)
+	}
+	return fmt.Sprint(n)
+}
+
+// optionsText lists a plan's designs: "1: 41, 3: 34, 5: 33, 10: 32".
+func optionsText(a stats.PlanAt) string {
+	parts := make([]string, len(a.Options))
+	for i, o := range a.Options {
+		parts[i] = fmt.Sprintf("%d: %s", o.Repetitions, scenariosText(o.Scenarios))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PlanLines are the planner's lines of report --stats --plan, indented
+// for the terminal: per check (" - ") the noise, then (indented further)
+// for the observed reduction and for no change the run's power and the
+// scenarios 80% power needs at the run's repetitions and at 1, 3, 5 and
+// 10.
+func (r *StatsReport) PlanLines() []string {
+	var out []string
+	for _, e := range r.Efficiency {
+		p := e.Plan
+		if p == nil {
+			out = append(out, fmt.Sprintf(" - %-13s no plan: at least 3 scenarios with values in both arms are needed to estimate the noise", e.Metric))
+			continue
+		}
+		within := fmt.Sprintf("%.3f", p.WithinSD)
+		if !p.WithinKnown {
+			within = "unknown (one repetition)"
+		}
+		out = append(out, fmt.Sprintf(" - %-13s n=%d at %d repetitions; log-ratio noise: between scenarios %.3f, within (one repetition) %s", e.Metric, p.Scenarios, p.Repetitions, p.BetweenSD, within))
+		for _, at := range []struct {
+			name string
+			a    stats.PlanAt
+		}{{"observed", p.Observed}, {"no change", p.NoChange}} {
+			out = append(out, fmt.Sprintf("     at %-9s (%s): power now %.0f%%; needs %s scenarios at %d repetitions (by repetitions: %s)",
+				at.name, Percent(at.a.AssumedReductionPct), at.a.CurrentPower*100, scenariosText(at.a.Scenarios), p.Repetitions, optionsText(at.a)))
+		}
+	}
+	return out
+}
+
+// PlanHeading says what the plan is for: "scenarios for 80% power at
+// 98.33% confidence (the strictest Holm level)".
+func (r *StatsReport) PlanHeading() string {
+	for _, e := range r.Efficiency {
+		if p := e.Plan; p != nil {
+			return fmt.Sprintf("scenarios for %.0f%% power at %s confidence (the strictest Holm level)", p.TargetPower*100, Percent(p.Confidence*100))
+		}
+	}
+	return "no check has the 3 scenarios a plan needs"
+}
+
+// planMarkdown is latest-stats.md's planner section.
+func planMarkdown(b *strings.Builder, r *StatsReport) {
+	var p *stats.Plan
+	for _, e := range r.Efficiency {
+		if e.Plan != nil {
+			p = e.Plan
+			break
+		}
+	}
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(b, "### Power planner\n\nHow many scenarios (and repetitions per scenario) would decide each check with %.0f%% power at %s confidence (the strictest Holm level), from the noise this run shows. Method: docs/statistics.md.\n\n",
+		p.TargetPower*100, Percent(p.Confidence*100))
+	b.WriteString("| check | n × repetitions | noise between / within | assumed reduction | power now | scenarios needed | by repetitions (1, 3, 5, 10) |\n|---|---|---|---:|---:|---:|---|\n")
+	for _, e := range r.Efficiency {
+		if e.Plan == nil {
+			fmt.Fprintf(b, "| %s | – | – | – | – | – | fewer than 3 scenarios |\n", e.Check)
+			continue
+		}
+		q := e.Plan
+		within := fmt.Sprintf("%.3f", q.WithinSD)
+		if !q.WithinKnown {
+			within = "unknown"
+		}
+		for i, at := range []stats.PlanAt{q.Observed, q.NoChange} {
+			label := "observed"
+			if i == 1 {
+				label = "no change"
+			}
+			fmt.Fprintf(b, "| %s | %d × %d | %.3f / %s | %s (%s) | %.0f%% | %s | %s |\n", e.Check, q.Scenarios, q.Repetitions, q.BetweenSD, within,
+				Percent(at.AssumedReductionPct), label, at.CurrentPower*100, scenariosText(at.Scenarios), optionsText(at))
+		}
+	}
+	if s := r.PlanSentences(); len(s) > 0 {
+		b.WriteString("\n")
+		for _, l := range s {
+			fmt.Fprintf(b, "- %s\n", textfmt.Cell(l))
+		}
+	}
+	b.WriteString("\n")
 }
