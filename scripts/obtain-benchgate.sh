@@ -11,7 +11,8 @@
 # statically and without local paths, as the Dockerfile builds it.
 #
 # Either way the binary is kept under the runner's tool cache by content,
-# so later steps and jobs on the same runner reuse it.
+# so later steps and jobs on the same runner reuse it; a cached release
+# binary is checked against dist/SHA256SUMS again before every use.
 set -euo pipefail
 
 src=${BENCHGATE_ACTION_PATH:?BENCHGATE_ACTION_PATH is not set (github.action_path)}
@@ -43,6 +44,20 @@ if [ -f "$sums" ]; then
   [ -n "$want" ] || fail "$sums has no line for $asset"
   dir="$cache_root/$want"
   bin="$dir/benchgate"
+  # The cache is writable by anything that runs as the runner's user (an
+  # earlier job, a benchmark's child): a file found there is run only
+  # when it is a regular file with the sums' hash, and is downloaded
+  # again otherwise. A FIFO or a link is never read.
+  if [ -e "$bin" ] || [ -L "$bin" ]; then
+    got=""
+    if [ -f "$bin" ] && [ ! -L "$bin" ]; then
+      got=$(sha256sum "$bin" | cut -d' ' -f1)
+    fi
+    if [ "$got" != "$want" ]; then
+      echo "::warning title=benchgate::the cached $bin has sha256 ${got:-(not a regular file)}, but $sums says $want; downloading it again"
+      rm -rf "$bin" || fail "could not remove the cached $bin, whose sha256 differs from $sums"
+    fi
+  fi
   if [ ! -x "$bin" ]; then
     [ -n "$ref" ] || fail "a release tree ($sums) needs github.action_ref to name the release"
     url="${GITHUB_SERVER_URL:-https://github.com}/$repo/releases/download/$ref/$asset"

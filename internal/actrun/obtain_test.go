@@ -1,6 +1,8 @@
 package actrun
 
 import (
+	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -8,7 +10,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestObtainBenchgate runs the action's first step, scripts/obtain-
@@ -50,15 +54,21 @@ func TestObtainBenchgate(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	obtain := func(t *testing.T, ref, path string) (string, string, error) {
-		cache := t.TempDir()
+	obtainIn := func(t *testing.T, cache, ref, path string) (string, string, error) {
 		outputs := filepath.Join(t.TempDir(), "output")
-		cmd := exec.Command("bash", filepath.Join(src, "scripts", "obtain-benchgate.sh"))
+		// A last-resort guard: a script that runs a planted FIFO blocks.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "bash", filepath.Join(src, "scripts", "obtain-benchgate.sh"))
+		cmd.WaitDelay = time.Second
 		cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "BENCHGATE_ACTION_PATH=" + src, "BENCHGATE_ACTION_REF=" + ref,
 			"BENCHGATE_ACTION_REPOSITORY=benchgate/benchgate", "GITHUB_SERVER_URL=" + srv.URL, "RUNNER_TOOL_CACHE=" + cache, "GITHUB_OUTPUT=" + outputs}
 		out, err := cmd.CombinedOutput()
 		b, _ := os.ReadFile(outputs)
 		return string(out), strings.TrimPrefix(strings.TrimSpace(string(b)), "path="), err
+	}
+	obtain := func(t *testing.T, ref, path string) (string, string, error) {
+		return obtainIn(t, t.TempDir(), ref, path)
 	}
 	systemPath := "/usr/local/bin:/usr/bin:/bin"
 
@@ -78,6 +88,69 @@ func TestObtainBenchgate(t *testing.T) {
 		out, bin, err := obtain(t, version, systemPath)
 		if err == nil || bin != "" || !strings.Contains(out, "refusing to run it") {
 			t.Fatalf("obtain of a changed binary: err %v, path %q, output:\n%s", err, bin, out)
+		}
+	})
+	// Anything running as the runner's user can write the tool cache: a
+	// file planted where the release binary is kept is never run, and
+	// the release binary is downloaded again in its place.
+	t.Run("a planted binary in the cache is replaced", func(t *testing.T) {
+		serve = good
+		sums, err := os.ReadFile(filepath.Join(src, "dist", "SHA256SUMS"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		for _, line := range strings.Split(string(sums), "\n") {
+			if f := strings.Fields(line); len(f) == 2 && strings.TrimPrefix(f[1], "*") == asset {
+				want = f[0]
+			}
+		}
+		if want == "" {
+			t.Fatalf("no sum for %s in:\n%s", asset, sums)
+		}
+		for _, plant := range []string{"script", "link", "fifo"} {
+			t.Run(plant, func(t *testing.T) {
+				cache := t.TempDir()
+				marker := filepath.Join(t.TempDir(), "ran")
+				planted := filepath.Join(cache, "benchgate", want, "benchgate")
+				if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				poison := "#!/bin/sh\necho POISONED-CACHE\ntouch " + marker + "\n"
+				switch plant {
+				case "script":
+					err = os.WriteFile(planted, []byte(poison), 0o755)
+				case "link":
+					target := filepath.Join(t.TempDir(), "poison")
+					if err = os.WriteFile(target, []byte(poison), 0o755); err == nil {
+						err = os.Symlink(target, planted)
+					}
+				case "fifo":
+					err = syscall.Mkfifo(planted, 0o755)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, bin, err := obtainIn(t, cache, version, systemPath)
+				if err != nil {
+					t.Fatalf("obtain: %v\n%s", err, out)
+				}
+				if strings.Contains(out, "POISONED-CACHE") || fileExists(marker) {
+					t.Fatalf("the planted file was run:\n%s", out)
+				}
+				if !strings.Contains(out, "downloading it again") || !strings.Contains(out, "benchgate "+version) {
+					t.Errorf("output does not say the cached file was replaced by %s:\n%s", version, out)
+				}
+				got, err := os.ReadFile(bin)
+				if err != nil || !bytes.Equal(got, good) {
+					t.Errorf("%s is not the release binary after obtain (%v)", bin, err)
+				}
+				// The replaced binary is reused as it is on the next run.
+				out, _, err = obtainIn(t, cache, version, systemPath)
+				if err != nil || strings.Contains(out, "downloading it again") {
+					t.Errorf("second obtain: %v\n%s", err, out)
+				}
+			})
 		}
 	})
 	t.Run("no sums and no Go", func(t *testing.T) {
@@ -101,4 +174,9 @@ func TestObtainBenchgate(t *testing.T) {
 			t.Fatalf("obtain without sums and Go: err %v, output:\n%s", err, out)
 		}
 	})
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }

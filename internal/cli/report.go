@@ -75,6 +75,10 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", err)
 		return ExitUsage
 	}
+	if msg := outputIsInput(env, opts, &extras); msg != "" {
+		fmt.Fprintf(env.Stderr, "benchgate report: %s\n", msg)
+		return ExitUsage
+	}
 	res, err := report.Run(ctx, opts)
 	if res != nil && env.Result != nil {
 		env.Result.Report = res

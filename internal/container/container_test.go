@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -151,5 +152,65 @@ func TestEngine(t *testing.T) {
 	}
 	if err := dc.Remove(ctx, id2); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("second remove: %v", err)
+	}
+}
+
+// TestLeastPrivilege starts a container the way instance containers are
+// started on the real engine and checks from inside what root may do:
+// no device node can be made, no_new_privs is set, and the effective
+// capabilities are exactly the ones asked for.
+func TestLeastPrivilege(t *testing.T) {
+	dc, err := New(testenv.DockerHost(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	bb, err := os.ReadFile(testenv.Busybox(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := "benchgate-container-test:leastprivilege"
+	var tarBuf bytes.Buffer
+	if err := WriteTar(&tarBuf, []File{{Path: "/bin/sh", Mode: 0o755, Data: bb}, {Path: "/bin/busybox", Mode: 0o755, Data: bb}, {Path: "/tmp/.keep"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := dc.ImageImport(ctx, &tarBuf, ref, "ENV PATH=/bin"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
+	id, err := dc.Create(ctx, LeastPrivilege(Spec{Name: "benchgate-leastprivilege-test", Image: ref, NetworkMode: "none",
+		Entrypoint: []string{"/bin/busybox", "sh", "-c", "while :; do /bin/busybox sleep 3600; done"}}, AgentCapabilities...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dc.RemoveDetached(id, 10*time.Second) })
+	if err := dc.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	run := func(cmd string) (string, int) {
+		var o bytes.Buffer
+		res, err := dc.Exec(ctx, id, ExecSpec{Cmd: []string{"/bin/sh", "-c", cmd}, Stdout: &o, Stderr: &o, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.String(), res.ExitCode
+	}
+	for _, dev := range []string{"c 1 3", "b 8 0"} {
+		if out, code := run("busybox mknod /tmp/dev " + dev); code == 0 {
+			t.Errorf("mknod %s succeeded as root in the container: %s", dev, out)
+		}
+	}
+	status, _ := run("busybox cat /proc/self/status")
+	if !strings.Contains(status, "NoNewPrivs:\t1") {
+		t.Errorf("no_new_privs is not set:\n%s", status)
+	}
+	// CapEff as the kernel numbers them: CHOWN 0, DAC_OVERRIDE 1, FOWNER 3,
+	// KILL 5, SETGID 6, SETUID 7, NET_BIND_SERVICE 10.
+	var want uint64
+	for _, bit := range []uint{0, 1, 3, 5, 6, 7, 10} {
+		want |= 1 << bit
+	}
+	if !strings.Contains(status, fmt.Sprintf("CapEff:\t%016x\n", want)) {
+		t.Errorf("effective capabilities are not %016x:\n%s", want, status)
 	}
 }

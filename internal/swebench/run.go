@@ -276,7 +276,9 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	if err != nil {
 		return fail(ralph.CodeRuntimeError, err.Error())
 	}
-	cid, err := o.Docker.Create(ctx, container.Spec{
+	// The agent works as root with only the capabilities it needs: no
+	// device nodes, no file capabilities, no setuid escalation inside.
+	cid, err := o.Docker.Create(ctx, container.LeastPrivilege(container.Spec{
 		Name:       ContainerName(id, newInvocation()),
 		Image:      st.Image,
 		Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
@@ -285,7 +287,7 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 		// patch the agent writes are the host's files.
 		Mounts:      []container.Mount{{Source: hostOut, Target: o.OutputDir}},
 		NetworkMode: o.Network,
-	})
+	}, container.AgentCapabilities...))
 	if err != nil {
 		return fail(ralph.CodeRuntimeError, err.Error())
 	}
