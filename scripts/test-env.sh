@@ -35,6 +35,11 @@ command -v file >/dev/null 2>&1 || need_apt+=(file)
 # GitHub's Markdown engine: every Markdown file benchgate writes is
 # rendered through it in the tests (internal/testenv/gfm).
 command -v cmark-gfm >/dev/null 2>&1 || need_apt+=(cmark-gfm)
+# qa-audit's question banks: typeshed's stubs (platform and version guards
+# of the standard library) come with Debian's mypy; pydantic 1.10 is a
+# library the banks ask about.
+[ -f /usr/lib/python3/dist-packages/mypy/typeshed/stdlib/VERSIONS ] || need_apt+=(python3-mypy)
+/usr/bin/python3 -c 'import pydantic' >/dev/null 2>&1 || need_apt+=(python3-pydantic)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "test-env: installing ${need_apt[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive

@@ -38,6 +38,11 @@ type Auditor struct {
 	// RepoRoot is the folder fix_error file paths are relative to; a path
 	// that leaves it is refused.
 	RepoRoot string
+	// Typeshed is the folder of typeshed's standard-library stubs, whose
+	// sys.platform and sys.version_info branches tell a name that exists
+	// only on another platform (os.startfile) from one that does not
+	// exist; "" finds Debian's python3-mypy copy, "none" uses none.
+	Typeshed string
 }
 
 // Handles reports whether the case is of a kind this package proves.

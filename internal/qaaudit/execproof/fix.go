@@ -26,6 +26,9 @@ const (
 type fixFiles struct {
 	test, unfixed, fixed           []byte
 	testName, unfixedMod, fixedMod string
+	// folder holds the other files of the test's folder (data files the
+	// code reads, helper modules), by path relative to it.
+	folder map[string][]byte
 }
 
 // fixChecks runs the case's test twice, each time in its own sandbox
@@ -60,7 +63,11 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		if checks[i].Option == UnfixedCheck {
 			solution = files.unfixed
 		}
-		support := map[string][]byte{files.unfixedMod: files.unfixed}
+		support := map[string][]byte{}
+		for name, data := range files.folder {
+			support[name] = data
+		}
+		support[files.unfixedMod] = files.unfixed
 		support[files.fixedMod] = solution
 		support["conftest.py"] = []byte(sandbox.MissingPackageGuard)
 		r := a.Runner
@@ -104,6 +111,7 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 	}
 	if len(errs) == 0 {
 		a.decideFromCompile(ctx, c, dir, files, checks, outputs)
+		decideFromFixedRun(checks, files)
 	}
 	for i := range checks {
 		checks[i].Evidence = checks[i].Truth != verdict.Unknown
@@ -159,6 +167,11 @@ func (a *Auditor) readFixFiles(c *questions.Case) (fixFiles, []questions.Problem
 	f.testName = path.Base(filepath.ToSlash(c.TestFile))
 	f.unfixedMod = path.Base(filepath.ToSlash(c.UnfixedFile))
 	f.fixedMod = path.Base(filepath.ToSlash(c.FixedFile))
+	folder, err := readCaseFolder(filepath.Dir(a.mustResolve(c.TestFile)), map[string]bool{f.testName: true, f.unfixedMod: true, f.fixedMod: true})
+	if err != nil {
+		problem("test_file", err.Error())
+	}
+	f.folder = folder
 	for field, name := range map[string]string{"unfixed_file": f.unfixedMod, "fixed_file": f.fixedMod} {
 		if !strings.HasSuffix(name, ".py") || !ident.PythonName.Match(strings.TrimSuffix(name, ".py")) {
 			problem(field, fmt.Sprintf("%s: expected a Python module file name (letters, digits, _; .py)", name))

@@ -1,0 +1,6 @@
+import csv
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return sum(1 for _ in f)

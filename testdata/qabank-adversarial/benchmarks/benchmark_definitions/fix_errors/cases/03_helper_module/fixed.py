@@ -1,0 +1,5 @@
+from helpers import title
+
+
+def greet(name):
+    return "Hello, " + title(name) + "!"

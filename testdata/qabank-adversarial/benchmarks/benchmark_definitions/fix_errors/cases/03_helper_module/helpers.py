@@ -1,0 +1,2 @@
+def title(s):
+    return s[:1].upper() + s[1:]

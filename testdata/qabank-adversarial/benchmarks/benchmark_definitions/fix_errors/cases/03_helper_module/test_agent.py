@@ -1,0 +1,3 @@
+def test_greeting():
+    import fixed
+    assert fixed.greet("ada") == "Hello, Ada!"

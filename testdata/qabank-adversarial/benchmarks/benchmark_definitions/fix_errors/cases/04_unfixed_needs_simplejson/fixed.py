@@ -1,0 +1,5 @@
+import json
+
+
+def dump(obj):
+    return json.dumps(obj)

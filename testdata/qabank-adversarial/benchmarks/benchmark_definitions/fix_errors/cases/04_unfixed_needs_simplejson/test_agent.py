@@ -1,0 +1,3 @@
+def test_dump():
+    import fixed
+    assert fixed.dump({"a": 1}) == '{"a": 1}'

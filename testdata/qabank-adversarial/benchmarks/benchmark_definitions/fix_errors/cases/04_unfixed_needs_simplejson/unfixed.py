@@ -1,0 +1,5 @@
+import simplejson
+
+
+def dump(obj):
+    return simplejson.dumps(obj)

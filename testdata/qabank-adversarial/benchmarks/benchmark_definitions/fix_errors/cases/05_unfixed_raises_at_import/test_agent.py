@@ -1,0 +1,5 @@
+import fixed
+
+
+def test_value():
+    assert fixed.VALUE == 42

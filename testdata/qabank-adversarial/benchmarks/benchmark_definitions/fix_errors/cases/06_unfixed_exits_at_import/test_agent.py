@@ -1,0 +1,3 @@
+def test_ready():
+    import fixed
+    assert fixed.ready() is True

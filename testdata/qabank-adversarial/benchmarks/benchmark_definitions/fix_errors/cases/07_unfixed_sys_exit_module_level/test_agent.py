@@ -1,0 +1,5 @@
+import fixed
+
+
+def test_answer():
+    assert fixed.answer() == 1

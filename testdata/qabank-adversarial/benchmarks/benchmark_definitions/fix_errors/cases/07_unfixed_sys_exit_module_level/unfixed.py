@@ -1,0 +1,9 @@
+import sys
+
+
+def answer():
+    return 1
+
+
+if True:
+    sys.exit("configuration missing")

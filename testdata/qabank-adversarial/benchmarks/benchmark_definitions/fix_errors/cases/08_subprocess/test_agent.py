@@ -1,0 +1,3 @@
+def test_child():
+    import fixed
+    assert fixed.child_sum(2, 3) == 5

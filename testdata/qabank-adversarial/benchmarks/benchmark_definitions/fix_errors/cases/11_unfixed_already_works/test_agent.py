@@ -1,0 +1,3 @@
+def test_upper():
+    import fixed
+    assert fixed.shout("hi") == "HI"

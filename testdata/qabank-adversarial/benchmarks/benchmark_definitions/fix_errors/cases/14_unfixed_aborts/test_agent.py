@@ -1,0 +1,3 @@
+def test_safe():
+    import fixed
+    assert fixed.safe_div(6, 3) == 2

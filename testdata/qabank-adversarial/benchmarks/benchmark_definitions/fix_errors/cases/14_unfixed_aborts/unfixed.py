@@ -1,0 +1,5 @@
+import os
+
+
+def safe_div(a, b):
+    os.abort()

@@ -1,0 +1,2 @@
+def rate():
+    return 1.0

@@ -1,0 +1,3 @@
+def test_rate():
+    import fixed
+    assert fixed.rate() == 1.0
