@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,12 +23,30 @@ type rule struct {
 	Set      string `json:"set"`
 	Mode     string `json:"mode"`
 	// Behavior: flaky (fails when run with the whole set, passes when
-	// rerun by --scenario), always_fail, zero_rows, crash, hang, malformed.
+	// rerun by --scenario), always_fail, malformed, duplicate (a failing
+	// row followed by a passing one for the same iteration),
+	// extra_iteration (one more iteration than --repetitions asks),
+	// wrong_mode (the row names the other mode), upper_case_id (the row
+	// spells its scenario ID in upper case); run-level zero_rows, crash,
+	// hang, ignore_selector (a --scenario run of Set's scenarios writes
+	// every scenario of Set) and unrequested (Scenario names a scenario the
+	// run did not ask for; its row is added to every run); and
+	// fixtures_fail (the fixtures command Action fails).
 	Behavior string `json:"behavior"`
 	// Field is what always_fail/flaky break: success (default),
 	// output_valid or error.
 	Field string `json:"field"`
+	// Attempt narrows a rule to whole-set runs ("set") or to runs by
+	// --scenario ("rerun"); empty applies it to both.
+	Attempt string `json:"attempt"`
+	// Action is the fixtures action fixtures_fail breaks: status, seed or
+	// cleanup.
+	Action string `json:"action"`
 }
+
+// runLevel says which behaviours apply to a whole run rather than to one
+// scenario's rows.
+var runLevel = map[string]bool{"zero_rows": true, "crash": true, "hang": true, "ignore_selector": true, "unrequested": true}
 
 type failures struct {
 	Rules []rule `json:"rules"`
@@ -52,29 +72,48 @@ func loadFailures(root string, getenv func(string) string) (failures, error) {
 	}
 	for i, r := range f.Rules {
 		switch r.Behavior {
-		case "flaky", "always_fail", "zero_rows", "crash", "hang", "malformed":
+		case "flaky", "always_fail", "zero_rows", "crash", "hang", "malformed", "duplicate", "extra_iteration",
+			"wrong_mode", "upper_case_id", "ignore_selector", "unrequested", "fixtures_fail":
 		default:
-			return f, fmt.Errorf("failures file %s: rules[%d].behavior: expected flaky, always_fail, zero_rows, crash, hang or malformed, got %q", path, i, r.Behavior)
+			return f, fmt.Errorf("failures file %s: rules[%d].behavior: expected flaky, always_fail, zero_rows, crash, hang, malformed, duplicate, extra_iteration, wrong_mode, upper_case_id, ignore_selector, unrequested or fixtures_fail, got %q", path, i, r.Behavior)
+		}
+		if r.Attempt != "" && r.Attempt != "set" && r.Attempt != "rerun" {
+			return f, fmt.Errorf("failures file %s: rules[%d].attempt: expected set, rerun or nothing, got %q", path, i, r.Attempt)
 		}
 	}
 	return f, nil
 }
 
-// match returns the first rule for this mode/set/scenario; scenario ""
-// asks for run-level rules (zero_rows, crash, hang).
-func (f failures) match(mode, set, scenario string, runLevel bool) *rule {
-	for i := range f.Rules {
-		r := &f.Rules[i]
-		isRun := r.Behavior == "zero_rows" || r.Behavior == "crash" || r.Behavior == "hang"
-		if isRun != runLevel || (r.Mode != "" && r.Mode != mode) || (r.Set != "" && r.Set != set) {
+// match returns the first rule for this mode/set/scenario of a whole-set
+// run (wholeSet) or a run by --scenario; scenario "" asks for run-level
+// rules.
+func (f failures) match(mode string, in func(set string) bool, scenario string, wantRun, wholeSet bool) *rule {
+	for _, r := range f.all(mode, in, wholeSet) {
+		if runLevel[r.Behavior] != wantRun || r.Behavior == "fixtures_fail" {
 			continue
 		}
-		if r.Scenario != "" && r.Scenario != scenario {
+		if !wantRun && r.Scenario != "" && r.Scenario != scenario {
 			continue
 		}
 		return r
 	}
 	return nil
+}
+
+// all returns every rule that applies to this mode and kind of run; in
+// says whether the run is one of a set's (a whole-set run of it, or a
+// run by --scenario of its scenarios).
+func (f failures) all(mode string, in func(set string) bool, wholeSet bool) []*rule {
+	var out []*rule
+	for i := range f.Rules {
+		r := &f.Rules[i]
+		if (r.Mode != "" && r.Mode != mode) || (r.Set != "" && !in(r.Set)) ||
+			(r.Attempt == "set" && !wholeSet) || (r.Attempt == "rerun" && wholeSet) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 type benchArgs struct {
@@ -139,22 +178,31 @@ func runBenchmark(args []string, root string, stdout, stderr io.Writer, getenv f
 	}
 	ids := a.scenarios
 	setName := a.set
-	if len(ids) == 0 {
+	wholeSet := len(ids) == 0
+	var sets map[string][]string
+	data, err := os.ReadFile(filepath.Join(root, "scenario-sets.json"))
+	if err != nil {
+		return fmt.Errorf("scenario sets: %w", err)
+	}
+	if err := json.Unmarshal(data, &sets); err != nil {
+		return fmt.Errorf("scenario sets: %w", err)
+	}
+	if wholeSet {
 		if setName == "" {
 			setName = "default"
-		}
-		var sets map[string][]string
-		data, err := os.ReadFile(filepath.Join(root, "scenario-sets.json"))
-		if err != nil {
-			return fmt.Errorf("scenario sets: %w", err)
-		}
-		if err := json.Unmarshal(data, &sets); err != nil {
-			return fmt.Errorf("scenario sets: %w", err)
 		}
 		var ok bool
 		if ids, ok = sets[setName]; !ok {
 			return fmt.Errorf("Unknown scenario set: %s", setName)
 		}
+	}
+	// A rule for a set applies to a run by --scenario when the scenarios
+	// belong to that set: the benchmark knows its sets.
+	in := func(set string) bool {
+		if wholeSet {
+			return set == a.set
+		}
+		return slices.Contains(sets[set], ids[0])
 	}
 	if m := getenv("BENCH_FIXTURE_MANIFEST"); m != "" {
 		if _, err := loadManifest(m); err != nil {
@@ -164,7 +212,17 @@ func runBenchmark(args []string, root string, stdout, stderr io.Writer, getenv f
 	if a.mode == "ghx" && getenv("GHX_SKIP_GH_PREFLIGHT") != "1" {
 		return fmt.Errorf("gh preflight failed: gh is not authenticated (set GHX_SKIP_GH_PREFLIGHT=1 in benchmark runs)")
 	}
-	runRule := fails.match(a.mode, a.set, "", true)
+	runRule := fails.match(a.mode, in, "", true, wholeSet)
+	var extra []string
+	for _, r := range fails.all(a.mode, in, wholeSet) {
+		switch {
+		case r.Behavior == "ignore_selector" && !wholeSet && r.Set != "":
+			ids = sets[r.Set]
+		case r.Behavior == "unrequested" && r.Scenario != "":
+			extra = append(extra, r.Scenario)
+		}
+	}
+	ids = append(append([]string(nil), ids...), extra...)
 	if runRule != nil && runRule.Behavior == "zero_rows" {
 		fmt.Fprintf(stdout, "benchsim: %s wrote 0 rows\n", a.mode)
 		return os.WriteFile(a.output, nil, 0o644)
@@ -206,46 +264,71 @@ func runBenchmark(args []string, root string, stdout, stderr io.Writer, getenv f
 				fmt.Fprintln(stderr, "benchsim: simulated crash")
 				os.Exit(3)
 			}
-			r := fails.match(a.mode, a.set, id, false)
-			if r != nil && r.Behavior == "malformed" {
+			r := fails.match(a.mode, in, id, false, wholeSet)
+			behavior := ""
+			if r != nil {
+				behavior = r.Behavior
+			}
+			if behavior == "malformed" {
 				w.WriteString("{not json\n")
 				n++
 				continue
 			}
 			broken := ""
-			if r != nil && (r.Behavior == "always_fail" || (r.Behavior == "flaky" && a.set != "")) {
+			if behavior == "always_fail" || behavior == "duplicate" || (behavior == "flaky" && wholeSet) {
 				broken = r.Field
 				if broken == "" {
 					broken = "success"
 				}
 			}
-			line, err := json.Marshal(makeRow(a, id, setName, it, broken))
-			if err != nil {
-				return err
+			first := makeRow(a, id, setName, it, broken)
+			switch behavior {
+			case "wrong_mode":
+				first.Mode = "ghx"
+				if a.mode == "ghx" {
+					first.Mode = "agent_direct"
+				}
+			case "upper_case_id":
+				first.ScenarioID = strings.ToUpper(id)
 			}
-			if pace > 0 && n > 0 {
-				time.Sleep(pace)
+			rows := []row{first}
+			switch behavior {
+			case "duplicate":
+				rows = append(rows, makeRow(a, id, setName, it, ""))
+			case "extra_iteration":
+				if it == a.repetitions {
+					rows = append(rows, makeRow(a, id, setName, it+1, ""))
+				}
 			}
-			if hold := getenv("BENCHSIM_HOLD"); hold != "" && n == total-1 {
-				// BENCHSIM_HOLD holds the last row back until the named
-				// file exists: a test sees the run before its end
-				// without guessing how long it takes.
-				if err := w.Flush(); err != nil {
+			for _, r := range rows {
+				line, err := json.Marshal(r)
+				if err != nil {
 					return err
 				}
-				for {
-					if _, err := os.Stat(hold); err == nil {
-						break
+				if pace > 0 && n > 0 {
+					time.Sleep(pace)
+				}
+				if hold := getenv("BENCHSIM_HOLD"); hold != "" && n == total-1 {
+					// BENCHSIM_HOLD holds the last row back until the named
+					// file exists: a test sees the run before its end
+					// without guessing how long it takes.
+					if err := w.Flush(); err != nil {
+						return err
 					}
-					time.Sleep(20 * time.Millisecond)
+					for {
+						if _, err := os.Stat(hold); err == nil {
+							break
+						}
+						time.Sleep(20 * time.Millisecond)
+					}
 				}
-			}
-			w.Write(line)
-			w.WriteByte('\n')
-			n++
-			if pace > 0 {
-				if err := w.Flush(); err != nil {
-					return err
+				w.Write(line)
+				w.WriteByte('\n')
+				n++
+				if pace > 0 {
+					if err := w.Flush(); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -25,7 +25,24 @@ type manifestRepo struct {
 	DefaultBranch string `json:"default_branch"`
 }
 
-func runFixtures(args []string, stdout io.Writer) error {
+// fixturesFailure returns the failure a fixtures_fail rule injects into
+// action, if any.
+func fixturesFailure(root string, getenv func(string) string, action string) error {
+	fails, err := loadFailures(root, getenv)
+	if err != nil {
+		return err
+	}
+	for _, r := range fails.Rules {
+		if r.Behavior == "fixtures_fail" && r.Action == action {
+			return fmt.Errorf("fixtures %s: simulated failure", action)
+		}
+	}
+	return nil
+}
+
+// runFixtures runs one fixtures action; fail says whether a failure is
+// injected into it.
+func runFixtures(args []string, stdout io.Writer, fail func(action string) error) error {
 	action := "status"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		action, args = args[0], args[1:]
@@ -45,6 +62,11 @@ func runFixtures(args []string, stdout io.Writer) error {
 			return fmt.Errorf("fixtures: unknown flag %q", args[i])
 		}
 		i++
+	}
+	if fail != nil {
+		if err := fail(action); err != nil {
+			return err
+		}
 	}
 	switch action {
 	case "status":

@@ -46,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	case "benchmark":
 		err = runBenchmark(rest, root, stdout, stderr, getenv)
 	case "fixtures":
-		err = runFixtures(rest, stdout)
+		err = runFixtures(rest, stdout, func(action string) error { return fixturesFailure(root, getenv, action) })
 	case "confirm":
 		err = runConfirm(rest, stdout, getenv)
 	default:

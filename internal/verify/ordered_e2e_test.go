@@ -246,3 +246,27 @@ func TestOrderedSIGTERM(t *testing.T) {
 	}
 	assertHungChildGone(t, filepath.Join(base, "pr-exec"))
 }
+
+// TestOrderedNamesEveryFailingConfirmation runs two confirmation
+// commands that both fail: the error names each of them, not the last.
+func TestOrderedNamesEveryFailingConfirmation(t *testing.T) {
+	f := newFixture(t, "none.json", map[string]any{"confirm": []map[string]any{
+		{"name": "verify_pr", "argv": []string{"benchsim", "confirm", "no-such-profile"}},
+		{"name": "verify_release", "argv": []string{"benchsim", "confirm", "verify_release"}, "env": []string{"BENCH_MODEL_ID=m"}},
+		{"name": "verify_extra", "argv": []string{"sh", "-c", "exit 3"}},
+	}})
+	base := filepath.Join(f.dir, "run")
+	code, _, stderr := f.run("ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest, "--out-dir", base, "--confirm")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	for _, want := range []string{"verify_pr (exit 1", "verify_extra (exit 3"} {
+		if !strings.Contains(c.Error, want) || !strings.Contains(stderr, want) {
+			t.Errorf("error %q / stderr lacks %q", c.Error, want)
+		}
+	}
+	if strings.Contains(c.Error, "verify_release") {
+		t.Errorf("error %q names the confirmation that succeeded", c.Error)
+	}
+}
