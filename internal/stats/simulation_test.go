@@ -1,6 +1,11 @@
 package stats
 
-import "testing"
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
 
 // TestSimulatedEffects judges suites generated with a known true effect,
 // 200 seeds each, as the gate would (three metrics together, Holm, 95%;
@@ -59,6 +64,114 @@ func TestSimulatedEffects(t *testing.T) {
 			// its one-sided error allows (2.5% at 95%).
 			if tc.ratio == 1 && float64(perMetric[Pass]) > 0.025*3*runs {
 				t.Errorf("no change: %d of %d metrics passed, more than 2.5%%", perMetric[Pass], 3*runs)
+			}
+		})
+	}
+}
+
+// noiseModel draws one scenario's repetitions in both arms: the target
+// is the base scaled by ratio, under the model's kind of noise.
+type noiseModel struct {
+	name string
+	draw func(rng *rand.Rand, level, ratio float64, reps int) (base, target []float64)
+}
+
+// lnNoise scales v by e^(sd·N).
+func lnNoise(rng *rand.Rand, v, sd float64) float64 { return v * math.Exp(sd*rng.NormFloat64()) }
+
+// t2 is a Student t draw with 2 degrees of freedom: N / sqrt(χ²₂/2).
+func t2(rng *rand.Rand) float64 {
+	return rng.NormFloat64() / math.Sqrt(-math.Log(1-rng.Float64()))
+}
+
+// noiseModels are the noise the gate must stay honest under.
+var noiseModels = []noiseModel{
+	{"heavy-tailed log-normal (log sd 1)", func(rng *rand.Rand, level, ratio float64, reps int) (b, t []float64) {
+		for r := 0; r < reps; r++ {
+			b = append(b, math.Round(lnNoise(rng, level, 1)))
+			t = append(t, math.Round(lnNoise(rng, level*ratio, 1)))
+		}
+		return b, t
+	}},
+	{"t(2) on the log scale", func(rng *rand.Rand, level, ratio float64, reps int) (b, t []float64) {
+		for r := 0; r < reps; r++ {
+			b = append(b, math.Round(level*math.Exp(0.3*t2(rng))))
+			t = append(t, math.Round(level*ratio*math.Exp(0.3*t2(rng))))
+		}
+		return b, t
+	}},
+	{"scenarios spanning 100x", func(rng *rand.Rand, level, ratio float64, reps int) (b, t []float64) {
+		level *= math.Pow(100, rng.Float64()) / 10
+		for r := 0; r < reps; r++ {
+			b = append(b, math.Round(lnNoise(rng, level, 0.3)))
+			t = append(t, math.Round(lnNoise(rng, level*ratio, 0.3)))
+		}
+		return b, t
+	}},
+	{"correlated repetitions", func(rng *rand.Rand, level, ratio float64, reps int) (b, t []float64) {
+		// One shock per scenario and arm that all its repetitions share.
+		sb, st := math.Exp(0.4*rng.NormFloat64()), math.Exp(0.4*rng.NormFloat64())
+		for r := 0; r < reps; r++ {
+			b = append(b, math.Round(lnNoise(rng, level*sb, 0.1)))
+			t = append(t, math.Round(lnNoise(rng, level*ratio*st, 0.1)))
+		}
+		return b, t
+	}},
+	{"random ghx failures", func(rng *rand.Rand, level, ratio float64, reps int) (b, t []float64) {
+		for r := 0; r < reps; r++ {
+			b = append(b, math.Round(lnNoise(rng, level, 0.3)))
+			// A failed ghx run has no efficiency values; a scenario can
+			// lose all of them.
+			if rng.Float64() < 0.2 {
+				continue
+			}
+			t = append(t, math.Round(lnNoise(rng, level*ratio, 0.3)))
+		}
+		return b, t
+	}},
+	{"low counts, Poisson(1)", func(rng *rand.Rand, level, ratio float64, reps int) (b, t []float64) {
+		for r := 0; r < reps; r++ {
+			b = append(b, poisson(rng, 1))
+			t = append(t, poisson(rng, ratio))
+		}
+		return b, t
+	}},
+}
+
+// TestNoiseModelsFamilyWise: under every noise model, with each metric's
+// true reduction exactly at its threshold (the hardest case: any pass is
+// a false pass), 20 scenarios of 3 repetitions, judged together at 95%
+// with Holm, at most 5% of 200 seeded runs pass any metric.
+func TestNoiseModelsFamilyWise(t *testing.T) {
+	const runs, n, reps = 200, 20, 3
+	thresholds := []float64{15, 15, 20}
+	for mi, m := range noiseModels {
+		t.Run(m.name, func(t *testing.T) {
+			falsePass := 0
+			for seed := uint64(0); seed < runs; seed++ {
+				rng := rand.New(rand.NewPCG(uint64(mi)*1000+seed, 13))
+				metrics := make([]Metric, len(thresholds))
+				for k, th := range thresholds {
+					metrics[k] = Metric{Name: fmt.Sprint("m", k), MinReductionPct: th}
+					for i := 0; i < n; i++ {
+						b, tg := m.draw(rng, 1000*math.Exp(0.5*rng.NormFloat64()), ThresholdRatio(th), reps)
+						metrics[k].Scenarios = append(metrics[k].Scenarios, Scenario{ID: fmt.Sprint("s", i), Base: b, Target: tg})
+					}
+				}
+				res, err := Judge(metrics, Options{Replicates: 50})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range res {
+					if r.Verdict == Pass {
+						falsePass++
+						break
+					}
+				}
+			}
+			t.Logf("%s: family-wise false passes %d of %d", m.name, falsePass, runs)
+			if falsePass > runs*5/100 {
+				t.Errorf("%s: %d of %d runs passed a metric whose true reduction is only at its threshold, more than 5%%", m.name, falsePass, runs)
 			}
 		})
 	}
