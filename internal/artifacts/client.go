@@ -69,9 +69,10 @@ type Uploaded struct {
 	// Digest is the hex sha256 of the uploaded zip (the value
 	// upload-artifact reports as artifact-digest).
 	Digest string
-	// Skipped lists the symbolic links left out of the archive, relative
-	// to the uploaded folder; callers warn about each.
-	Skipped []string
+	// Skipped lists the symbolic links, FIFOs, sockets and devices left
+	// out of the archive, by path relative to the uploaded folder;
+	// callers warn about each.
+	Skipped []Skipped
 }
 
 // Client talks to the Actions results service of one job. Its zero-valued

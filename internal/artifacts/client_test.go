@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -624,7 +625,7 @@ func TestUploadDirNeverFollowsSymlinks(t *testing.T) {
 		t.Errorf("zip = %v, want only plans/plan.md", got)
 	}
 	want := []string{"link.txt", "linkdir", "plans/leak.txt", "self"}
-	if strings.Join(up.Skipped, ",") != strings.Join(want, ",") {
+	if strings.Join(skippedPaths(up.Skipped, "symbolic link"), ",") != strings.Join(want, ",") {
 		t.Errorf("Skipped = %v, want %v", up.Skipped, want)
 	}
 
@@ -634,7 +635,7 @@ func TestUploadDirNeverFollowsSymlinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(f.blob), "ghs_sentinel_token_value") || len(up.Skipped) != 1 || up.Skipped[0] != "plans/leak.txt" {
+	if strings.Contains(string(f.blob), "ghs_sentinel_token_value") || len(up.Skipped) != 1 || up.Skipped[0] != (Skipped{"plans/leak.txt", "symbolic link"}) {
 		t.Errorf("UploadFiles followed a link or did not report it: skipped %v", up.Skipped)
 	}
 
@@ -662,9 +663,62 @@ func TestZipRefusesFileSwappedForLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := writeZip(context.Background(), &buf, col, 6); err == nil {
-		t.Fatal("writeZip read a file that became a symbolic link")
+	if err := writeZip(context.Background(), &buf, &col, 6); err != nil {
+		t.Fatal(err)
 	}
+	if bytes.Contains(buf.Bytes(), []byte("PATH=")) || len(col.skipped) != 1 || col.skipped[0] != (Skipped{"a.txt", "symbolic link"}) {
+		t.Fatalf("writeZip read a file that became a symbolic link, or did not report it: skipped %v", col.skipped)
+	}
+}
+
+// TestZipSkipsFileSwappedForFIFO covers the same race with a FIFO: a
+// file replaced by one after listing is left out and reported, and the
+// archive is written without waiting for a writer that never comes.
+func TestZipSkipsFileSwappedForFIFO(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	col, err := collectDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "a.txt")
+	os.Remove(p)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- writeZip(context.Background(), &buf, &col, 6) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute): // a last-resort guard: the open blocks without O_NONBLOCK
+		t.Fatal("writeZip blocked on a FIFO")
+	}
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zr.File) != 1 || zr.File[0].Name != "b.txt" || len(col.skipped) != 1 || col.skipped[0] != (Skipped{"a.txt", "named pipe (FIFO)"}) {
+		t.Fatalf("zip members %d, skipped %v; want only b.txt and a.txt skipped as a FIFO", len(zr.File), col.skipped)
+	}
+}
+
+// skippedPaths lists the paths of the skipped files of one kind.
+func skippedPaths(s []Skipped, kind string) []string {
+	var out []string
+	for _, sk := range s {
+		if sk.Kind == kind {
+			out = append(out, sk.Path)
+		}
+	}
+	return out
 }
 
 func TestNewClientFromEnv(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -321,5 +322,63 @@ func TestUploadFilesActServer(t *testing.T) {
 		if !bytes.Equal(got[name], w) {
 			t.Errorf("%s = %q, want %q", name, got[name], w)
 		}
+	}
+}
+
+// TestUploadSkipsSpecialFilesActServer leaves in a results folder what an
+// agent or a test can: a FIFO nobody writes to, a listening socket, a
+// device node (/dev/zero's numbers), among regular files. The upload to
+// act's server holds every regular file and nothing else, does not wait
+// on the FIFO, and reports each special file by path and kind.
+func TestUploadSkipsSpecialFilesActServer(t *testing.T) {
+	baseURL, _ := actServer(t)
+	dir := t.TempDir()
+	files := map[string][]byte{"tracking.json": []byte(`{"ok":true}`), "logs/a.log": []byte("log\n"), "logs/deep/b.log": []byte("b\n")}
+	writeTree(t, dir, files)
+	if err := syscall.Mkfifo(filepath.Join(dir, "logs", "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "logs", "deep", "agent.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	want := []artifacts.Skipped{{Path: "logs/deep/agent.sock", Kind: "socket"}, {Path: "logs/pipe", Kind: "named pipe (FIFO)"}}
+	// A device node needs CAP_MKNOD; the kinds above are tested either way.
+	if err := syscall.Mknod(filepath.Join(dir, "zero"), syscall.S_IFCHR|0o666, int(1<<8|5)); err == nil {
+		want = append(want, artifacts.Skipped{Path: "zero", Kind: "device"})
+	} else if os.Getuid() == 0 {
+		t.Fatalf("mknod as root: %v", err)
+	}
+	c := actClient(t, baseURL)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a last-resort guard against a blocking read
+	defer cancel()
+	up, err := c.UploadDir(ctx, "special-files", dir)
+	if err != nil {
+		t.Fatalf("UploadDir: %v", err)
+	}
+	if fmt.Sprint(up.Skipped) != fmt.Sprint(want) {
+		t.Errorf("Skipped = %v, want %v", up.Skipped, want)
+	}
+	got := unzip(t, download(t, baseURL, "special-files"))
+	if strings.Join(sortedKeys(got), ",") != strings.Join(sortedKeys(files), ",") {
+		t.Fatalf("zip members %v, want %v", sortedKeys(got), sortedKeys(files))
+	}
+	for name, w := range files {
+		if !bytes.Equal(got[name], w) {
+			t.Errorf("%s = %q, want %q", name, got[name], w)
+		}
+	}
+
+	// Listed one by one, the special files are skipped the same way.
+	up, err = c.UploadFiles(ctx, "special-listed", dir, []string{"tracking.json", "logs/pipe", "logs/deep/agent.sock"})
+	if err != nil {
+		t.Fatalf("UploadFiles: %v", err)
+	}
+	if fmt.Sprint(up.Skipped) != fmt.Sprint(want[:2]) {
+		t.Errorf("UploadFiles skipped %v, want %v", up.Skipped, want[:2])
+	}
+	if got := unzip(t, download(t, baseURL, "special-listed")); len(got) != 1 || string(got["tracking.json"]) != `{"ok":true}` {
+		t.Errorf("listed upload holds %v, want only tracking.json", sortedKeys(got))
 	}
 }

@@ -21,8 +21,8 @@ import (
 const azureVersion = "2023-11-03"
 
 // UploadDir uploads every file under dir (recursively, keeping empty
-// directories, never following symbolic links: they are listed in
-// Uploaded.Skipped) as the artifact name, with paths in the
+// directories, never following symbolic links and never reading FIFOs,
+// sockets or devices: they are listed in Uploaded.Skipped) as the artifact name, with paths in the
 // zip relative to dir.
 func (cl *Client) UploadDir(ctx context.Context, name string, dir string) (Uploaded, error) {
 	return cl.UploadDirExcept(ctx, name, dir, nil)
@@ -80,7 +80,7 @@ func (c *Client) upload(ctx context.Context, name string, files collection) (Upl
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		zipErr = writeZip(ctx, pw, files, c.level)
+		zipErr = writeZip(ctx, pw, &files, c.level)
 		pw.CloseWithError(zipErr)
 	}()
 

@@ -31,20 +31,57 @@ type entry struct {
 }
 
 // collection is what an upload sends: the entries, the folder they are
-// read from, and the symbolic links left out.
+// read from, and the files left out.
 type collection struct {
 	root    string
 	entries []entry
-	// skipped lists the symbolic links found and not followed, as paths
-	// relative to root, so the caller can warn about each.
-	skipped []string
+	// skipped lists the symbolic links found and not followed, and the
+	// FIFOs, sockets and devices found and not read, so the caller can
+	// warn about each. writeZip adds the files that became one of these
+	// after they were listed.
+	skipped []Skipped
+}
+
+// Skipped is a file left out of an upload: a symbolic link, which is
+// never followed, or a file that is not a regular file. Reading a FIFO
+// blocks until some process writes to it, a socket cannot be read, and a
+// device can be endless (/dev/zero) or secret (a disk): an agent or a
+// test that leaves one in a results folder must not stall or abort the
+// whole upload, nor have it read.
+type Skipped struct {
+	// Path is relative to the uploaded folder, slash-separated.
+	Path string
+	// Kind says what the file is: "symbolic link", "named pipe (FIFO)",
+	// "socket", "device" or "irregular file".
+	Kind string
+}
+
+// kindOf names the type of a file that is neither a regular file nor a
+// directory, for warnings.
+func kindOf(m fs.FileMode) string {
+	switch t := m.Type(); {
+	case t&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case t&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	case t&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "irregular file"
+}
+
+func sortSkipped(s []Skipped) {
+	sort.Slice(s, func(i, j int) bool { return s[i].Path < s[j].Path })
 }
 
 // collectDir lists every regular file under root and the directories that
 // end up empty (the toolkit keeps them as zip entries). Symbolic links are
 // never followed: a link planted by an agent or a test (to /proc/self/environ,
 // to a host secret) would otherwise upload whatever it points at, tokens
-// included. They are listed in skipped instead. Entries are sorted so the
+// included. They are listed in skipped instead, as are FIFOs, sockets and
+// devices (see Skipped). Entries are sorted so the
 // archive is reproducible. Paths in exclude (slash-separated, relative to
 // root; a folder excludes what is below it) are left out.
 func collectDir(root string, exclude map[string]bool) (collection, error) {
@@ -76,8 +113,6 @@ func collectDir(root string, exclude map[string]bool) (collection, error) {
 				continue
 			}
 			switch t := de.Type(); {
-			case t&fs.ModeSymlink != 0:
-				c.skipped = append(c.skipped, name)
 			case t.IsDir():
 				if err := walk(p, name); err != nil {
 					return err
@@ -85,7 +120,7 @@ func collectDir(root string, exclude map[string]bool) (collection, error) {
 			case t.IsRegular():
 				c.entries = append(c.entries, entry{rel: name, name: name})
 			default:
-				return fmt.Errorf("file %s: %s is neither a regular file nor a directory", p, t)
+				c.skipped = append(c.skipped, Skipped{Path: name, Kind: kindOf(t)})
 			}
 		}
 		return nil
@@ -97,14 +132,15 @@ func collectDir(root string, exclude map[string]bool) (collection, error) {
 		return collection{}, fmt.Errorf("folder %s: %w", root, ErrNoFiles)
 	}
 	sort.Slice(c.entries, func(i, j int) bool { return c.entries[i].name < c.entries[j].name })
-	sort.Strings(c.skipped)
+	sortSkipped(c.skipped)
 	return c, nil
 }
 
 // collectFiles turns an explicit file list into archive entries named
 // relative to root. Relative paths are taken relative to root; every file
 // must lie inside root, as upload-artifact requires. A listed file that is
-// a symbolic link is skipped like one found in a folder.
+// a symbolic link, a FIFO, a socket or a device is skipped like one found
+// in a folder; a listed directory is an error.
 func collectFiles(root string, files []string) (collection, error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
@@ -132,12 +168,12 @@ func collectFiles(root string, files []string) (collection, error) {
 			return collection{}, fmt.Errorf("file %s: %w", f, err)
 		}
 		name := filepath.ToSlash(rel)
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			c.skipped = append(c.skipped, name)
-			continue
+		if fi.IsDir() {
+			return collection{}, fmt.Errorf("file %s: expected a regular file, found %s", f, describeMode(fi.Mode()))
 		}
 		if !fi.Mode().IsRegular() {
-			return collection{}, fmt.Errorf("file %s: expected a regular file, found %s", f, describeMode(fi.Mode()))
+			c.skipped = append(c.skipped, Skipped{Path: name, Kind: kindOf(fi.Mode())})
+			continue
 		}
 		if seen[name] {
 			continue
@@ -149,7 +185,7 @@ func collectFiles(root string, files []string) (collection, error) {
 		return collection{}, fmt.Errorf("root %s: %w", root, ErrNoFiles)
 	}
 	sort.Slice(c.entries, func(i, j int) bool { return c.entries[i].name < c.entries[j].name })
-	sort.Strings(c.skipped)
+	sortSkipped(c.skipped)
 	return c, nil
 }
 
@@ -189,8 +225,10 @@ func (p *pooledFlate) Close() error {
 //
 // Files are opened through an os.Root at the collection's root with
 // O_NOFOLLOW, so a file swapped for a symbolic link (or a directory for a
-// link out of the folder) after listing is refused, not followed.
-func writeZip(ctx context.Context, w io.Writer, c collection, level int) error {
+// link out of the folder) after listing is refused, not followed; and
+// with O_NONBLOCK, so that one swapped for a FIFO cannot block the
+// upload. Either is left out and added to c.skipped.
+func writeZip(ctx context.Context, w io.Writer, c *collection, level int) error {
 	root, err := os.OpenRoot(c.root)
 	if err != nil {
 		return fmt.Errorf("zip: %w", err)
@@ -223,8 +261,13 @@ func writeZip(ctx context.Context, w io.Writer, c collection, level int) error {
 			}
 			continue
 		}
-		if err := addFile(zw, root, c.root, e, method); err != nil {
+		skip, err := addFile(zw, root, c.root, e, method)
+		if err != nil {
 			return err
+		}
+		if skip != "" {
+			c.skipped = append(c.skipped, Skipped{Path: e.name, Kind: skip})
+			sortSkipped(c.skipped)
 		}
 	}
 	if err := zw.Close(); err != nil {
@@ -233,32 +276,43 @@ func writeZip(ctx context.Context, w io.Writer, c collection, level int) error {
 	return nil
 }
 
-func addFile(zw *zip.Writer, root *os.Root, rootDir string, e entry, method uint16) error {
+// addFile adds one listed file to the archive. A file that is no longer
+// a regular file (a link, a FIFO, a socket, a device) is not added; its
+// kind is returned so that the caller reports it.
+func addFile(zw *zip.Writer, root *os.Root, rootDir string, e entry, method uint16) (string, error) {
 	source := filepath.Join(rootDir, filepath.FromSlash(e.rel))
-	f, err := root.OpenFile(filepath.FromSlash(e.rel), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := root.OpenFile(filepath.FromSlash(e.rel), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	// A link in the last component gives ELOOP; a link on the way that
+	// leaves the folder, os.Root's "path escapes from parent".
+	if err != nil && (errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "path escapes from parent")) {
+		return kindOf(fs.ModeSymlink), nil
+	}
 	if err != nil {
-		return fmt.Errorf("zip %s: %w", source, err)
+		return "", fmt.Errorf("zip %s: %w", source, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("zip %s: %w", source, err)
+		return "", fmt.Errorf("zip %s: %w", source, err)
+	}
+	if fi.IsDir() {
+		return "", fmt.Errorf("zip %s: expected a regular file, found %s", source, describeMode(fi.Mode()))
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("zip %s: expected a regular file, found %s", source, describeMode(fi.Mode()))
+		return kindOf(fi.Mode()), nil
 	}
 	hdr, err := zip.FileInfoHeader(fi)
 	if err != nil {
-		return fmt.Errorf("zip %s: %w", source, err)
+		return "", fmt.Errorf("zip %s: %w", source, err)
 	}
 	hdr.Name = e.name
 	hdr.Method = method
 	zf, err := zw.CreateHeader(hdr)
 	if err != nil {
-		return fmt.Errorf("zip %s: %w", source, err)
+		return "", fmt.Errorf("zip %s: %w", source, err)
 	}
 	if _, err := io.Copy(zf, f); err != nil {
-		return fmt.Errorf("zip %s: %w", source, err)
+		return "", fmt.Errorf("zip %s: %w", source, err)
 	}
-	return nil
+	return "", nil
 }

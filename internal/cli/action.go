@@ -75,10 +75,11 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		cfg.Upload = func(ctx context.Context, name, dir string, exclude []string) (int64, int64, error) {
 			up, err := client.UploadDirExcept(ctx, name, dir, exclude)
 			// A link in a results folder may point anywhere (a planted
-			// /proc/self/environ holds the job's tokens): it is never
-			// followed, and the user is told which ones were left out.
-			for _, link := range up.Skipped {
-				gha.Warningf("artifact %s: %s is a symbolic link; left out of the upload", name, link)
+			// /proc/self/environ holds the job's tokens) and a FIFO would
+			// block the upload: neither is read, and the user is told
+			// which files were left out.
+			for _, sk := range up.Skipped {
+				gha.Warningf("artifact %s: %s is a %s; left out of the upload", name, sk.Path, sk.Kind)
 			}
 			return up.ID, up.Size, err
 		}
