@@ -13,6 +13,10 @@ import (
 	"github.com/benchgate/benchgate/internal/fsutil"
 )
 
+// holderTime is how a holder's start time is written: UTC, to the
+// millisecond.
+const holderTime = "2006-01-02T15:04:05.000Z"
+
 // Holder says which run holds a folder: it is written into the folder's
 // lock file by the run that holds it exclusively, so that a second run
 // refused the folder can name the first instead of guessing.

@@ -155,9 +155,9 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	// and model) is refused at once and touches nothing, and only the
 	// owner writes the set folders and the consolidated summary.
 	lock, err := lockExclusive(o.BaseDir, Holder{Command: "ordered", PID: os.Getpid(),
-		StartedAt: o.Now().UTC().Format(time.RFC3339Nano), RunID: runID}, "--out-dir")
+		StartedAt: o.Now().UTC().Format(holderTime), RunID: runID}, "--out-dir")
 	if err != nil {
-		return nil, fmt.Errorf("ordered: %w", err)
+		return nil, err
 	}
 	defer lock.Unlock()
 	fmt.Fprintf(o.Log, "ordered: run %s owns %s\n", runID, o.BaseDir)

@@ -185,7 +185,7 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		}
 		defer parent.Unlock()
 	}
-	lock, err := lockExclusive(opts.OutDir, Holder{Command: "set", PID: os.Getpid(), StartedAt: s.t.StartedAt,
+	lock, err := lockExclusive(opts.OutDir, Holder{Command: "set", PID: os.Getpid(), StartedAt: now.UTC().Format(holderTime),
 		RunID: s.t.RunID, Set: opts.Set}, "--out-dir")
 	if err != nil {
 		return nil, fmt.Errorf("set %q: %w", opts.Set, err)
