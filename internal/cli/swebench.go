@@ -46,7 +46,7 @@ func runSwebench(ctx context.Context, env *Env, args []string) int {
 // runFlags are the flags run and batch share.
 type runFlags struct {
 	maxLoops                           int
-	phaseTimeout                       time.Duration
+	phaseTimeout, idleTimeout          time.Duration
 	promptsDir, datasetFile, imageTmpl string
 	codexBinary, codexConfig           string
 	instanceTimeout                    time.Duration
@@ -59,6 +59,7 @@ type runFlags struct {
 func (r *runFlags) register(fs *pflag.FlagSet, env *Env) {
 	fs.IntVar(&r.maxLoops, "max-loops", 50, "execute passes per instance (each followed by a handoff)")
 	fs.DurationVar(&r.phaseTimeout, "phase-timeout", 30*time.Minute, "wall-clock limit of each codex phase")
+	fs.DurationVar(&r.idleTimeout, "idle-timeout", codex.DefaultIdleTimeout, "stop a codex phase that makes no progress for this long (no event but retry notices while no command runs): a dead model endpoint (0 = none)")
 	fs.StringVar(&r.promptsDir, "prompts-dir", "", "folder with plan.md, execute.md and handoff.md replacing the built-in prompts")
 	fs.StringVar(&r.datasetFile, "dataset-file", env.Getenv("SWE_BENCH_INSTANCES_FILE"), "json/jsonl records with instance_id and problem_statement (default $SWE_BENCH_INSTANCES_FILE)")
 	fs.StringVar(&r.imageTmpl, "image-template", swebench.DefaultImageTemplate, "instance image name; {id} is the lower-cased instance ID")
@@ -78,9 +79,12 @@ func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	o := swebench.Options{MaxLoops: r.maxLoops, PhaseTimeout: r.phaseTimeout, ImageTemplate: r.imageTmpl,
 		CodexBinary: codexBinaryPath(env, r.codexBinary), CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
 		CodeDir: r.codeDir, Network: r.network, Env: r.extraEnv, Now: env.Now, Log: env.Stderr, Getenv: env.Getenv,
-		InstanceTimeout: r.instanceTimeout, MaxTokens: r.maxTokens}
+		InstanceTimeout: r.instanceTimeout, MaxTokens: r.maxTokens, IdleTimeout: r.idleTimeout}
 	if r.instanceTimeout < 0 || r.maxTokens < 0 {
 		return o, fmt.Errorf("--instance-timeout %s / --max-tokens %d: expected 0 (no budget) or more", r.instanceTimeout, r.maxTokens)
+	}
+	if r.idleTimeout < 0 {
+		return o, fmt.Errorf("--idle-timeout %s: expected 0 (none) or a positive duration", r.idleTimeout)
 	}
 	for _, kv := range r.extraEnv {
 		if err := checkEnvEntry(kv); err != nil {
@@ -132,7 +136,7 @@ func (r *runFlags) args(env *Env) map[string]any {
 		"dataset_file": sbPath(env, r.datasetFile), "image_template": r.imageTmpl, "codex_binary": sbPath(env, r.codexBinary),
 		"codex_config": sbPath(env, r.codexConfig), "base_url": r.baseURL, "model": r.model, "api_key_env": r.apiKeyEnv,
 		"code_dir": r.codeDir, "network": r.network, "env_names": envNames,
-		"instance_timeout": r.instanceTimeout.String(), "max_tokens": r.maxTokens,
+		"instance_timeout": r.instanceTimeout.String(), "max_tokens": r.maxTokens, "idle_timeout": r.idleTimeout.String(),
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// DefaultProbeTimeout bounds ProbeResponses when ctx has no deadline.
+// DefaultProbeTimeout bounds ProbeResponses (the answer and its body) when
+// ctx has no deadline.
 const DefaultProbeTimeout = 60 * time.Second
 
 // ProbeResponses checks what Codex itself uses, POST {baseURL}/responses,
@@ -41,7 +42,13 @@ func ProbeResponses(ctx context.Context, p Provider, getenv func(string) string)
 		return fmt.Errorf("model endpoint probe: POST %s: %w", url, err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	// The answer counts only once its body arrived within the deadline: a
+	// server that sends its status line and then nothing is as dead as
+	// one that sends nothing.
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if err != nil {
+		return fmt.Errorf("model endpoint probe: POST %s: HTTP %d, then the body did not arrive: %w", url, resp.StatusCode, err)
+	}
 	if resp.StatusCode >= 500 {
 		return fmt.Errorf("model endpoint probe: POST %s: HTTP %d: %s", url, resp.StatusCode, snippet(b))
 	}

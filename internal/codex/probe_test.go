@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/codex/deadendpoint"
 )
 
 func TestProbeResponses(t *testing.T) {
@@ -34,6 +36,40 @@ func TestProbeResponses(t *testing.T) {
 			err := ProbeResponses(ctx, Provider{BaseURL: srv.URL + "/v1", Model: "m", APIKeyEnv: "K"}, func(string) string { return "k" })
 			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestProbeResponsesDeadEndpoints: each way an endpoint dies is dead to
+// the probe within its deadline, on real sockets. A 200 whose body never
+// comes is no answer.
+func TestProbeResponsesDeadEndpoints(t *testing.T) {
+	for _, tc := range []struct {
+		mode deadendpoint.Mode
+		want string
+	}{
+		{deadendpoint.Silent, "context deadline exceeded"},
+		{deadendpoint.Stall, "HTTP 200, then the body did not arrive: context deadline exceeded"},
+		{deadendpoint.Refused, "connection refused"},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			srv := deadendpoint.New(t, tc.mode, "m")
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			err := ProbeResponses(ctx, Provider{BaseURL: srv.BaseURL, Model: "m"}, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("the probe took %s, past its deadline", took)
+			}
+			// /models still answers: only the probe of /responses tells.
+			if tc.mode != deadendpoint.Refused {
+				if err := Preflight(context.Background(), srv.BaseURL, "m", nil); err != nil {
+					t.Errorf("preflight of the /models that still answers: %v", err)
+				}
 			}
 		})
 	}

@@ -33,11 +33,14 @@ type Usage struct {
 
 // Result is how one phase ended.
 type Result struct {
-	ThreadID  string
-	Usage     Usage
-	ExitCode  int
-	TimedOut  bool
-	Cancelled bool
+	ThreadID string
+	Usage    Usage
+	ExitCode int
+	TimedOut bool
+	// IdleTimeout, when not zero, is the idle timeout that stopped the
+	// phase: the agent made no progress for that long (a dead endpoint).
+	IdleTimeout time.Duration
+	Cancelled   bool
 	// Failed is set when the agent reported a failed turn.
 	Failed bool
 	Errors []string
@@ -51,16 +54,17 @@ type Agent interface {
 
 // Record is the account of one phase that ends up in status.json.
 type Record struct {
-	Phase      Phase    `json:"phase"`
-	Pass       int      `json:"pass,omitempty"`
-	ThreadID   string   `json:"thread_id,omitempty"`
-	ExitCode   int      `json:"exit_code"`
-	TimedOut   bool     `json:"timed_out,omitempty"`
-	Failed     bool     `json:"failed,omitempty"`
-	Errors     []string `json:"errors,omitempty"`
-	Usage      Usage    `json:"usage"`
-	DurationMS int64    `json:"duration_ms"`
-	StateAfter string   `json:"plan_state_after"`
+	Phase       Phase    `json:"phase"`
+	Pass        int      `json:"pass,omitempty"`
+	ThreadID    string   `json:"thread_id,omitempty"`
+	ExitCode    int      `json:"exit_code"`
+	TimedOut    bool     `json:"timed_out,omitempty"`
+	IdleTimeout bool     `json:"idle_timed_out,omitempty"`
+	Failed      bool     `json:"failed,omitempty"`
+	Errors      []string `json:"errors,omitempty"`
+	Usage       Usage    `json:"usage"`
+	DurationMS  int64    `json:"duration_ms"`
+	StateAfter  string   `json:"plan_state_after"`
 }
 
 // Outcome statuses and failure codes, fixed by the artifact contract.
@@ -109,7 +113,7 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 		}
 		start := time.Now()
 		res, err := l.Agent.Run(ctx, Request{Phase: ph, Pass: pass, Prompt: l.Prompts.Render(ph, vars), ResumeThreadID: resume})
-		rec := Record{Phase: ph, Pass: pass, ThreadID: res.ThreadID, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		rec := Record{Phase: ph, Pass: pass, ThreadID: res.ThreadID, ExitCode: res.ExitCode, TimedOut: res.TimedOut, IdleTimeout: res.IdleTimeout > 0,
 			Failed: res.Failed, Errors: res.Errors, Usage: res.Usage, DurationMS: time.Since(start).Milliseconds(),
 			StateAfter: PlanState(l.PlansDir).String()}
 		out.Phases = append(out.Phases, rec)
@@ -126,6 +130,12 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 			out.Interrupted = true
 		case err != nil:
 			out.fail(CodeRuntimeError, fmt.Sprintf("%s: %v", name, err))
+		case res.IdleTimeout > 0:
+			msg := fmt.Sprintf("%s: no progress from codex for %s (--idle-timeout): the model endpoint does not answer", name, res.IdleTimeout)
+			if len(res.Errors) > 0 {
+				msg += "; codex said: " + res.Errors[len(res.Errors)-1]
+			}
+			out.fail(CodeRuntimeError, msg)
 		case res.TimedOut:
 			out.fail(CodeRuntimeError, name+": phase timed out")
 		case res.ExitCode != 0:

@@ -2,7 +2,9 @@ package swebench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -22,7 +24,10 @@ type containerAgent struct {
 	codeDir     string
 	env         []string
 	timeout     time.Duration
-	logs        string
+	// idle stops a phase that makes no progress for that long (see
+	// codex.Watch); zero means no idle limit.
+	idle time.Duration
+	logs string
 	// root is the output folder the agent can write to.
 	root string
 	// lastLog is the --json event log of the latest phase.
@@ -57,11 +62,24 @@ func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result
 		"SWE_BENCH_RUNTIME_PHASE=" + string(r.Phase),
 		"SWE_BENCH_EXECUTE_PASS=" + strconv.Itoa(r.Pass),
 	}, a.env...)
-	res, err := a.dc.Exec(ctx, a.containerID, container.ExecSpec{Cmd: argv, Env: env, Stdout: evf, Stderr: errf, Timeout: a.timeout})
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var stdout io.Writer = evf
+	if a.idle > 0 {
+		watch := codex.NewWatch(nil)
+		stdout = io.MultiWriter(evf, watch)
+		done := make(chan struct{})
+		defer close(done)
+		go watchIdle(watch, a.idle, done, stop)
+	}
+	res, err := a.dc.Exec(runCtx, a.containerID, container.ExecSpec{Cmd: argv, Env: env, Stdout: stdout, Stderr: errf, Timeout: a.timeout})
 	if err != nil {
 		return ralph.Result{}, err
 	}
 	out := ralph.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Cancelled: res.Cancelled}
+	if ctx.Err() == nil && errors.Is(context.Cause(runCtx), errIdle) {
+		out.Cancelled, out.IdleTimeout = false, a.idle
+	}
 	if _, err := evf.Seek(0, 0); err == nil {
 		ev, perr := codex.ParseEvents(evf)
 		out.ThreadID, out.Failed, out.Errors = ev.ThreadID, ev.Failed, ev.Errors
@@ -71,4 +89,26 @@ func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result
 		}
 	}
 	return out, nil
+}
+
+// errIdle is the cause that stops a phase without progress.
+var errIdle = errors.New("no progress from codex within the idle timeout")
+
+// watchIdle stops the phase (stop with errIdle) once watch has seen no
+// progress for idle, checking a few times per idle period; it returns when
+// done is closed.
+func watchIdle(watch *codex.Watch, idle time.Duration, done <-chan struct{}, stop context.CancelCauseFunc) {
+	tick := time.NewTicker(min(max(idle/8, 10*time.Millisecond), 5*time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			if watch.Idle() >= idle {
+				stop(errIdle)
+				return
+			}
+		}
+	}
 }

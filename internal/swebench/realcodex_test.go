@@ -2,8 +2,10 @@ package swebench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
+	"github.com/benchgate/benchgate/internal/codex/deadendpoint"
 	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
 	"github.com/benchgate/benchgate/internal/ralph"
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
@@ -285,4 +288,84 @@ func promptCommand(t testing.TB, prompt, marker string) string {
 	}
 	t.Fatalf("the prompt quotes no command with %q:\n%s", marker, prompt)
 	return ""
+}
+
+// TestRealCodexDeadEndpointStopsTheBatch: the endpoint dies after the
+// batch started (its /models still answers): POST /responses accepts and
+// never answers, answers 200 and stalls, or is refused. The real Codex CLI
+// waits or retries for good; the idle timeout ends each instance's plan
+// phase long before its phase timeout, and after three such instances the
+// breaker's probe finds the endpoint dead and stops the batch, leaving the
+// fourth instance not run.
+func TestRealCodexDeadEndpointStopsTheBatch(t *testing.T) {
+	codexBin := testenv.Codex(t)
+	dc := swebenchtest.Docker(t)
+	const model = "qwen3-coder-next-FP8"
+	prompts, err := ralph.LoadPrompts("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, mode := range []deadendpoint.Mode{deadendpoint.Silent, deadendpoint.Stall, deadendpoint.Refused} {
+		t.Run(string(mode), func(t *testing.T) {
+			srv := deadendpoint.New(t, mode, model)
+			tmpl := "sweb.eval.arm64.{id}:latest"
+			var ids []string
+			for n := 1; n <= 4; n++ {
+				id := fmt.Sprintf("acme__dead%d-%d", i, n)
+				swebenchtest.ImportRealCodexImage(t, dc, ImageName(tmpl, id))
+				ids = append(ids, id)
+			}
+			dir := t.TempDir()
+			root := filepath.Join(dir, "root")
+			provider := codex.Provider{BaseURL: srv.BaseURL, Model: model}
+			const phaseTimeout = 10 * time.Minute
+			var out strings.Builder
+			b := BatchOptions{IDs: ids, RunRoot: root, Stdout: &out,
+				Instance: Options{MaxLoops: 2, PhaseTimeout: phaseTimeout, IdleTimeout: 2 * time.Second, Prompts: prompts,
+					DatasetFile: swebenchtest.DatasetFile(t, dir, ids...), ImageTemplate: tmpl, CodexBinary: codexBin,
+					Provider: &provider, Network: "host", Docker: dc},
+				EndpointCheck: func(ctx context.Context) error {
+					ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+					defer cancel()
+					if err := codex.PreflightProvider(ctx, provider, os.Getenv); err != nil {
+						return err
+					}
+					return codex.ProbeResponses(ctx, provider, os.Getenv)
+				},
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			res, err := Batch(ctx, b)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			for _, id := range ids {
+				swebenchtest.NoLeaks(t, dc, LabelOutputDir+"="+filepath.Join(root, id))
+			}
+			if !strings.Contains(res.Stopped, "3 instances in a row failed with runtime_error and the endpoint preflight fails: model endpoint") ||
+				!strings.Contains(res.Stopped, "1 instance(s) not run") {
+				t.Errorf("stopped %q, want a stop after 3 instances with 1 not run:\n%s", res.Stopped, out.String())
+			}
+			for n, inst := range res.Instances {
+				if n == 3 {
+					if !errors.Is(inst.Err, fs.ErrNotExist) {
+						t.Errorf("%s ran after the batch stopped: %+v %v", inst.ID, inst.Status, inst.Err)
+					}
+					continue
+				}
+				st := inst.Status
+				if st.Status != ralph.StatusFailed || len(st.Phases) != 1 || !st.Phases[0].IdleTimeout ||
+					!strings.Contains(st.FailureReasonDetail, "plan: no progress from codex for 2s (--idle-timeout)") {
+					t.Errorf("%s: %s %q phases %+v, want the plan phase ended by the idle timeout", inst.ID, st.Status, st.FailureReasonDetail, st.Phases)
+					continue
+				}
+				if took := time.Duration(st.Phases[0].DurationMS) * time.Millisecond; took >= phaseTimeout {
+					t.Errorf("%s: the plan phase took %s, its whole phase timeout", inst.ID, took)
+				}
+			}
+			if mode != deadendpoint.Refused && srv.Responses() < 3 {
+				t.Errorf("the endpoint saw %d POST /responses, want one per instance at least", srv.Responses())
+			}
+		})
+	}
 }

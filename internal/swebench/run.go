@@ -29,6 +29,11 @@ type Options struct {
 	// PhaseTimeout bounds each codex exec; Codex retries a dead endpoint
 	// forever, so there is always one.
 	PhaseTimeout time.Duration
+	// IdleTimeout stops a phase in which codex makes no progress for that
+	// long (no event but retry notices, no command running): a dead model
+	// endpoint fails the instance in minutes, not after PhaseTimeout. Zero
+	// means none; the commands default to codex.DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// InstanceTimeout bounds the whole instance (all phases); zero means
 	// none. At the defaults one instance could otherwise take
 	// (1 + 2 x MaxLoops) x PhaseTimeout, about 50 h.
@@ -343,7 +348,7 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 		}
 	}
 	var spent int64
-	agent := &containerAgent{dc: o.Docker, containerID: cid, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, logs: p.Logs, root: o.OutputDir}
+	agent := &containerAgent{dc: o.Docker, containerID: cid, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, idle: o.IdleTimeout, logs: p.Logs, root: o.OutputDir}
 	loop := &ralph.Loop{
 		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops,
 		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": id},

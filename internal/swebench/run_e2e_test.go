@@ -27,6 +27,7 @@ func TestRunEndToEnd(t *testing.T) {
 		owner      string
 		maxLoops   int
 		timeout    time.Duration
+		idle       time.Duration
 		wantStatus string
 		wantCode   string
 		wantDetail string
@@ -49,6 +50,9 @@ func TestRunEndToEnd(t *testing.T) {
 		{name: "no git in the image", scenario: "handpatch", image: "nogit", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the patch could not be checked: git is not available in the image (exit 126: OCI runtime exec failed", wantPhases: 2, wantCheck: "not_checked"},
 		{name: "codex crash", scenario: "crash", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "exited with code 3: stream disconnected", wantPhases: 2},
 		{name: "phase timeout", scenario: "hang", image: "codex", timeout: 2 * time.Second, wantStatus: "failed", wantCode: "runtime_error", wantDetail: "timed out", wantPhases: 2},
+		{name: "no progress: only retry notices", scenario: "retrying", image: "codex", idle: time.Second, wantStatus: "failed", wantCode: "runtime_error",
+			wantDetail: "plan: no progress from codex for 1s (--idle-timeout): the model endpoint does not answer; codex said: Reconnecting... waiting for network", wantPhases: 1},
+		{name: "a command longer than the idle timeout", scenario: "longcommand", image: "codex", idle: time.Second, wantStatus: "success", wantPatch: true, wantPhases: 2, wantCheck: "applies"},
 		{name: "plan writes no plan", scenario: "noplan", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "without writing", wantPhases: 1},
 	}
 	for i, tc := range tests {
@@ -70,6 +74,10 @@ func TestRunEndToEnd(t *testing.T) {
 			o.Owner = tc.owner
 			if tc.timeout > 0 {
 				o.PhaseTimeout = tc.timeout
+			}
+			o.IdleTimeout = tc.idle
+			if tc.scenario == "longcommand" {
+				o.Env = append(o.Env, "FAKE_CODEX_COMMAND_TIME=3s")
 			}
 			if tc.name == "success on pass 2" {
 				o.Env = append(o.Env, "FAKE_CODEX_PASS=2")
@@ -102,6 +110,9 @@ func TestRunEndToEnd(t *testing.T) {
 			}
 			if !strings.Contains(st.FailureReasonDetail, tc.wantDetail) {
 				t.Errorf("detail %q does not contain %q", st.FailureReasonDetail, tc.wantDetail)
+			}
+			if idled := len(st.Phases) > 0 && st.Phases[len(st.Phases)-1].IdleTimeout; idled != (tc.scenario == "retrying") {
+				t.Errorf("last phase idle_timed_out %v, want %v", idled, tc.scenario == "retrying")
 			}
 			if st.PatchCheck != tc.wantCheck {
 				t.Errorf("patch_check %q, want %q", st.PatchCheck, tc.wantCheck)
@@ -141,7 +152,7 @@ func TestRunEndToEnd(t *testing.T) {
 			if e := m.Instances[id]; e.Status != tc.wantStatus || m.Counts.Total != 1 || m.Codex.Profile != "local" {
 				t.Errorf("manifest entry %+v counts %+v codex %+v", e, m.Counts, m.Codex)
 			}
-			if tc.wantPhases > 0 && st.Usage.InputTokens != int64(100*tc.wantPhases) && tc.scenario != "hang" && tc.scenario != "crash" {
+			if tc.wantPhases > 0 && st.Usage.InputTokens != int64(100*tc.wantPhases) && tc.scenario != "hang" && tc.scenario != "crash" && tc.scenario != "retrying" {
 				t.Errorf("usage %+v over %d phases, want %d input tokens", st.Usage, tc.wantPhases, 100*tc.wantPhases)
 			}
 			if st.Status == ralph.StatusSuccess {

@@ -17,6 +17,11 @@
 //	badpatch          execute pass 1 writes text that is no diff and archives
 //	crash             execute exits 3 after a turn.failed event
 //	hang              execute sleeps until killed
+//	retrying          plan repeats Codex's "Reconnecting..." error event
+//	                  until killed, as against a refused endpoint
+//	longcommand       like success, but execute pass 1 first runs a command
+//	                  (item.started ... item.completed) that takes
+//	                  FAKE_CODEX_COMMAND_TIME (a Go duration)
 //	noplan            plan writes nothing
 package main
 
@@ -64,6 +69,22 @@ func main() {
 	want, _ := strconv.Atoi(os.Getenv("FAKE_CODEX_PASS"))
 	if want == 0 {
 		want = 1
+	}
+	if scenario == "retrying" && phase == "plan" {
+		for {
+			emit(map[string]any{"type": "error", "message": "Reconnecting... waiting for network (Connection failed: error sending request)"})
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if scenario == "longcommand" && phase == "execute" {
+		took, err := time.ParseDuration(os.Getenv("FAKE_CODEX_COMMAND_TIME"))
+		must(err)
+		item := map[string]any{"id": "item_9", "type": "command_execution", "command": "bash -lc 'make test'", "status": "in_progress"}
+		emit(map[string]any{"type": "item.started", "item": item})
+		time.Sleep(took)
+		item["status"], item["exit_code"] = "completed", 0
+		emit(map[string]any{"type": "item.completed", "item": item})
+		scenario = "success"
 	}
 	switch phase {
 	case "plan":
