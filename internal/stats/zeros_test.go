@@ -101,6 +101,32 @@ func TestJudgeZeros(t *testing.T) {
 	}
 }
 
+// TestJudgeKeepsUnchanged: fifteen of twenty scenarios unchanged (4 → 4)
+// and five halved (4 → 2): the typical reduction is 0%, because the
+// unchanged scenarios stay in the pairwise averages. R's wilcox.test
+// drops them as zero differences and would estimate 50% from the five
+// alone (docs/statistics.md, "Where benchgate differs from R").
+func TestJudgeKeepsUnchanged(t *testing.T) {
+	var scs []Scenario
+	for i := 0; i < 20; i++ {
+		s := Scenario{ID: string(rune('a' + i)), Base: []float64{4}, Target: []float64{4}}
+		if i >= 15 {
+			s.Target = []float64{2}
+		}
+		scs = append(scs, s)
+	}
+	res, err := Judge([]Metric{{Name: "tool_calls", Scenarios: scs, MinReductionPct: 20}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; r.Scenarios != 20 || r.EstimatePct != 0 || r.LowPct != 0 || r.Verdict != Inconclusive {
+		t.Errorf("expected 20 scenarios, estimate 0%% and an interval from 0%% containing 20%%, got %d, %v [%v, %v] %s", r.Scenarios, r.EstimatePct, r.LowPct, r.HighPct, r.Verdict)
+	}
+	if got := ReductionPct(HodgesLehmann([]float64{math.Log(0.5), math.Log(0.5), math.Log(0.5), math.Log(0.5), math.Log(0.5)})); !near(got, 50, 1e-12) {
+		t.Errorf("the five changed scenarios alone: expected 50%%, got %v", got)
+	}
+}
+
 // TestJudgeTiesLimited: seven of ten scenarios exactly on the threshold
 // and three unchanged. At the smallest value the statistic cannot reach
 // the level (R: "requested conf.level not achievable"), so the check is
@@ -120,7 +146,7 @@ func TestJudgeTiesLimited(t *testing.T) {
 	}
 	r := res[0]
 	if r.Verdict != Underpowered || !r.TiesLimited || !strings.Contains(r.Reason, "ties leave no interval at this level") ||
-		!strings.Contains(r.Reason, "10 of 10 scenarios share a value (7 exactly on the threshold)") || strings.Contains(r.Reason, "more scenarios") {
+		!strings.Contains(r.Reason, "10 of 10 scenarios share a value (7 exactly on the threshold), so the signed-rank statistic reaches at most 85.11% confidence, not 95.00%") || strings.Contains(r.Reason, "more scenarios") {
 		t.Errorf("expected underpowered by ties, got %s (ties %v): %s", r.Verdict, r.TiesLimited, r.Reason)
 	}
 	if r.MoreScenarios != 0 || r.AchievedConfidence >= 0.95 {
