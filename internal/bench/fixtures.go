@@ -2,9 +2,23 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 )
+
+// CheckManifestIfPresent is CheckManifest for a file that may not be
+// there yet: a missing file is left to the preflight ("fixtures status"
+// may need to say why), a present one must be a valid manifest.
+func CheckManifestIfPresent(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err := CheckManifest(path); err != nil {
+		return fmt.Errorf("%w (seed it again with the benchmark's fixtures seed, or give another --fixture-manifest)", err)
+	}
+	return nil
+}
 
 // CheckManifest verifies what the preflight requires of a fixture
 // manifest after "fixtures status": the file exists and is a JSON object

@@ -22,7 +22,7 @@ var qaAuditFlags = map[string]string{
 	"test_timeout": "--test-timeout", "case_timeout": "--case-timeout", "model_timeout": "--model-timeout",
 	"model_call_budget": "--model-call-budget", "model_backend": "--model-backend", "model": "--model",
 	"model_url": "--model-url", "pr_grouping": "--pr-grouping", "max_remediations": "--max-remediations",
-	"repo": "--repo", "open_prs": "--open-prs", "dry_run": "--dry-run",
+	"repo": "--repo", "open_prs": "--open-prs", "dry_run": "--dry-run", "api_key_env": "--api-key-env",
 }
 
 // checkFlagValues refuses a value that is itself a flag: a flag given

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -72,6 +75,18 @@ func (b *benchFlags) load(env *Env) (bench.Config, error) {
 	}
 	if b.repetitions < 1 {
 		return cfg, exitcode.Usagef("--repetitions: expected an integer >= 1, got %d", b.repetitions)
+	}
+	// Run outside the benchmark package, the default contract finds no
+	// scenario sets: say where benchgate looked and how to point it at
+	// the package.
+	sets := cfg.Path(cfg.ScenarioSets)
+	f, err := os.Open(sets)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, exitcode.Usagef("scenario sets: %v: run benchgate in the benchmark package (the folder holding %s), or give --bench-dir <benchmark package> or --config <contract JSON> (docs/verify.md)",
+			err, filepath.Base(sets))
+	}
+	if err == nil {
+		f.Close()
 	}
 	return cfg, nil
 }

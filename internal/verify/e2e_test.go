@@ -267,6 +267,13 @@ func TestSetEndToEnd(t *testing.T) {
 				}
 			}
 			out := filepath.Join(f.dir, "out", tc.set)
+			if tc.wantCode == 2 {
+				// Broken setup is refused before anything is written.
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("exit 2 left the set folder %s behind", out)
+				}
+				return
+			}
 			tr := readTracking(t, filepath.Join(out, "tracking.json"))
 			// Every list of tracking.json is a JSON array, also when the
 			// set stopped before anything ran.

@@ -139,6 +139,9 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	if shared == "" {
 		shared = o.Config.Path(o.Config.FixtureManifest)
 	}
+	if err := bench.CheckManifestIfPresent(shared); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
 	// ran holds the run ID of every set this invocation started: a set
 	// folder left by an earlier run in the same out-dir is not this run's
 	// result.

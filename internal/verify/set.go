@@ -171,8 +171,15 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		res.SuitePaths = append(res.SuitePaths, s.suitePath(m))
 	}
 
+	// Broken setup (an unknown set, a malformed scenario-sets.json or
+	// fixture manifest) is refused before anything is written: no
+	// tracking.json says "fail" about a set that never ran.
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+
 	// One set run per folder: a second run would delete the first's
-	// artifacts in prepare and interleave rows with it. The locks are
+	// artifacts in clearStale and interleave rows with it. The locks are
 	// taken before anything in the folder is touched, and nothing is
 	// written when one is held. A set of its own also holds its run
 	// folder (the set folder's parent) shared, so that no ordered run
@@ -192,7 +199,7 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 	}
 	defer lock.Unlock()
 
-	if err := s.prepare(); err != nil {
+	if err := s.clearStale(); err != nil {
 		return res, s.stop(StatusFail, fmt.Errorf("%w: %w", ErrBadInput, err))
 	}
 	if err := s.t.write(s.path); err != nil {
@@ -201,10 +208,9 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 	return res, s.execute(ctx)
 }
 
-// prepare validates the request and resolves the scenarios before
-// anything runs, and removes the previous run's artifacts so that nothing
-// stale can be read as this run's result.
-func (s *set) prepare() error {
+// validate checks the request and resolves the scenarios before anything
+// runs or is written.
+func (s *set) validate() error {
 	if err := bench.CheckSetName(s.opts.Set); err != nil {
 		return err
 	}
@@ -228,6 +234,28 @@ func (s *set) prepare() error {
 		s.t.RowsExpected[m] = len(s.resolved) * s.opts.Repetitions
 		s.t.RowsActual[m] = 0
 	}
+	// The shared manifest the preflight checks and read-only sets bind
+	// from: a file that is there but truncated, empty or of the wrong
+	// shape is broken setup, said now rather than by a failed set.
+	if !s.opts.SkipPreflight || bench.PolicyFor(s.opts.Set) != bench.WithSeed {
+		if err := bench.CheckManifestIfPresent(s.sharedManifest()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sharedManifest is the fixture manifest the preflight checks.
+func (s *set) sharedManifest() string {
+	if s.opts.FixtureManifest != "" {
+		return s.opts.FixtureManifest
+	}
+	return s.cfg.Path(s.cfg.FixtureManifest)
+}
+
+// clearStale removes the previous run's artifacts from the set folder,
+// so that nothing stale can be read as this run's result.
+func (s *set) clearStale() error {
 	for _, name := range append(suiteNames(), "latest-summary.json", "latest-summary.md") {
 		if err := os.Remove(filepath.Join(s.opts.OutDir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove stale %s: %w", name, err)

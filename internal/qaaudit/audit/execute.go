@@ -296,6 +296,11 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	gate := &ModelGate{Next: agents, MissingLibrary: missingLibrary, CheckTimeout: cfg.ModelTimeout, Stdout: cfg.Stdout}
 	if breaker != nil {
 		gate.Model = breaker.LLM // the check is not one of the breaker's calls
+		// A wrong endpoint, key or model name is broken setup: the run
+		// ends here, exit 2, before any case is judged.
+		if mc := gate.Precheck(ctx); mc != nil && !mc.OK {
+			return nil, modelCheckFailed(mc.Error, cfg)
+		}
 	}
 	auditor := ByKind{
 		Agents: gate,

@@ -78,14 +78,22 @@ func (g *ModelGate) runCheck(ctx context.Context) {
 	g.mu.Lock()
 	g.check = mc
 	g.mu.Unlock()
-	if g.Stdout == nil {
-		return
-	}
-	if err != nil {
-		fmt.Fprintf(g.Stdout, "qa-audit: model check failed (%s); every multiple_choice case ends with this error (an audit error: Inconclusive, counted in the errors)\n", mc.Error)
-	} else {
+	// A failure is said by whoever ends the run with it (Precheck).
+	if g.Stdout != nil && err == nil {
 		fmt.Fprintf(g.Stdout, "qa-audit: model %s answered the check call in %.1f s\n", mc.Model, time.Since(start).Seconds())
 	}
+}
+
+// Precheck makes the check call now, before any case, and returns its
+// outcome (nil without a Model). A failed check is broken setup: the
+// caller ends the run with it rather than audit cases that cannot be
+// proven.
+func (g *ModelGate) Precheck(ctx context.Context) *qreport.ModelCheck {
+	if g.Model == nil {
+		return nil
+	}
+	g.once.Do(func() { g.runCheck(ctx) })
+	return g.ModelCheck()
 }
 
 // ModelCheck is the outcome of the check call, or nil when none was made.
