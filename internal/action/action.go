@@ -8,10 +8,10 @@ package action
 
 import (
 	"context"
-	"fmt"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -104,6 +104,17 @@ func Run(ctx context.Context, cfg Config) int {
 	if plan.Mode == "swebench-batch" {
 		plan.Args = withProgressMD(plan.Mode, plan.Args, cfg.Getenv("GITHUB_STEP_SUMMARY"))
 	}
+	if plan.Mode == "pr-comment" {
+		// From a workflow_run workflow: the file is posted only while the
+		// pull request's head is the commit the first run judged.
+		if ev, err := a.Context(); err == nil && ev != nil && ev.EventName == "workflow_run" {
+			if wr, ok := ev.Event["workflow_run"].(map[string]any); ok {
+				if sha, _ := wr["head_sha"].(string); sha != "" {
+					plan.Args = append(plan.Args, "--head-sha", sha)
+				}
+			}
+		}
+	}
 	for _, name := range plan.Ignored {
 		a.Warningf("input %q is not used by mode %s and was ignored", name, plan.Mode)
 	}
@@ -182,6 +193,9 @@ func Run(ctx context.Context, cfg Config) int {
 	rep.statsOutputsSet(stats)
 	rep.artifactsSection(doc, arts)
 	rep.summary(doc)
+	step := &stepResult{Plan: plan, Res: res, Code: code, Verdict: v, Stats: stats, Lookback: modeRes.Lookback, Artifacts: arts, Comment: modeRes.Comment}
+	step.RunURL, step.ArtifactURL = runURL(cfg.Getenv)
+	rep.prComment(ctx, step)
 	return rep.fileCommandFailure(code)
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // Modes the Action runs, in the order action.yml documents them.
-var Modes = []string{"report", "set", "ordered", "swebench-batch", "qa-audit"}
+var Modes = []string{"report", "set", "ordered", "swebench-batch", "qa-audit", "pr-comment"}
 
 // Kind says how an input's text becomes command-line flags.
 type Kind int
@@ -72,7 +72,7 @@ var (
 // exactly these (a test cross-checks both ways).
 func Inputs() []Input {
 	return append([]Input{
-		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch or qa-audit."},
+		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch, qa-audit, or pr-comment (post the comment a pull request's run kept, from a workflow_run workflow)."},
 		{Name: "working-directory", Kind: Adapter, Description: "Folder, relative to the workspace, the mode runs in (the benchmark package for set/ordered). Default: the workspace."},
 		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>, with -2, -3, ... added when an earlier step of the job already used that folder. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --out-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
 		{Name: "extra-args", Kind: Lines, Description: "More command-line arguments for the mode, one per line, passed unchanged (for flags this Action does not list)."},
@@ -138,7 +138,7 @@ func Inputs() []Input {
 		{Name: "gemini-api-key", Kind: Secret, Env: "GOOGLE_API_KEY", Description: "API key for Gemini models."},
 		{Name: "upload-artifacts", Kind: Adapter, Default: "true", Description: "Upload results as workflow artifacts: one per set folder, one per SWE-bench instance, one for the whole run (true/false)."},
 		{Name: "artifact-prefix", Kind: Adapter, Default: "benchgate", Description: "Prefix of artifact names; give each step of a job (and each matrix entry) its own so names stay unique in the run."},
-	}, statsInputs...)
+	}, append(statsInputs, commentInputs...)...)
 }
 
 // InputError is a bad input value; it becomes an error annotation.
@@ -270,9 +270,16 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		p.OutDir = filepath.Join(p.WorkDir, "benchgate-results", mode+"-"+runTag)
 		p.defaultOutDir = true
 	}
+	if mode == "pr-comment" {
+		// It only posts a file: no results folder.
+		p.OutDir, p.defaultOutDir = "", false
+	}
 	var err error
 	if p.Upload, err = parseBool("upload-artifacts", orDefault(get("upload-artifacts"), "true")); err != nil {
 		return nil, err
+	}
+	if v := get("pr-comment"); v != "" && !contains(prCommentModes, v) {
+		return nil, &InputError{Input: "pr-comment", Value: v, Expected: "always, on-failure or off"}
 	}
 	p.ArtifactPrefix = orDefault(get("artifact-prefix"), "benchgate")
 

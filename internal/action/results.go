@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/prcomment"
 	"github.com/benchgate/benchgate/internal/qaaudit/audit"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/swebench"
@@ -28,6 +29,8 @@ type Result struct {
 	// Lookback is set by report and set when a baseline, a history or
 	// both were compared.
 	Lookback *Lookback
+	// Comment is what pr-comment did.
+	Comment *prcomment.Result
 }
 
 // results is what the step reports, gathered from the mode's Result.

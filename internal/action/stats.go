@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/benchgate/benchgate/internal/verify"
 )
@@ -32,6 +33,9 @@ type statsEntry struct {
 	// Plans are the planner's sentences for undecided checks.
 	Plans    []string
 	JSON, MD string
+	// Checks are the efficiency checks, when the mode returned them
+	// (report); a set's tracking keeps only Lines.
+	Checks []report.EfficiencyCheck
 }
 
 // statsOf gathers the statistical gates from what the mode returned.
@@ -41,7 +45,7 @@ func statsOf(m *Result) []statsEntry {
 		return nil
 	}
 	if r := m.Report; r != nil && r.Stats != nil {
-		out = append(out, statsEntry{Verdict: string(r.Stats.Verdict), Reason: r.Stats.Reason, Lines: r.Stats.StatsLines(), Plans: r.Stats.PlanSentences(), JSON: r.StatsJSON, MD: r.StatsMD})
+		out = append(out, statsEntry{Verdict: string(r.Stats.Verdict), Reason: r.Stats.Reason, Lines: r.Stats.StatsLines(), Plans: r.Stats.PlanSentences(), JSON: r.StatsJSON, MD: r.StatsMD, Checks: r.Stats.Efficiency})
 	}
 	var sets []*verify.SetResult
 	if m.Set != nil {

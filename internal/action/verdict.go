@@ -127,6 +127,11 @@ func judge(p *Plan, res *results, stats []statsEntry, lb *Lookback, code int) ve
 		} else if res.ModeError != "" {
 			v.DecidedBy = "the batch stopped: " + res.ModeError
 		}
+	case p.Mode == "pr-comment":
+		v.DecidedBy = "posting the comment file"
+		if res.ModeError != "" {
+			v.DecidedBy += ": " + res.ModeError
+		}
 	case p.Mode == "qa-audit":
 		v.DecidedBy = "the verdicts of the audited questions"
 		if res.Audit != nil && len(res.Audit.Cases) > 0 {

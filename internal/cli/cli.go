@@ -73,6 +73,7 @@ func Commands() []Command {
 		{Name: "ordered", Summary: "verify the ordered scenario sets, stop at the first failure", Run: runOrdered},
 		{Name: "swebench", Summary: "SWE-bench predictions: run, batch, prepare-images, merge", Run: runSwebench},
 		{Name: "qa-audit", Summary: "prove every benchmark question by execution and remediate", Run: runQAAudit},
+		{Name: "pr-comment", Summary: "post a pull-request comment kept in a file (the second stage for forks)", Run: runPRComment},
 		{Name: "action", Summary: "run as the GitHub Action (reads INPUT_* variables)", Run: runAction},
 	}
 }

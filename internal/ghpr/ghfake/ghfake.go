@@ -31,6 +31,9 @@ type Pull struct {
 	Base   string
 	State  string
 	Labels []string
+	// HeadSHA is the head commit when the head branch is not in the fake
+	// (a pull request from a fork); "" reads the branch.
+	HeadSHA string
 }
 
 // Commit is a stored commit object.
@@ -48,6 +51,10 @@ type Server struct {
 	Owner, Repo   string
 	DefaultBranch string
 	Token         string // when set, every request must carry "Bearer <Token>"
+	// ReadOnlyToken, when set, is also accepted, for reading only: a
+	// request that writes gets 403, as the token of a pull request from
+	// a fork does.
+	ReadOnlyToken string
 
 	mu      sync.Mutex
 	blobs   map[string][]byte
@@ -62,6 +69,7 @@ type Server struct {
 	runs             []*WorkflowRun
 	artifacts        []*Artifact
 	archiveDownloads []int64
+	comments         []*IssueComment
 }
 
 // New starts a fake repository owner/repo whose default branch holds files.
@@ -193,14 +201,21 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("PATCH "+p+"/pulls/{number}", s.editPull)
 	mux.HandleFunc("POST "+p+"/issues/{number}/labels", s.addLabels)
 	s.artifactRoutes(mux, p)
+	s.commentRoutes(mux, p)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls = append(s.calls, r.Method+" "+r.URL.Path)
 		s.mu.Unlock()
 		// The signed archive URLs carry their own credential.
 		blob := strings.HasPrefix(r.URL.Path, blobPrefix)
-		if !blob && s.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.Token {
+		auth := r.Header.Get("Authorization")
+		readOnly := s.ReadOnlyToken != "" && auth == "Bearer "+s.ReadOnlyToken
+		if !blob && s.Token != "" && auth != "Bearer "+s.Token && !readOnly {
 			writeErr(w, http.StatusUnauthorized, "Bad credentials", nil)
+			return
+		}
+		if readOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeErr(w, http.StatusForbidden, "Resource not accessible by integration", nil)
 			return
 		}
 		if _, pattern := mux.Handler(r); pattern == "" {
@@ -592,7 +607,7 @@ func (s *Server) pullJSON(r *http.Request, p *Pull) map[string]any {
 		"number": p.Number, "state": p.State, "title": p.Title, "body": p.Body,
 		"html_url": "https://github.com/" + s.Owner + "/" + s.Repo + "/pull/" + strconv.Itoa(p.Number),
 		"url":      s.url(r, "pulls/"+strconv.Itoa(p.Number)),
-		"head":     map[string]any{"ref": p.Head, "label": s.Owner + ":" + p.Head, "sha": s.refs["heads/"+p.Head]},
+		"head":     map[string]any{"ref": p.Head, "label": s.Owner + ":" + p.Head, "sha": orRef(p.HeadSHA, s.refs["heads/"+p.Head])},
 		"base":     map[string]any{"ref": p.Base, "label": s.Owner + ":" + p.Base},
 		"labels":   labels,
 	}

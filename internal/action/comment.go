@@ -1,0 +1,272 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/prcomment"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/textfmt"
+)
+
+// commentInputs are the inputs of the pull-request comment.
+var commentInputs = []Input{
+	{Name: "pr-comment", Kind: Adapter, Default: "off", Description: "On a pull request, keep one comment with the verdict up to date (one per workflow, job and mode, edited in place): always, on-failure (created when the step fails, then kept up to date) or off. Needs pull-requests: write; a read-only token (a pull request from a fork) is a notice, and the comment is kept in the artifact <artifact-prefix>-<job>-pr-comment for a workflow_run workflow to post (mode pr-comment)."},
+	{Name: "comment-file", Kind: Text, Flag: "--file", Modes: []string{"pr-comment"}, Required: true, Description: "pr-comment: the pr-comment.json to post, from the artifact a pull request's run kept (the second stage for pull requests from forks)."},
+}
+
+// commentOutputs are the outputs of the pull-request comment.
+var commentOutputs = []Output{
+	{"pr-comment-url", "URL of the pull-request comment created or updated; empty when none was posted."},
+}
+
+// prCommentModes are the values of the pr-comment input.
+var prCommentModes = []string{"always", "on-failure", "off"}
+
+// stepResult is what the renderers read: the plan, what the mode
+// returned, how the step judged it and what it uploaded. Each renderer
+// reads only this, never another renderer's output.
+type stepResult struct {
+	Plan      *Plan
+	Res       *results
+	Code      int
+	Verdict   verdict
+	Stats     []statsEntry
+	Lookback  *Lookback
+	Artifacts []artifact
+	// RunURL is the run's page, where the job summary is.
+	RunURL string
+	// ArtifactURL links an uploaded artifact by its ID.
+	ArtifactURL func(id int64) string
+	// Comment is what mode pr-comment posted.
+	Comment *prcomment.Result
+}
+
+// maxCommentItems is how many failing or flaky scenarios the comment
+// names; the rest are counted.
+const maxCommentItems = 10
+
+// commentBody renders the pull-request comment: the verdict first, the
+// efficiency deltas with their intervals when the statistical gate ran,
+// the change against the baseline, the failing and flaky scenarios, and
+// links to the job summary and the artifacts. It fits GitHub's 65,536
+// characters with the marker line.
+func commentBody(marker string, s *stepResult) string {
+	var doc jobsummary.Doc
+	doc.Note = "see the job summary"
+	sec := doc.Section(s.Verdict.Title(s.Plan.Mode))
+	sec.Level = 3
+	sec.Para("%s", s.Verdict.Sentence(textfmt.Cell))
+	for _, e := range s.Stats {
+		who := "Efficiency, ghx against agent_direct"
+		if e.Set != "" {
+			who = "Set " + textfmt.Cell(e.Set) + ": efficiency"
+		}
+		sec.Para("**%s** (statistical gate: %s):", who, strings.ToUpper(e.Verdict))
+		if len(e.Checks) > 0 {
+			var rows [][]string
+			for _, c := range e.Checks {
+				interval := "–"
+				if c.Scenarios > 0 {
+					interval = fmt.Sprintf("[%s, %s]", report.Percent(c.LowPct), report.Percent(c.HighPct))
+				}
+				rows = append(rows, []string{c.Metric, report.Percent(c.EstimatePct), interval, strconv.Itoa(c.Scenarios), report.Percent(c.MinReductionPct), report.VerdictLabel(c.Verdict)})
+			}
+			sec.Table([]string{"reduction of", "estimate", "interval", "scenarios", "threshold", "verdict"}, rows)
+			continue
+		}
+		items := make([]string, len(e.Lines))
+		for i, l := range e.Lines {
+			items[i] = textfmt.Code(l)
+		}
+		sec.List(items)
+	}
+	if lb := s.Lookback; lb != nil && lb.Comparison != nil {
+		c := lb.Comparison
+		line := fmt.Sprintf("**Against the baseline**: %s", strings.ToUpper(c.Verdict))
+		if reg := regressions(c); len(reg) > 0 {
+			line += ": " + textfmt.Cell(strings.Join(reg, "; "))
+		}
+		sec.Para("%s.", line)
+	}
+	if ids := failingScenarios(s.Res); len(ids) > 0 {
+		sec.Para("**Failing scenarios** (%d): %s.", len(ids), countedList(ids))
+	}
+	if lb := s.Lookback; lb != nil && lb.History != nil && len(lb.History.Flaky) > 0 {
+		var ids []string
+		for _, f := range lb.History.Flaky {
+			ids = append(ids, f.Mode+"/"+f.ID+" ("+f.Label()+")")
+		}
+		sec.Para("**Flaky scenarios** (%d): %s.", len(ids), countedList(ids))
+	}
+	var links []string
+	if s.RunURL != "" {
+		links = append(links, "[job summary]("+s.RunURL+")")
+	}
+	for _, a := range s.Artifacts {
+		if a.Err == nil && a.ID != 0 && s.ArtifactURL != nil {
+			links = append(links, "["+textfmt.Cell(a.Name)+"]("+s.ArtifactURL(a.ID)+")")
+		}
+	}
+	if len(links) > 0 {
+		sec.Para("%s", strings.Join(links, " · "))
+	}
+	return marker + "\n" + doc.Render(prcomment.MaxBody-len(marker)-1)
+}
+
+// countedList names the first maxCommentItems as code and counts the rest.
+func countedList(ids []string) string {
+	shown := ids
+	if len(shown) > maxCommentItems {
+		shown = shown[:maxCommentItems]
+	}
+	out := make([]string, len(shown))
+	for i, id := range shown {
+		out[i] = textfmt.Code(id)
+	}
+	s := strings.Join(out, ", ")
+	if n := len(ids) - len(shown); n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
+	}
+	return s
+}
+
+// failingScenarios are the scenarios with a failing row: <set>/<id> for
+// sets, <mode>/<id> for report, each once.
+func failingScenarios(res *results) []string {
+	var out []string
+	for _, s := range res.Sets {
+		for _, id := range s.Tracking.FailingScenarios {
+			out = append(out, s.Tracking.Set+"/"+id)
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range res.SuiteOrder {
+		for _, v := range res.Suites[m].Violations {
+			id := m + "/" + v.ScenarioID
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	if res.Audit != nil {
+		for _, c := range res.Audit.Cases {
+			if c.Verdict != "Valid" {
+				out = append(out, c.ID+" "+c.Verdict)
+			}
+		}
+	}
+	if res.Batch != nil {
+		for _, in := range res.Batch.Instances {
+			if in.Status != "success" {
+				out = append(out, in.InstanceID+" "+in.Status)
+			}
+		}
+	}
+	return out
+}
+
+// prComment keeps the pull request's comment up to date, as the
+// pr-comment input asks. Nothing here fails the step: a token that
+// cannot write (a pull request from a fork) is a notice, and the comment
+// is uploaded for a second workflow to post.
+func (r *reporter) prComment(ctx context.Context, s *stepResult) {
+	if s.Plan.Mode == "pr-comment" {
+		if s.Comment != nil {
+			r.output("pr-comment-url", s.Comment.URL)
+		}
+		return
+	}
+	want := orDefault(r.a.GetInput("pr-comment"), "off")
+	if want == "off" {
+		return
+	}
+	gctx, err := r.a.Context()
+	if err != nil || gctx == nil {
+		return
+	}
+	pr, _ := gctx.Event["pull_request"].(map[string]any)
+	num, _ := pr["number"].(float64)
+	if pr == nil || num < 1 {
+		r.a.Infof("pr-comment: the event %s is not a pull request; no comment", orDefault(gctx.EventName, "(none)"))
+		return
+	}
+	head, _ := pr["head"].(map[string]any)
+	sha, _ := head["sha"].(string)
+	modeKey := s.Plan.Mode
+	if s.Plan.Mode == "set" && len(s.Res.Sets) == 1 {
+		modeKey += "/" + s.Res.Sets[0].Tracking.Set
+	}
+	marker := prcomment.Marker(gctx.Workflow, gctx.Job, modeKey)
+	c := &prcomment.Comment{Repository: gctx.Repository, PullRequest: int(num), HeadSHA: sha, Marker: marker, Body: commentBody(marker, s)}
+	if err := c.Validate(); err != nil {
+		r.a.Warningf("pr-comment: %v; no comment", err)
+		return
+	}
+	kept := r.keepComment(ctx, s.Plan, c)
+	token := s.Plan.Env["GITHUB_TOKEN"]
+	if token == "" {
+		r.a.Noticef("pr-comment: no github-token; the comment was not posted%s", kept)
+		return
+	}
+	gh, err := prcomment.NewClient(r.cfg.Getenv("GITHUB_API_URL"), token)
+	if err != nil {
+		r.a.Warningf("pr-comment: %v", err)
+		return
+	}
+	res, err := prcomment.Upsert(ctx, gh, c, prcomment.Options{NoCreate: want == "on-failure" && s.Code == exitOK})
+	switch {
+	case prcomment.Forbidden(err):
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate pr-comment"}).Noticef("the comment on pull request #%d was not posted: the token may not write to it (a pull request from a fork gets a read-only token)%s", c.PullRequest, kept)
+	case err != nil:
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate pr-comment"}).Warningf("the comment on pull request #%d was not posted: %v", c.PullRequest, err)
+	default:
+		r.a.Infof("pr-comment: %s %s", res.Action(), orDefault(res.URL, "(no comment yet; on-failure creates one when the step fails)"))
+		r.output("pr-comment-url", res.URL)
+	}
+}
+
+// keepComment uploads the comment as its own small artifact, so that a
+// workflow_run workflow can post it when this run's token cannot, and
+// says where it is; "" when it was not kept.
+func (r *reporter) keepComment(ctx context.Context, p *Plan, c *prcomment.Comment) string {
+	if !p.Upload || r.cfg.Upload == nil {
+		return ""
+	}
+	dir, err := os.MkdirTemp(r.cfg.Getenv("RUNNER_TEMP"), "benchgate-comment-")
+	if err != nil {
+		r.a.Warningf("pr-comment: the comment was not kept: %v", err)
+		return ""
+	}
+	defer os.RemoveAll(dir)
+	if err := c.Write(filepath.Join(dir, prcomment.FileName)); err != nil {
+		r.a.Warningf("pr-comment: the comment was not kept: %v", err)
+		return ""
+	}
+	name := r.artifactName(p.ArtifactPrefix, "pr-comment")
+	if _, _, err := r.cfg.Upload(ctx, name, dir, nil); err != nil {
+		r.a.Warningf("pr-comment: upload of %s failed: %v", name, err)
+		return ""
+	}
+	return fmt.Sprintf("; it is kept in artifact %s (%s) for a workflow_run workflow to post (docs/action.md)", name, prcomment.FileName)
+}
+
+// runURL is the run's page on GitHub, where its job summaries are.
+func runURL(getenv func(string) string) (run string, artifactURL func(int64) string) {
+	server, repo, id := orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID")
+	if repo == "" || id == "" {
+		return "", nil
+	}
+	base := strings.TrimRight(server, "/") + "/" + repo + "/actions/runs/" + id
+	run = base
+	if at := getenv("GITHUB_RUN_ATTEMPT"); at != "" && at != "1" {
+		run += "/attempts/" + at
+	}
+	return run, func(aid int64) string { return base + "/artifacts/" + strconv.FormatInt(aid, 10) }
+}

@@ -1,0 +1,211 @@
+package ghfake
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// IssueComment is a comment on an issue or pull request as the fake
+// keeps it.
+type IssueComment struct {
+	ID      int64
+	Issue   int
+	Body    string
+	Created time.Time
+	Updated time.Time
+	// Edits counts the times the body was changed.
+	Edits int
+}
+
+func orRef(sha, ref string) string {
+	if sha != "" {
+		return sha
+	}
+	return ref
+}
+
+// AddPull adds a pull request as if opened on GitHub (a fork's has a
+// HeadSHA and a head branch the fake does not hold) and returns its
+// number.
+func (s *Server) AddPull(p Pull) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p.Number = len(s.pulls) + 1
+	if p.State == "" {
+		p.State = "open"
+	}
+	s.pulls = append(s.pulls, &p)
+	return p.Number
+}
+
+// Comments returns the comments of issue or pull request n, oldest
+// first.
+func (s *Server) Comments(n int) []IssueComment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []IssueComment
+	for _, c := range s.comments {
+		if c.Issue == n {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// AddComment adds a comment someone else wrote to issue or pull
+// request n and returns its ID.
+func (s *Server) AddComment(n int, body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	c := &IssueComment{ID: int64(1000 + len(s.comments)), Issue: n, Body: body, Created: now, Updated: now}
+	s.comments = append(s.comments, c)
+	return c.ID
+}
+
+func (s *Server) commentRoutes(mux *http.ServeMux, p string) {
+	mux.HandleFunc("GET "+p+"/pulls/{number}", s.getPull)
+	mux.HandleFunc("GET "+p+"/issues/{number}/comments", s.listComments)
+	mux.HandleFunc("POST "+p+"/issues/{number}/comments", s.createComment)
+	mux.HandleFunc("PATCH "+p+"/issues/comments/{id}", s.editComment)
+}
+
+func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.pull(w, r); p != nil {
+		writeJSON(w, http.StatusOK, s.pullJSON(r, p))
+	}
+}
+
+func (s *Server) commentJSON(r *http.Request, c *IssueComment) map[string]any {
+	return map[string]any{
+		"id": c.ID, "body": c.Body,
+		"html_url":   fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", s.Owner, s.Repo, c.Issue, c.ID),
+		"url":        s.url(r, "issues/comments/"+strconv.FormatInt(c.ID, 10)),
+		"issue_url":  s.url(r, "issues/"+strconv.Itoa(c.Issue)),
+		"created_at": c.Created.UTC().Format(time.RFC3339), "updated_at": c.Updated.UTC().Format(time.RFC3339),
+		"user": map[string]any{"login": "github-actions[bot]", "type": "Bot"},
+	}
+}
+
+// listComments pages as GitHub does: per_page (default 30, at most
+// 100), page from 1, and a Link header naming the next and last pages.
+func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	q := r.URL.Query()
+	per, page := 30, 1
+	if v := q.Get("per_page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			writeErr(w, http.StatusUnprocessableEntity, "per_page must be a positive integer", nil)
+			return
+		}
+		per = min(n, 100)
+	}
+	if v := q.Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			writeErr(w, http.StatusUnprocessableEntity, "page must be a positive integer", nil)
+			return
+		}
+		page = n
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pull(w, r) == nil {
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("number"))
+	var all []*IssueComment
+	for _, c := range s.comments {
+		if c.Issue == n {
+			all = append(all, c)
+		}
+	}
+	last := max(1, (len(all)+per-1)/per)
+	out := []map[string]any{}
+	for i := (page - 1) * per; i < len(all) && i < page*per; i++ {
+		out = append(out, s.commentJSON(r, all[i]))
+	}
+	link := func(p int, rel string) string {
+		return fmt.Sprintf(`<http://%s%s?per_page=%d&page=%d>; rel="%s"`, r.Host, r.URL.Path, per, p, rel)
+	}
+	if page < last {
+		w.Header().Set("Link", link(page+1, "next")+", "+link(last, "last"))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	var req struct {
+		Body *string `json:"body"`
+	}
+	if !decode(w, r, &req) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pull(w, r) == nil {
+		return
+	}
+	if req.Body == nil || *req.Body == "" {
+		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "missing_field"}})
+		return
+	}
+	if len([]rune(*req.Body)) > 65536 {
+		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "custom", Message: "Body is too long (maximum is 65536 characters)"}})
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("number"))
+	now := s.now()
+	c := &IssueComment{ID: int64(1000 + len(s.comments)), Issue: n, Body: *req.Body, Created: now, Updated: now}
+	s.comments = append(s.comments, c)
+	writeJSON(w, http.StatusCreated, s.commentJSON(r, c))
+}
+
+func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
+	if !s.repoOK(w, r) {
+		return
+	}
+	var req struct {
+		Body *string `json:"body"`
+	}
+	if !decode(w, r, &req) {
+		return
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var c *IssueComment
+	for _, x := range s.comments {
+		if err == nil && x.ID == id {
+			c = x
+		}
+	}
+	if c == nil {
+		writeErr(w, http.StatusNotFound, "Not Found", nil)
+		return
+	}
+	if req.Body == nil || *req.Body == "" {
+		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "missing_field"}})
+		return
+	}
+	if len([]rune(*req.Body)) > 65536 {
+		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "custom", Message: "Body is too long (maximum is 65536 characters)"}})
+		return
+	}
+	c.Body, c.Updated = *req.Body, s.now()
+	c.Edits++
+	writeJSON(w, http.StatusOK, s.commentJSON(r, c))
+}

@@ -1,0 +1,239 @@
+// Package prcomment keeps one sticky comment on a pull request: a hidden
+// marker names the workflow, job and mode it belongs to, and each run
+// edits the comment carrying its marker instead of adding another, so a
+// pull request shows one current verdict per check, as the tools
+// maintainers already use do (github-action-benchmark, Bencher,
+// CodSpeed).
+//
+// A comment can also be kept as a file (pr-comment.json) and posted
+// later: a pull request from a fork gets a read-only token, so a second
+// workflow, started by workflow_run with a token that can write, posts
+// the file the first run left in its artifact. Read checks such a file
+// strictly, since it comes from a run of someone else's code.
+package prcomment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
+)
+
+// MaxBody is GitHub's limit of a comment's body, in characters; a body
+// is kept to as many bytes, which are never fewer.
+const MaxBody = 65536
+
+// FileName is the file a comment is kept in, in the run folder and so
+// in the run's artifact.
+const FileName = "pr-comment.json"
+
+// markerPrefix starts every marker; a comment without it is never
+// edited.
+const markerPrefix = "<!-- benchgate-comment "
+
+// Comment is a sticky comment: where it goes and what it says.
+type Comment struct {
+	// Repository is owner/name.
+	Repository  string `json:"repository"`
+	PullRequest int    `json:"pull_request"`
+	// HeadSHA is the pull request's head commit the run judged; a
+	// comment posted from a file is refused when the pull request has
+	// moved to another head, so a file can only speak about its own run.
+	HeadSHA string `json:"head_sha"`
+	Marker  string `json:"marker"`
+	// Body is the Markdown, the marker on its first line.
+	Body string `json:"body"`
+}
+
+var markerPart = regexp.MustCompile(`[^A-Za-z0-9._/@-]+`)
+
+// Marker is the hidden line that identifies the comment of one
+// workflow, job and mode. Anything that could end the HTML comment is
+// replaced, so the marker stays hidden whatever the names are.
+func Marker(workflow, job, mode string) string {
+	clean := func(s string) string { return markerPart.ReplaceAllString(strings.ReplaceAll(s, "--", "-"), "_") }
+	return fmt.Sprintf("%sworkflow=%s job=%s mode=%s -->", markerPrefix, clean(workflow), clean(job), clean(mode))
+}
+
+var (
+	repoPattern   = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+	shaPattern    = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	markerPattern = regexp.MustCompile(`^<!-- benchgate-comment workflow=[A-Za-z0-9._/@_-]* job=[A-Za-z0-9._/@_-]* mode=[A-Za-z0-9._/@_-]* -->$`)
+)
+
+// Validate says what is wrong with a comment, naming the field.
+func (c *Comment) Validate() error {
+	switch {
+	case !repoPattern.MatchString(c.Repository):
+		return fmt.Errorf("field repository: expected owner/name, got %q", c.Repository)
+	case c.PullRequest < 1:
+		return fmt.Errorf("field pull_request: expected a pull request number >= 1, got %d", c.PullRequest)
+	case c.HeadSHA != "" && !shaPattern.MatchString(c.HeadSHA):
+		return fmt.Errorf("field head_sha: expected 40 hexadecimal digits, got %q", c.HeadSHA)
+	case !markerPattern.MatchString(c.Marker):
+		return fmt.Errorf("field marker: expected a benchgate comment marker, got %q", c.Marker)
+	case !strings.HasPrefix(c.Body, c.Marker+"\n"):
+		return fmt.Errorf("field body: expected to start with its marker line")
+	case len(c.Body) > MaxBody:
+		return fmt.Errorf("field body: %d bytes, more than GitHub's %d", len(c.Body), MaxBody)
+	}
+	return nil
+}
+
+// Write keeps the comment in path, atomically.
+func (c *Comment) Write(path string) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(path, append(b, '\n'), 0o644)
+}
+
+// Read reads and checks a comment file.
+func Read(path string) (*Comment, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c Comment
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: not a comment file: %v", path, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &c, nil
+}
+
+// NewClient is a go-github client for api (GITHUB_API_URL; "" is
+// github.com) with token.
+func NewClient(api, token string) (*github.Client, error) {
+	gh := github.NewClient(&http.Client{Timeout: time.Minute}).WithAuthToken(token)
+	if api != "" {
+		u, err := url.Parse(strings.TrimRight(api, "/") + "/")
+		if err != nil {
+			return nil, fmt.Errorf("GITHUB_API_URL %q: %v", api, err)
+		}
+		gh.BaseURL = u
+	}
+	return gh, nil
+}
+
+// Result is what Upsert did.
+type Result struct {
+	URL     string
+	ID      int64
+	Created bool
+	// Updated is false when the comment already said the same, and when
+	// there was none to update (Options.NoCreate).
+	Updated bool
+}
+
+// Action says what was done, in a word: created, updated, unchanged or
+// not posted.
+func (r Result) Action() string {
+	switch {
+	case r.Created:
+		return "created"
+	case r.Updated:
+		return "updated"
+	case r.ID != 0:
+		return "unchanged"
+	}
+	return "not posted"
+}
+
+// Options change what Upsert does.
+type Options struct {
+	// CheckHead: the pull request's head must still be the comment's
+	// HeadSHA.
+	CheckHead bool
+	// NoCreate only updates a comment that exists (pr-comment:
+	// on-failure, once the failure is fixed).
+	NoCreate bool
+}
+
+// maxPages bounds the comments looked through (100 a page).
+const maxPages = 50
+
+// Upsert edits the pull request's comment carrying c.Marker, or creates
+// it when there is none; of several (a race between two runs), the
+// oldest is kept current.
+func Upsert(ctx context.Context, gh *github.Client, c *Comment, o Options) (Result, error) {
+	if err := c.Validate(); err != nil {
+		return Result{}, err
+	}
+	owner, repo, _ := strings.Cut(c.Repository, "/")
+	if o.CheckHead {
+		pr, _, err := gh.PullRequests.Get(ctx, owner, repo, c.PullRequest)
+		if err != nil {
+			return Result{}, fmt.Errorf("read pull request #%d: %w", c.PullRequest, err)
+		}
+		if got := pr.GetHead().GetSHA(); got != c.HeadSHA {
+			return Result{}, fmt.Errorf("pull request #%d's head is %s, the comment is about %s: not posted", c.PullRequest, short(got), short(c.HeadSHA))
+		}
+	}
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for page := 0; page < maxPages; page++ {
+		list, resp, err := gh.Issues.ListComments(ctx, owner, repo, c.PullRequest, opts)
+		if err != nil {
+			return Result{}, fmt.Errorf("list the comments of #%d: %w", c.PullRequest, err)
+		}
+		for _, old := range list {
+			if firstLine(old.GetBody()) != c.Marker {
+				continue
+			}
+			if old.GetBody() == c.Body {
+				return Result{URL: old.GetHTMLURL(), ID: old.GetID()}, nil
+			}
+			got, _, err := gh.Issues.EditComment(ctx, owner, repo, old.GetID(), &github.IssueComment{Body: github.String(c.Body)})
+			if err != nil {
+				return Result{}, fmt.Errorf("edit comment %d of #%d: %w", old.GetID(), c.PullRequest, err)
+			}
+			return Result{URL: got.GetHTMLURL(), ID: got.GetID(), Updated: true}, nil
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if o.NoCreate {
+		return Result{}, nil
+	}
+	got, _, err := gh.Issues.CreateComment(ctx, owner, repo, c.PullRequest, &github.IssueComment{Body: github.String(c.Body)})
+	if err != nil {
+		return Result{}, fmt.Errorf("comment on #%d: %w", c.PullRequest, err)
+	}
+	return Result{URL: got.GetHTMLURL(), ID: got.GetID(), Created: true}, nil
+}
+
+// Forbidden reports whether err is GitHub refusing a token that may not
+// write (403), as the token of a pull request from a fork is.
+func Forbidden(err error) bool {
+	var e *github.ErrorResponse
+	return errors.As(err, &e) && e.Response != nil && e.Response.StatusCode == http.StatusForbidden
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return strings.TrimRight(l, "\r")
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
