@@ -107,7 +107,7 @@ func Inputs() []Input {
 		// swebench-batch
 		{Name: "instance-file", Kind: Text, Flag: "--instance-file", Modes: []string{"swebench-batch"}, Description: "swebench-batch: file with the instance IDs to run (default: the SWE-bench Multilingual test split)."},
 		{Name: "dataset-file", Kind: Text, Flag: "--dataset-file", Modes: []string{"swebench-batch"}, Description: "swebench-batch: json/jsonl records with instance_id and problem_statement (the instances' task texts)."},
-		{Name: "codex-binary", Kind: Text, Flag: "--codex-binary", Modes: []string{"swebench-batch"}, Description: "swebench-batch: static Codex CLI copied into instance containers whose image lacks codex; a bare name (codex) is looked up in the runner's PATH."},
+		{Name: "codex-binary", Kind: Text, Flag: "--codex-binary", Modes: []string{"swebench-batch"}, Description: "swebench-batch: static Codex CLI mounted read-only into instance containers whose image lacks codex (nothing is copied, no image changes); a bare name (codex) is looked up in the runner's PATH."},
 		{Name: "max-loops", Kind: Int, Flag: "--max-loops", Modes: []string{"swebench-batch"}, Description: "swebench-batch: execute passes per instance (default 50)."},
 		{Name: "resume", Kind: Text, Flag: "--resume", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run root of an earlier batch; instances with a terminal status are skipped."},
 		{Name: "shard", Kind: Text, Flag: "--shard", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run only shard i/n of the sorted instances (for a matrix of runners; or give shard-index and shard-total)."},

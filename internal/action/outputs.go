@@ -16,7 +16,7 @@ type Output struct {
 // exactly these (a test cross-checks both ways).
 func Outputs() []Output {
 	return append([]Output{
-		{"status", "pass, fail, incomplete (a SWE-bench instance ran out of loops) or error (bad input; nothing was judged)."},
+		{"status", "pass, fail, incomplete (a SWE-bench instance ran out of loops) or error (bad input; nothing was judged). For swebench-batch it says what the instances did, even when fail-on let the step pass (exit-code 0)."},
 		{"exit-code", "The mode's exit code: 0 pass, 1 fail, 2 bad input, 20 incomplete."},
 		{"out-dir", "Folder the results were written to, relative to the workspace (the run root for swebench-batch)."},
 		{"tracking", "Paths of the tracking.json files (set, ordered), one per line, in the order the sets ran."},

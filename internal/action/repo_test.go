@@ -218,6 +218,14 @@ func TestDocsShowExamples(t *testing.T) {
 			t.Errorf("docs/action.md does not show %s verbatim", filepath.Base(f))
 		}
 	}
+	// The SWE-bench page shows its sharded job as users copy it.
+	sw, err := os.ReadFile(filepath.Join(root, "docs", "swebench.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, ".github", "workflows", "examples", "swebench-shards.yml")); err != nil || !bytes.Contains(sw, b) {
+		t.Errorf("docs/swebench.md does not show swebench-shards.yml verbatim (%v)", err)
+	}
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,26 @@
 package actrun
 
 import (
+	"archive/zip"
+	"context"
+	"crypto/sha1"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/imagetest"
 	"github.com/benchgate/benchgate/internal/swebench"
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
@@ -18,17 +30,29 @@ import (
 var (
 	plansDirRe  = regexp.MustCompile("`([^`]+)/SPECIFICATION\\.md`")
 	patchPathRe = regexp.MustCompile("HEAD > ([^`\\s]+)`")
+	codeDirRe   = regexp.MustCompile("`cd (\\S+) && git diff")
 )
 
-const swebenchPatch = "diff --git a/README b/README\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-code\n+fixed code\n"
+// shardAgent answers every Responses request as a model would, from what
+// the request says rather than from a fixed order, so that shards running
+// at once can share one endpoint, and it follows the built-in prompts
+// literally: given the plan prompt it writes the plan where the prompt
+// says; given the execute prompt it edits the code and writes the patch
+// with the prompt's own `git diff ... HEAD > <patch>` command, then moves
+// the plan documents as the outcome wants. What each instance ends as is
+// chosen by its ID. After a tool result it reports done.
+type shardAgent struct {
+	outcome map[string]string // instance ID -> success, blocked or incomplete
+	// hold, while set, is the instance whose first request waits until
+	// release is closed (arrived is signalled once it is waiting): the
+	// test stops that shard's benchgate meanwhile, as a runner does when
+	// a step's time runs out.
+	hold    atomic.Pointer[string]
+	arrived chan struct{}
+	release chan struct{}
+}
 
-// solvingAgent answers every Responses request as a model that solves
-// the task would, from what the request says rather than from a fixed
-// order, so that shards running at once can share one endpoint: after a
-// tool result it reports done; given the plan prompt it writes the plan
-// where the prompt says; given the execute prompt it writes the patch and
-// archives the plan documents.
-func solvingAgent(r fakeresponses.Request) []fakeresponses.Item {
+func (a *shardAgent) answer(r fakeresponses.Request) []fakeresponses.Item {
 	if n := len(r.Input); n > 0 && r.Input[n-1]["type"] == "function_call_output" {
 		return []fakeresponses.Item{fakeresponses.Message("Done.")}
 	}
@@ -38,46 +62,161 @@ func solvingAgent(r fakeresponses.Request) []fakeresponses.Item {
 		return []fakeresponses.Item{fakeresponses.Message("I cannot tell where the task is.")}
 	}
 	dir := plans[len(plans)-1][1]
-	if m := patchPathRe.FindAllStringSubmatch(text, -1); len(m) > 0 && strings.LastIndex(text, "# Execute") > strings.LastIndex(text, "# Plan") {
-		return []fakeresponses.Item{fakeresponses.Shell(fmt.Sprintf(
-			"mkdir -p %[1]s/archive && mv %[1]s/SPECIFICATION.md %[1]s/EXECUTION_PLAN.md %[1]s/archive/ && printf '%[2]s' > %[3]s && echo EXECUTED",
-			dir, strings.ReplaceAll(swebenchPatch, "\n", "\\n"), m[len(m)-1][1]))}
+	id := filepath.Base(filepath.Dir(dir))
+	if h := a.hold.Load(); h != nil && *h == id {
+		a.arrived <- struct{}{}
+		<-a.release
+		return []fakeresponses.Item{fakeresponses.Message("Still thinking.")}
 	}
-	return []fakeresponses.Item{fakeresponses.Shell(fmt.Sprintf("printf '# Plan\\n1. fix README\\n' > %s/EXECUTION_PLAN.md && echo PLAN_WRITTEN", dir))}
+	patch := patchPathRe.FindAllStringSubmatch(text, -1)
+	code := codeDirRe.FindAllStringSubmatch(text, -1)
+	if len(patch) == 0 || len(code) == 0 || strings.LastIndex(text, "# Execute") < strings.LastIndex(text, "# Plan") {
+		return []fakeresponses.Item{fakeresponses.Shell(fmt.Sprintf("printf '# Plan\\n1. fix README\\n' > %s/EXECUTION_PLAN.md && echo PLAN_WRITTEN", dir))}
+	}
+	diff := fmt.Sprintf("cd %s && git diff --binary --full-index --no-color HEAD > %s", code[len(code)-1][1], patch[len(patch)-1][1])
+	move := func(to string) string {
+		return fmt.Sprintf("mkdir -p %[1]s/%[2]s && mv %[1]s/SPECIFICATION.md %[1]s/EXECUTION_PLAN.md %[1]s/%[2]s/", dir, to)
+	}
+	var cmd string
+	switch a.outcome[id] {
+	case "success":
+		cmd = fmt.Sprintf("cd %s && printf 'fixed code\\n' > README && %s && %s", code[len(code)-1][1], diff, move("archive"))
+	case "blocked":
+		cmd = fmt.Sprintf("%s && printf 'BLOCKED: the build needs the network\\n' | cat - %s/EXECUTION_PLAN.md > /tmp/plan && mv /tmp/plan %s/EXECUTION_PLAN.md && %s", diff, dir, dir, move("blocked"))
+	default: // archived with nothing changed: an empty patch is incomplete
+		cmd = fmt.Sprintf("%s && %s", diff, move("archive"))
+	}
+	return []fakeresponses.Item{fakeresponses.Shell(cmd + " && echo EXECUTED")}
+}
+
+// artifactFileGlob returns the one file of an uploaded artifact whose
+// name matches pattern (path.Match), as a user who downloads it would
+// read it.
+func artifactFileGlob(t *testing.T, dir, artifact, pattern string) []byte {
+	t.Helper()
+	zips, _ := filepath.Glob(filepath.Join(dir, "*", artifact, artifact+".zip"))
+	if len(zips) != 1 {
+		t.Fatalf("artifact %s: %d uploads (%v), want 1; artifacts: %v", artifact, len(zips), zips, artifactNames(t, dir))
+	}
+	zr, err := zip.OpenReader(zips[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var found []*zip.File
+	for _, f := range zr.File {
+		if ok, _ := path.Match(pattern, f.Name); ok {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("artifact %s: %d files match %s, want 1", artifact, len(found), pattern)
+	}
+	rc, err := found[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// gitBlob is git's object ID of a file with content c.
+func gitBlob(c string) string {
+	return fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(c), c))))
+}
+
+// withMatrixStrategy is the example workflow as GitHub runs it, for act:
+// act (0.2.72, and its main branch too) leaves strategy.job-index and
+// strategy.job-total unset, so each is replaced by a matrix value that
+// holds what GitHub would give, and the example's one-line shard list
+// by those entries. Nothing else of the workflow changes.
+func withMatrixStrategy(t *testing.T, wf string, shards int) string {
+	t.Helper()
+	const list = "        shard: [1, 2, 3, 4]\n"
+	if strings.Count(wf, list) != 1 || !strings.Contains(wf, "${{ strategy.job-index }}") || !strings.Contains(wf, "${{ strategy.job-total }}") {
+		t.Fatalf("the example no longer has the matrix %q and the strategy expressions this test stands in for", list)
+	}
+	include := "        include:\n"
+	for k := 0; k < shards; k++ {
+		include += fmt.Sprintf("          - {shard: %d, job_index: %d, job_total: %d}\n", k+1, k, shards)
+	}
+	wf = strings.Replace(wf, list, include, 1)
+	wf = strings.ReplaceAll(wf, "${{ strategy.job-index }}", "${{ matrix.job_index }}")
+	return strings.ReplaceAll(wf, "${{ strategy.job-total }}", "${{ matrix.job_total }}")
+}
+
+// stopBenchgateOf sends SIGTERM to the benchgate process that runs the
+// container of instance id (its owner label names the process).
+func stopBenchgateOf(dc *container.Client, id string) error {
+	list, err := dc.List(context.Background(), swebench.LabelInstance+"="+id)
+	if err != nil {
+		return err
+	}
+	for _, c := range list {
+		pid, _, _ := strings.Cut(c.Labels[swebench.LabelOwner], ".")
+		if n, err := strconv.Atoi(pid); err == nil && n > 1 {
+			return syscall.Kill(n, syscall.SIGTERM)
+		}
+	}
+	return fmt.Errorf("no container of %s with an owner label", id)
 }
 
 // TestSwebenchShardsWorkflow runs .github/workflows/examples/swebench-
-// shards.yml, two of its four shards and the merge job, on the host
-// runner: the instance images are on the real Docker engine the runner's
-// DOCKER_HOST names, the static Codex CLI is on its PATH and benchgate
-// copies it into each instance container, and Codex talks to the
-// Responses endpoint of the CODEX_BASE_URL repository variable. Each
-// shard runs its one instance to a patch and uploads its run root; the
-// merge job downloads them and runs `swebench merge` in the image built
-// from the Dockerfile (ghcr.io/benchgate/benchgate:v1, as the example
-// names it), and uploads one predictions.jsonl with both predictions.
+// shards.yml with two shards on the host runner, as GitHub would: the
+// instance images are on the real Docker engine the runner's DOCKER_HOST
+// names, the static Codex CLI is on its PATH and benchgate gives it to
+// each instance container, and Codex talks to the Responses endpoint of
+// the CODEX_BASE_URL repository variable. The four instances end
+// differently: a success (a real `git diff` of an edited /testbed), a
+// blocked plan, a missing image, and an archived plan with an empty
+// patch (incomplete), so shard 1 has a success and a failure and passes.
+// Shard 2's step is stopped (SIGTERM, as when a step's time runs out)
+// while its second instance runs: that job fails, still uploads its run
+// root, and the merge job still merges both shards. "Re-run failed
+// jobs" (attempt 2, shard 2 only) downloads shard 2's first artifact,
+// resumes it (the blocked instance is kept, the stopped one runs again),
+// and the merge job of attempt 2 takes the newest state of each shard:
+// its predictions.jsonl is checked line by line.
 func TestSwebenchShardsWorkflow(t *testing.T) {
 	codexBin := testenv.Codex(t)
 	dockerHost := testenv.DockerHost(t)
 	dc := swebenchtest.Docker(t)
 	root := testenv.RepoRoot(t)
 
-	ids := []string{"apache__druid-13704", "apache__druid-14092"}
-	for _, id := range ids {
+	// Sorted, shard 1/2 runs ids[0] and ids[2], shard 2/2 ids[1] and ids[3].
+	ids := []string{"apache__druid-13704", "apache__druid-14092", "apache__druid-14136", "apache__druid-15402"}
+	success, blocked, missing, incomplete := ids[0], ids[1], ids[2], ids[3]
+	for _, id := range []string{success, blocked, incomplete} {
 		swebenchtest.ImportRealCodexImage(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, id))
 	}
+	agent := &shardAgent{outcome: map[string]string{success: "success", blocked: "blocked", incomplete: "incomplete"},
+		arrived: make(chan struct{}, 1), release: make(chan struct{})}
+	agent.hold.Store(&incomplete)
 	var script []fakeresponses.Turn
-	for range 4 * len(ids) { // plan and execute, each a call and its answer after the tool
-		script = append(script, fakeresponses.Turn{ItemsFrom: solvingAgent, Usage: fakeresponses.Usage{InputTokens: 1000, OutputTokens: 20}})
+	for range 40 {
+		script = append(script, fakeresponses.Turn{ItemsFrom: agent.answer, Usage: fakeresponses.Usage{InputTokens: 1000, OutputTokens: 20}})
 	}
 	srv := fakeresponses.New([]string{"qwen3-coder-next-FP8"}, script...)
 	defer srv.Close()
 
 	repo := t.TempDir()
 	copyTree(t, filepath.Join(root, ".github", "workflows", "examples"), filepath.Join(repo, ".github", "workflows"))
-	if err := copyFile(filepath.Join(root, "examples", "swebench", "instances.jsonl"), filepath.Join(repo, "swebench", "instances.jsonl")); err != nil {
+	wfPath := filepath.Join(repo, ".github", "workflows", "swebench-shards.yml")
+	wf, err := os.ReadFile(wfPath)
+	if err != nil {
 		t.Fatal(err)
 	}
+	writeFile(t, wfPath, withMatrixStrategy(t, string(wf), 2))
+	var dataset strings.Builder
+	for _, id := range ids {
+		row, _ := json.Marshal(map[string]string{"instance_id": id, "repo": "apache/druid", "problem_statement": "The README of " + id + " says code; it should say fixed code."})
+		dataset.Write(append(row, '\n'))
+	}
+	writeFile(t, filepath.Join(repo, "swebench", "instances.jsonl"), dataset.String())
 	gitCommitAll(t, repo)
 
 	const image = "ghcr.io/benchgate/benchgate:v1"
@@ -88,42 +227,106 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 
 	r := newRunner(t, filepath.Dir(codexBin))
 	artifacts := t.TempDir()
+	args := []string{"--var", "CODEX_BASE_URL=" + srv.BaseURL(), "--secret", "OPENAI_API_KEY=sk-swebench-123456"}
+	shard1, shard2 := "batch[job_index=0,job_total=2,shard=1]", "batch[job_index=1,job_total=2,shard=2]"
+
+	// Attempt 1: shard 2 is stopped while its second instance runs.
+	stopped := make(chan error, 1)
+	go func() {
+		select {
+		case <-agent.arrived:
+		case <-time.After(20 * time.Minute): // a guard: the run's own timeout ends the test first
+			stopped <- errors.New("the held instance never asked the endpoint")
+			return
+		}
+		err := stopBenchgateOf(dc, incomplete)
+		agent.hold.Store(nil)
+		close(agent.release)
+		stopped <- err
+	}()
 	res := r.exec(t, Run{Repo: repo, Workflow: ".github/workflows/swebench-shards.yml", Event: "workflow_dispatch", ArtifactDir: artifacts,
-		Args: []string{"--matrix", "shard:1", "--matrix", "shard:2",
-			"--var", "CODEX_BASE_URL=" + srv.BaseURL(), "--secret", "OPENAI_API_KEY=sk-swebench-123456"},
-		Env: []string{"DOCKER_HOST=" + dockerHost}})
-	checkJobs(t, res, map[string]string{"batch[shard=1]": "success", "batch[shard=2]": "success", "merge": "success"})
+		Args: args, Env: []string{"DOCKER_HOST=" + dockerHost}, Timeout: 20 * time.Minute})
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatalf("stopping shard 2: %v", err)
+		}
+	default:
+		t.Fatalf("shard 2 was never stopped; log:\n%s", tail(res.Log, 8000))
+	}
+	checkJobs(t, res, map[string]string{shard1: "success", shard2: "failure", "merge": "success"})
+	outs := res.Outputs(shard1)
+	if outs["status"] != "fail" || outs["exit-code"] != "0" || outs["instances-total"] != "2" || outs["instances-success"] != "1" || outs["instances-failed"] != "1" {
+		t.Errorf("shard 1 outputs %v: want status fail, exit code 0 (fail-on never), 2 instances, 1 success, 1 failed", outs)
+	}
+	if out := res.Output(shard1); !strings.Contains(out, success) || !strings.Contains(out, missing) || strings.Contains(out, blocked) {
+		t.Errorf("shard 1/2 did not run exactly %s and %s; output:\n%s", success, missing, tail(out, 4000))
+	}
+	firstMerge := string(artifactFile(t, artifacts, "swebench-predictions-attempt-1", "predictions.jsonl"))
+	if n := strings.Count(firstMerge, "\n"); n != 4 || !strings.Contains(firstMerge, `"instance_id":"`+incomplete+`","model_patch":""`) {
+		t.Errorf("attempt 1's merged predictions, with shard 2 stopped, want 4 rows:\n%s", firstMerge)
+	}
+
+	// Attempt 2: "Re-run failed jobs" runs shard 2 and the merge again.
+	res = r.exec(t, Run{Repo: repo, Workflow: ".github/workflows/swebench-shards.yml", Event: "workflow_dispatch", ArtifactDir: artifacts,
+		Args: append(args, "--matrix", "shard:2", "--env", "GITHUB_RUN_ATTEMPT=2"), Env: []string{"DOCKER_HOST=" + dockerHost}, Timeout: 20 * time.Minute})
+	checkJobs(t, res, map[string]string{shard2: "success", "merge": "success"})
 	if v := srv.Violations(); len(v) > 0 {
 		t.Errorf("Responses protocol violations: %q", v)
 	}
-	for shard, id := range ids {
-		name := fmt.Sprintf("swebench-%d-batch-run", shard+1)
-		var pred swebench.Pred
-		if err := json.Unmarshal(artifactFile(t, artifacts, name, "predictions.jsonl"), &pred); err != nil {
-			t.Errorf("%s: predictions.jsonl: %v", name, err)
-			continue
-		}
-		if pred.InstanceID != id || pred.ModelPatch != swebenchPatch {
-			t.Errorf("%s: prediction %+v, want instance %s with the agent's patch; its status.json:\n%s\nbatch log:\n%s",
-				name, pred, id, artifactFile(t, artifacts, name, id+"/"+id+".status.json"), tail(res.Output(fmt.Sprintf("batch[shard=%d]", shard+1)), 6000))
-		}
-		jobSummary(t, artifacts, name, "## benchgate swebench-batch: pass", "| "+id+" | success |")
-		outs := res.Outputs(fmt.Sprintf("batch[shard=%d]", shard+1))
-		if outs["status"] != "pass" || outs["artifacts"] != name || !strings.HasSuffix(outs["predictions"], "/predictions.jsonl") {
-			t.Errorf("shard %d outputs status=%q artifacts=%q predictions=%q, want pass, %s and the run root's predictions.jsonl", shard+1, outs["status"], outs["artifacts"], outs["predictions"], name)
+	out := res.Output(shard2)
+	if !strings.Contains(out, "continuing from earlier/swebench-shard-1-attempt-1/") {
+		t.Errorf("the re-run did not continue from attempt 1's artifact; output:\n%s", tail(out, 4000))
+	}
+	var again swebench.Manifest
+	if err := json.Unmarshal(artifactFileGlob(t, artifacts, "swebench-shard-1-attempt-2", "*/run_manifest.json"), &again); err != nil {
+		t.Fatal(err)
+	}
+	if again.Batch == nil || again.Batch.Shard != "2/2" || len(again.Batch.Resumes) != 1 || strings.Join(again.Batch.Resumes[0].Skipped, ",") != blocked {
+		t.Errorf("attempt 2's manifest batch %+v: want shard 2/2 resumed once, skipping %s", again.Batch, blocked)
+	}
+	if names, want := strings.Join(artifactNames(t, artifacts), " "), "swebench-predictions-attempt-1 swebench-predictions-attempt-2 swebench-shard-0-attempt-1 swebench-shard-1-attempt-1 swebench-shard-1-attempt-2"; names != want {
+		t.Errorf("artifacts %q, want %q", names, want)
+	}
+
+	// The merge of attempt 2, line by line.
+	patch := fmt.Sprintf("diff --git a/README b/README\nindex %s..%s 100644\n--- a/README\n+++ b/README\n@@ -1 +1 @@\n-code\n+fixed code\n", gitBlob("code\n"), gitBlob("fixed code\n"))
+	want := []swebench.Pred{
+		{ModelNameOrPath: swebench.ModelName, InstanceID: success, ModelPatch: patch},
+		{ModelNameOrPath: swebench.ModelName, InstanceID: blocked},
+		{ModelNameOrPath: swebench.ModelName, InstanceID: missing},
+		{ModelNameOrPath: swebench.ModelName, InstanceID: incomplete},
+	}
+	merged := string(artifactFile(t, artifacts, "swebench-predictions-attempt-2", "predictions.jsonl"))
+	lines := strings.Split(strings.TrimSuffix(merged, "\n"), "\n")
+	if len(lines) != len(want) || !strings.HasSuffix(merged, "\n") {
+		t.Fatalf("merged predictions.jsonl has %d lines, want %d:\n%s\nmerge log:\n%s", len(lines), len(want), merged, tail(res.Output("merge"), 4000))
+	}
+	for i, w := range want {
+		b, _ := json.Marshal(w)
+		if lines[i] != string(b) {
+			t.Errorf("predictions.jsonl line %d:\n got %s\nwant %s", i+1, lines[i], b)
 		}
 	}
-	if names, want := strings.Join(artifactNames(t, artifacts), " "), "swebench-1-batch-run swebench-2-batch-run swebench-predictions"; names != want {
-		t.Errorf("artifacts %q, want %q: a shard's run root is one artifact, whole", names, want)
+	var m swebench.Manifest
+	if err := json.Unmarshal(artifactFile(t, artifacts, "swebench-predictions-attempt-2", swebench.ManifestFile), &m); err != nil {
+		t.Fatal(err)
 	}
-	merged := string(artifactFile(t, artifacts, "swebench-predictions", "predictions.jsonl"))
-	for _, id := range ids {
-		if !strings.Contains(merged, `"instance_id":"`+id+`"`) && !strings.Contains(merged, `"instance_id": "`+id+`"`) {
-			t.Errorf("merged predictions.jsonl lacks %s:\n%s", id, merged)
+	wantStatus := map[string]string{success: "success", blocked: "failed/blocked", missing: "failed/missing_image", incomplete: "incomplete/incomplete"}
+	for id, w := range wantStatus {
+		e := m.Instances[id]
+		got := e.Status
+		if e.FailureReasonCode != nil {
+			got += "/" + *e.FailureReasonCode
+		}
+		if got != w {
+			t.Errorf("merged manifest %s: %s (%s), want %s", id, got, e.FailureReasonDetail, w)
 		}
 	}
-	out := res.Output("batch[shard=1]")
-	if !strings.Contains(out, ids[0]) || strings.Contains(out, ids[1]) {
-		t.Errorf("shard 1/4 did not run exactly %s; output:\n%s", ids[0], tail(out, 4000))
+	if m.Counts != (swebench.Counts{Total: 4, Success: 1, Failed: 2, Incomplete: 1}) || len(m.Shards) != 2 || m.Shards[0].Shard != "1/2" || m.Shards[1].Shard != "2/2" || len(m.MergeSkipped) != 1 {
+		t.Errorf("merged manifest counts %+v, shards %+v, skipped %+v: want 4 = 1+2+1, shards 1/2 and 2/2, attempt 1 of shard 2 skipped", m.Counts, m.Shards, m.MergeSkipped)
+	}
+	if log := res.Output("merge"); !strings.Contains(log, "total=4 success=1 failed=2 incomplete=1") || !strings.Contains(log, "an earlier state of shard 2/2") {
+		t.Errorf("the merge job's log lacks the counts or the skipped attempt:\n%s", tail(log, 4000))
 	}
 }

@@ -21,9 +21,12 @@ import (
 type containerAgent struct {
 	dc          *container.Client
 	containerID string
-	codeDir     string
-	env         []string
-	timeout     time.Duration
+	// binary is the codex to run: "codex" on the image's PATH, or the
+	// runner's mounted at CodexMountPath.
+	binary  string
+	codeDir string
+	env     []string
+	timeout time.Duration
 	// idle stops a phase that makes no progress for that long (see
 	// codex.Watch); zero means no idle limit.
 	idle time.Duration
@@ -57,7 +60,7 @@ func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result
 		return ralph.Result{}, err
 	}
 	defer errf.Close()
-	argv := codex.ExecArgv(codex.ExecOptions{Binary: "codex", Workdir: a.codeDir, Prompt: r.Prompt, ResumeThreadID: r.ResumeThreadID})
+	argv := codex.ExecArgv(codex.ExecOptions{Binary: a.binary, Workdir: a.codeDir, Prompt: r.Prompt, ResumeThreadID: r.ResumeThreadID})
 	env := append([]string{
 		"SWE_BENCH_RUNTIME_PHASE=" + string(r.Phase),
 		"SWE_BENCH_EXECUTE_PASS=" + strconv.Itoa(r.Pass),

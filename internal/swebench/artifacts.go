@@ -32,8 +32,11 @@ type Status struct {
 	// code's original commit (Patch*); empty when the loop did not end in
 	// a success. A failure it decides is the agent's or the image's, never
 	// the endpoint's: the endpoint circuit breaker leaves it out.
-	PatchCheck    string         `json:"patch_check,omitempty"`
-	Image         string         `json:"image,omitempty"`
+	PatchCheck string `json:"patch_check,omitempty"`
+	Image      string `json:"image,omitempty"`
+	// CodexVersion is `codex --version` of the codex that ran, the
+	// image's own or the runner's mounted one.
+	CodexVersion  string         `json:"codex_version,omitempty"`
 	ExecutePasses int            `json:"execute_passes"`
 	MaxLoops      int            `json:"max_loops"`
 	Usage         ralph.Usage    `json:"usage"`

@@ -62,6 +62,8 @@ type InstanceEntry struct {
 	OutputDir           string    `json:"output_dir"`
 	StartTime           time.Time `json:"start_time"`
 	EndTime             time.Time `json:"end_time,omitempty"`
+	// CodexVersion is the codex that ran the instance (its status file's).
+	CodexVersion string `json:"codex_version,omitempty"`
 }
 
 // Counts are the aggregate statuses; running instances count in Total only.

@@ -419,7 +419,7 @@ func mergeInstance(r *shardRun, id, out, tmp string, dst *os.Root, res *MergeRes
 	}
 	return InstanceEntry{InstanceID: id, Status: st.Status, FailureReasonCode: st.FailureReasonCode,
 		FailureReasonDetail: st.FailureReasonDetail, ErrorLog: st.ErrorLog, OutputDir: filepath.Join(out, id),
-		StartTime: st.StartTime, EndTime: st.EndTime}, nil
+		StartTime: st.StartTime, EndTime: st.EndTime, CodexVersion: st.CodexVersion}, nil
 }
 
 func shardName(r *shardRun) string {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -154,6 +155,18 @@ func TestRunRealCodex(t *testing.T) {
 				if ph.name == ralph.PhaseExecute {
 					passes++
 				}
+			}
+			// The codex that ran is the runner's, mounted, and named.
+			if !regexp.MustCompile(`^codex-cli 0\.169\.`).MatchString(got.CodexVersion) {
+				t.Errorf("status.json codex_version %q, want the pinned codex-cli 0.169", got.CodexVersion)
+			}
+			var man Manifest
+			swebenchtest.ReadJSON(t, filepath.Join(filepath.Dir(out), ManifestFile), &man)
+			if man.Codex.Version != got.CodexVersion || man.Instances[id].CodexVersion != got.CodexVersion {
+				t.Errorf("manifest codex.version %q, entry %q; want %q", man.Codex.Version, man.Instances[id].CodexVersion, got.CodexVersion)
+			}
+			if log, _ := os.ReadFile(filepath.Join(p.Logs, "runner.log")); !strings.Contains(string(log), "mounted read-only at "+CodexMountPath) {
+				t.Errorf("runner.log does not say codex was mounted:\n%s", log)
 			}
 			if got.Status != "success" || got.FailureReasonCode != nil || got.ExecutePasses != passes {
 				t.Errorf("status.json: status %q code %v passes %d, want success, no code, %d passes", got.Status, got.FailureReasonCode, got.ExecutePasses, passes)

@@ -240,7 +240,10 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	err = UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
 		m.Instances[id] = InstanceEntry{InstanceID: id, Status: st.Status, FailureReasonCode: st.FailureReasonCode,
 			FailureReasonDetail: st.FailureReasonDetail, ErrorLog: st.ErrorLog, OutputDir: o.OutputDir,
-			StartTime: st.StartTime, EndTime: st.EndTime}
+			StartTime: st.StartTime, EndTime: st.EndTime, CodexVersion: st.CodexVersion}
+		if st.CodexVersion != "" {
+			m.Codex.Version = st.CodexVersion
+		}
 		if m.LastInvocation != nil && m.LastInvocation.InstanceID == id {
 			m.LastInvocation.EndTime = st.EndTime
 		}
@@ -281,6 +284,12 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	if err != nil {
 		return fail(ralph.CodeRuntimeError, err.Error())
 	}
+	mounts := []container.Mount{{Source: hostOut, Target: o.OutputDir}}
+	boot, err := o.codexMounts(ctx)
+	if err != nil {
+		return fail(CodeBootstrapFailed, err.Error())
+	}
+	mounts = append(mounts, boot...)
 	// The agent works as root with only the capabilities it needs: no
 	// device nodes, no file capabilities, no setuid escalation inside.
 	cid, err := o.Docker.Create(ctx, container.LeastPrivilege(container.Spec{
@@ -290,7 +299,9 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir, LabelManifestDir: o.ManifestDir, LabelOwner: proc.SelfOwner(), LabelHost: hostname()},
 		// The output folder at the same path inside, so the plans and the
 		// patch the agent writes are the host's files.
-		Mounts:      []container.Mount{{Source: hostOut, Target: o.OutputDir}},
+		// The runner's codex (and profile), when given, read-only at a
+		// fixed path: bootstrap copies nothing into the container.
+		Mounts:      mounts,
 		NetworkMode: o.Network,
 	}, container.AgentCapabilities...))
 	if err != nil {
@@ -318,7 +329,8 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	} else {
 		logf("warning: the patch cannot be checked: %s", problem)
 	}
-	if out, ok := o.ensureCodex(ctx, cid, st.Image, logf); !ok {
+	codexBin, out, ok := o.ensureCodex(ctx, cid, st, logf)
+	if !ok {
 		return out
 	}
 
@@ -348,7 +360,7 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 		}
 	}
 	var spent int64
-	agent := &containerAgent{dc: o.Docker, containerID: cid, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, idle: o.IdleTimeout, logs: p.Logs, root: o.OutputDir}
+	agent := &containerAgent{dc: o.Docker, containerID: cid, binary: codexBin, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, idle: o.IdleTimeout, logs: p.Logs, root: o.OutputDir}
 	loop := &ralph.Loop{
 		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops,
 		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": id},
@@ -447,63 +459,93 @@ func (o *Options) chownOutput(cid string, logf func(string, ...any)) {
 	}
 }
 
-// ensureCodex checks for codex in the container and copies the given
-// binary and config in when it is missing. The image itself is not
-// changed (prepare-images does that on purpose).
-func (o *Options) ensureCodex(ctx context.Context, cid, image string, logf func(string, ...any)) (ralph.Outcome, bool) {
-	fail := func(detail string) (ralph.Outcome, bool) {
-		return ralph.Outcome{Status: ralph.StatusFailed, Code: CodeBootstrapFailed, Detail: detail, Interrupted: ctx.Err() != nil}, false
+// Where the runner's codex and its profile appear in a bootstrapped
+// container: read-only bind mounts, so a container costs no copy of the
+// binary and no image grows.
+const (
+	CodexMountPath   = "/opt/benchgate/bin/codex"
+	codexProfilePath = "/root/.codex/" + codex.ProfileFile
+)
+
+// codexMounts are the read-only mounts of --codex-binary and
+// --codex-config, with their sources as the engine sees them.
+func (o *Options) codexMounts(ctx context.Context) ([]container.Mount, error) {
+	var mounts []container.Mount
+	for _, f := range []struct{ src, target string }{{o.CodexBinary, CodexMountPath}, {o.CodexConfig, codexProfilePath}} {
+		if f.src == "" {
+			continue
+		}
+		abs, err := filepath.Abs(f.src)
+		if err != nil {
+			return nil, err
+		}
+		// A link (codex on PATH often is one) is mounted as its target.
+		if abs, err = filepath.EvalSymlinks(abs); err != nil {
+			return nil, fmt.Errorf("codex bootstrap: %w", err)
+		}
+		host, err := o.Docker.HostPath(ctx, abs)
+		if err != nil {
+			return nil, fmt.Errorf("codex bootstrap: %w", err)
+		}
+		mounts = append(mounts, container.Mount{Source: host, Target: f.target, ReadOnly: true})
 	}
-	var lastExit int
-	check := func(cmd string) (string, bool, error) {
+	return mounts, nil
+}
+
+// ensureCodex finds the codex the agent runs: the image's own on PATH,
+// else the runner's binary mounted at CodexMountPath. It records that
+// codex's version in st. The image is never changed (prepare-images
+// does that on purpose).
+func (o *Options) ensureCodex(ctx context.Context, cid string, st *Status, logf func(string, ...any)) (string, ralph.Outcome, bool) {
+	fail := func(detail string) (string, ralph.Outcome, bool) {
+		return "", ralph.Outcome{Status: ralph.StatusFailed, Code: CodeBootstrapFailed, Detail: detail, Interrupted: ctx.Err() != nil}, false
+	}
+	run := func(cmd ...string) (string, int, error) {
 		var buf strings.Builder
-		res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"/bin/sh", "-c", cmd}, Stdout: &buf, Stderr: &buf, Timeout: time.Minute})
-		lastExit = res.ExitCode
-		return strings.TrimSpace(buf.String()), err == nil && res.ExitCode == 0, err
+		res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: cmd, Stdout: &buf, Stderr: &buf, Timeout: time.Minute})
+		return strings.TrimSpace(buf.String()), res.ExitCode, err
 	}
-	if _, ok, err := check("command -v codex"); err != nil {
-		return ralph.Outcome{Status: ralph.StatusFailed, Code: ralph.CodeRuntimeError, Detail: "codex check: " + err.Error(), Interrupted: ctx.Err() != nil}, false
-	} else if ok {
-		return ralph.Outcome{}, true
+	if _, code, err := run("/bin/sh", "-c", "command -v codex"); err != nil {
+		return "", ralph.Outcome{Status: ralph.StatusFailed, Code: ralph.CodeRuntimeError, Detail: "codex check: " + err.Error(), Interrupted: ctx.Err() != nil}, false
+	} else if code == 0 {
+		if v, code, err := run("/bin/sh", "-c", "codex --version"); err == nil && code == 0 {
+			st.CodexVersion = firstLine(v)
+		}
+		logf("codex of image %s: %s", st.Image, orUnknown(st.CodexVersion))
+		return "codex", ralph.Outcome{}, true
 	}
 	if o.CodexBinary == "" {
-		return fail(fmt.Sprintf("codex is not on PATH in image %s and no --codex-binary was given to bootstrap it (or run prepare-images)", image))
+		return fail(fmt.Sprintf("codex is not on PATH in image %s and no --codex-binary was given to bootstrap it (or run prepare-images)", st.Image))
 	}
-	logf("bootstrapping codex from %s", o.CodexBinary)
-	f, err := os.Open(o.CodexBinary)
-	if err != nil {
-		return fail(err.Error())
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fail(err.Error())
-	}
-	files := []container.File{{Path: "/usr/local/bin/codex", Mode: 0o755, Source: f, Size: fi.Size()}}
-	if o.CodexConfig != "" {
-		b, err := os.ReadFile(o.CodexConfig)
-		if err != nil {
-			return fail(err.Error())
-		}
-		files = append(files, container.File{Path: "/root/.codex/" + codex.ProfileFile, Mode: 0o600, Data: b})
-	}
-	if err := o.Docker.CopyIn(ctx, cid, files); err != nil {
-		return fail(err.Error())
-	}
-	if msg, ok, err := check("export PATH=\"$PATH:/usr/local/bin\"; codex --version"); err != nil || !ok {
+	msg, code, err := run(CodexMountPath, "--version")
+	if err != nil || code != 0 {
 		switch {
 		case err != nil:
 			msg = err.Error()
 		case msg == "":
 			// A binary that fails without a word still has an exit code:
 			// 126/127 point at a wrong architecture or a missing loader.
-			msg = fmt.Sprintf("codex --version exited %d with no output", lastExit)
+			msg = fmt.Sprintf("codex --version exited %d with no output", code)
 		default:
-			msg = fmt.Sprintf("codex --version exited %d: %s", lastExit, msg)
+			msg = fmt.Sprintf("codex --version exited %d: %s", code, msg)
 		}
-		return fail(fmt.Sprintf("codex copied from %s does not run in image %s: %s", o.CodexBinary, image, msg))
+		return fail(fmt.Sprintf("codex mounted from %s does not run in image %s: %s", o.CodexBinary, st.Image, msg))
 	}
-	return ralph.Outcome{}, true
+	st.CodexVersion = firstLine(msg)
+	logf("bootstrapped codex %s from %s (mounted read-only at %s)", st.CodexVersion, o.CodexBinary, CodexMountPath)
+	return CodexMountPath, ralph.Outcome{}, true
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return textfmt.Truncate(strings.TrimSpace(line), 200)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "version unknown"
+	}
+	return s
 }
 
 // errBudget marks the end of an instance by one of its own budgets.
