@@ -280,12 +280,13 @@ func stateString(st session.State, key string) string {
 // verify runs the verification pipeline on one version of a case.
 func (a *Auditor) verify(ctx context.Context, c *questions.Case, v version, n int) (at Attempt) {
 	start := time.Now()
-	calls := a.calls.Load()
+	sent := sentCounter(ctx)
+	calls := sent.Load()
 	at = Attempt{Number: n, Verdict: verdict.Inconclusive}
 	// A named result, so that the deferred bookkeeping reaches the caller.
 	defer func() {
 		at.DurationMS = time.Since(start).Milliseconds()
-		at.ModelCalls = a.calls.Load() - calls
+		at.ModelCalls = sent.Load() - calls
 	}()
 	dir := a.caseDir(c.ID, n)
 	if err := os.RemoveAll(dir); err != nil {

@@ -19,7 +19,11 @@ import (
 //   - the option says the code runs without an error, and the test
 //     expects one (pytest.raises);
 //   - the option says an error is raised, and the test neither expects
-//     nor catches one, so it could only pass when none is raised.
+//     nor catches one, so it could only pass when none is raised;
+//   - the option says nothing of an error, a failure or an absence (it
+//     claims that something exists or works: "json.parse parses a
+//     string"), and the test expects an error: pytest.raises(AttributeError)
+//     passes exactly when the name does not exist, the claim's opposite.
 //
 // These are signs, not proof: a test that passes the check can still be
 // wrong, but one that fails it is wrong in the way that flips a verdict.
@@ -31,6 +35,11 @@ var (
 	saysError   = regexp.MustCompile(`\b(raises?|raised|throws?|thrown)\b|\b[A-Z]\w*(Error|Exception)\b`)
 	expectsErr  = regexp.MustCompile(`\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
 	catchesErr  = regexp.MustCompile(`\bexcept\b|\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
+	// saysFailure covers options that claim a failure, a refusal or an
+	// absence in other words than "raises": a test may expect an error
+	// for them.
+	saysFailure = regexp.MustCompile(`(?i)\b(errors?|exceptions?|fails?|failed|failing|failure|rejects?|rejected|refuses?|refused|invalid|not\s+allowed|disallowed|forbidden|crash(es)?|cannot|can't|no|not|never|none|neither|nor|without|missing|absent|lacks?|doesn't|does\s+not|isn't|is\s+not|aren't|won't|deprecated|removed|undefined)\b|n't\b`)
+	expectedErr = regexp.MustCompile(`(?:pytest\.raises|assertRaises\w*)\s*\(\s*\(?\s*([A-Za-z_][\w.]*)`)
 )
 
 // directionProblem returns why the test looks written to pass when the
@@ -51,6 +60,12 @@ func directionProblem(option, code string) string {
 		if !catchesErr.MatchString(code) {
 			return "the option says an error is raised, but the test neither expects (pytest.raises) nor catches one, so it can pass only when no error is raised"
 		}
+	case !saysFailure.MatchString(option) && expectsErr.MatchString(code):
+		exc := "an error"
+		if m := expectedErr.FindStringSubmatch(code); m != nil {
+			exc = m[1]
+		}
+		return "the option says something exists or works, but the test expects " + exc + " (pytest.raises), so it passes when the option is false"
 	}
 	return ""
 }

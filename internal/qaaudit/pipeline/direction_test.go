@@ -23,6 +23,15 @@ func TestDirectionProblem(t *testing.T) {
 		{"distractor comment", "int('3') returns 3", "def test_option():\n    # Distractor claims this works; we must prove it DOES NOT work.\n    assert True\n", "a comment"},
 		{"passes if false", "int('3') returns 3", "def test_option():\n    \"\"\"Passes if the option is false.\"\"\"\n    assert True\n", "a comment"},
 		{"error word in lower case is no claim of an error", "It logs an error message", "def test_option(caplog):\n    assert True\n", ""},
+		// A claim that something exists or works, tested by expecting the
+		// error its absence raises: the test passes for the opposite claim.
+		{"existence claim, raises AttributeError", "json.parse parses a string", "import json\nimport pytest\n\ndef test_option():\n    with pytest.raises(AttributeError):\n        json.parse('1')\n", "expects AttributeError"},
+		{"keyword claim, raises TypeError", "Pass capacity=3 to deque to bound it", "import collections, pytest\n\ndef test_option():\n    with pytest.raises(TypeError):\n        collections.deque(capacity=3)\n", "expects TypeError"},
+		{"unittest style", "OrderedDict has a move_to_front method", "import unittest\n\nclass T(unittest.TestCase):\n    def test_option(self):\n        with self.assertRaises(AttributeError):\n            pass\n", "expects AttributeError"},
+		{"absence claim, raises AttributeError", "json has no parse function", "import json\nimport pytest\n\ndef test_option():\n    with pytest.raises(AttributeError):\n        json.parse\n", ""},
+		{"rejection claim, raises", "Passing name='a b' is rejected at construction", raises, ""},
+		{"failure claim, raises", "The call fails because the key is unknown", raises, ""},
+		{"existence claim, plain test", "json.loads parses a string", plain, ""},
 		{"word raises in the test is not a catch", "It raises KeyError", "def test_option():\n    d = {}\n    assert 'raises' not in d\n", "neither expects"},
 	}
 	for _, tt := range tests {

@@ -100,6 +100,9 @@ func New(cfg Config) (*Auditor, error) {
 	if cfg.MaxRemediations == 0 {
 		cfg.MaxRemediations = 3
 	}
+	if cfg.Model != nil {
+		cfg.Model = sentModel{cfg.Model}
+	}
 	return &Auditor{cfg: cfg}, nil
 }
 
@@ -216,11 +219,11 @@ func (v version) apply(fix questions.Fix) version {
 // Inconclusive verdict; they never stop the audit of other cases.
 func (a *Auditor) AuditCase(ctx context.Context, c *questions.Case) (res CaseResult) {
 	start := time.Now()
-	callsBefore := a.calls.Load()
+	ctx, sent := withSentCounter(ctx)
 	res = CaseResult{ID: c.ID, File: c.File, Line: c.Line, Verdict: verdict.Inconclusive, FinalVerdict: verdict.Inconclusive}
 	defer func() {
 		res.DurationMS = time.Since(start).Milliseconds()
-		res.ModelCalls = a.calls.Load() - callsBefore
+		res.ModelCalls = sent.Load()
 	}()
 	if !c.OK() {
 		res.Problems = c.Problems
