@@ -81,6 +81,16 @@ func FuzzJudge(f *testing.F) {
 			if x.LowPct > x.HighPct || x.Verdict == "" || x.Reason == "" {
 				t.Fatalf("bad result %+v", x)
 			}
+			if p := x.Plan; p != nil {
+				for _, v := range []float64{p.BetweenSD, p.WithinSD, p.Observed.CurrentPower, p.NoChange.CurrentPower, p.Observed.AssumedReductionPct} {
+					if math.IsNaN(v) || math.IsInf(v, 0) || v < -1e300 {
+						t.Fatalf("non-finite plan figure in %+v", *p)
+					}
+				}
+				if p.Observed.CurrentPower > 1 || p.Observed.Scenarios == 0 || p.Summary == "" {
+					t.Fatalf("bad plan %+v", *p)
+				}
+			}
 		}
 	})
 }

@@ -212,6 +212,10 @@ func TestExcessOnThreshold(t *testing.T) {
 			t.Errorf("ReductionAt(0, %v) = %v", tc.threshold, got)
 		}
 	}
+	// Values too large for the products stay finite.
+	if got, want := Excess(1e307, 1e307, 20), -math.Log(0.8); !near(got, want, 1e-12) {
+		t.Errorf("1e307 → 1e307 at 20%%: expected %v, got %v", want, got)
+	}
 	// Off the threshold the excess is the log-ratio less the threshold's.
 	if got, want := Excess(5, 3, 20), math.Log(0.6)-math.Log(0.8); !near(got, want, 1e-14) {
 		t.Errorf("5 → 3 at 20%%: expected %v, got %v", want, got)

@@ -54,7 +54,12 @@ func ThresholdRatio(minReductionPct float64) float64 {
 // but real difference instead of a zero. Negative: the target beat the
 // threshold.
 func Excess(base, target, minReductionPct float64) float64 {
-	return math.Log(math.Max(target, ZeroFloor)*100) - math.Log(math.Max(base, ZeroFloor)*(100-minReductionPct))
+	t, b := math.Max(target, ZeroFloor)*100, math.Max(base, ZeroFloor)*(100-minReductionPct)
+	if math.IsInf(t, 0) || math.IsInf(b, 0) {
+		// Beyond float range as products: the same value term by term.
+		return math.Log(math.Max(target, ZeroFloor)) + math.Log(100) - math.Log(math.Max(base, ZeroFloor)) - math.Log(100-minReductionPct)
+	}
+	return math.Log(t) - math.Log(b)
 }
 
 // ReductionAt turns an excess back into a reduction in percent:
