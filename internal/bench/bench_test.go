@@ -236,6 +236,7 @@ func FuzzParseScenarioSets(f *testing.F) {
 	f.Add(data)
 	f.Add([]byte(`{"a":["x-001","x-001"]}`))
 	f.Add([]byte(`{"a":["X-001"]}`))
+	f.Add([]byte(`{"a":[" x-001 ","X-001","x-002"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sets, err := ParseScenarioSets("fuzz.json", data)
 		if err != nil {

@@ -370,3 +370,53 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestSetScenarioIDsOneRule runs set over a set file that writes its IDs
+// with spaces and in upper case: --scenario-id finds them by the same
+// rule, rows_expected counts them, and the benchmark is given the set
+// file's spelling. A set-file entry that fails the rule is named with its
+// value, exit 2.
+func TestSetScenarioIDsOneRule(t *testing.T) {
+	bench := copyExamples(t)
+	writeJSON(t, filepath.Join(bench, "scenario-sets.json"), map[string]any{
+		"odd": []string{" pr-view-001 ", "Repo-View-001"},
+	})
+	data := readFile(t, filepath.Join(bench, "scenarios", "repo-view-001.json"))
+	if err := os.WriteFile(filepath.Join(bench, "scenarios", "Repo-View-001.json"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, "none.json", map[string]any{"bench_dir": bench})
+	code, _, stderr := f.run(f.setArgs("odd", "--scenario-id", "PR-VIEW-001", "--scenario-id", "repo-view-001", "--skip-preflight")...)
+	if code == 2 {
+		t.Fatalf("exit 2: IDs of the set file not found by the same rule\n%s", stderr)
+	}
+	tr := readTracking(t, filepath.Join(f.dir, "out", "odd", "tracking.json"))
+	if got := strings.Join(tr.ResolvedScenarios, ","); got != "pr-view-001,repo-view-001" || tr.RowsExpected["ghx"] != 2 {
+		t.Errorf("resolved %s, rows_expected %v; want pr-view-001,repo-view-001 and 2", got, tr.RowsExpected)
+	}
+	var argv string
+	for _, c := range tr.Commands {
+		if c.Step == "attempt-0-ghx" {
+			argv = strings.Join(c.Argv, " ")
+		}
+	}
+	if !strings.Contains(argv, "--scenario pr-view-001 --scenario Repo-View-001") {
+		t.Errorf("benchmark argv %q: want the set file's spellings", argv)
+	}
+	// The benchmark echoes Repo-View-001 in its rows, which suite's rule
+	// refuses; the row is still repo-view-001's, never an unexpected one.
+	for _, s := range tr.FailingScenarios {
+		if strings.HasPrefix(s, "unexpected:") || s == "pr-view-001" {
+			t.Errorf("failing_scenarios %v", tr.FailingScenarios)
+		}
+	}
+	if !slices.Contains(tr.FailingScenarios, "repo-view-001") {
+		t.Errorf("failing_scenarios %v lacks repo-view-001", tr.FailingScenarios)
+	}
+
+	writeJSON(t, filepath.Join(bench, "scenario-sets.json"), map[string]any{"bad": []string{"pr-view-001", "pr view 001"}})
+	code, _, stderr = f.run(f.setArgs("bad", "--skip-preflight")...)
+	if code != 2 || !strings.Contains(stderr, `set "bad" item 2: scenario id "pr view 001": expected`) {
+		t.Errorf("bad entry: exit %d, stderr %q", code, stderr)
+	}
+}
