@@ -78,6 +78,16 @@ func commentBody(marker string, s *stepResult) string {
 				rows = append(rows, []string{c.Metric, report.Percent(c.EstimatePct), interval, strconv.Itoa(c.Scenarios), report.Percent(c.MinReductionPct), report.VerdictLabel(c.Verdict)})
 			}
 			sec.Table([]string{"reduction of", "estimate", "interval", "scenarios", "threshold", "verdict"}, rows)
+			// What would decide the undecided checks (the power planner).
+			var plans []string
+			for _, c := range e.Checks {
+				if p := c.PlanSentence(); p != "" {
+					plans = append(plans, textfmt.Cell(p))
+				}
+			}
+			if len(plans) > 0 {
+				sec.Para("**To decide**: %s.", strings.Join(plans, "; "))
+			}
 			continue
 		}
 		items := make([]string, len(e.Lines))

@@ -27,7 +27,8 @@ func TestCommentBody(t *testing.T) {
 		Plan: &Plan{Mode: "report", Args: []string{"report", "--gate", "--stats"}}, Res: res, Code: 1,
 		Stats: []statsEntry{{Verdict: "fail", Checks: []report.EfficiencyCheck{
 			check(report.EfficiencyCheck{Metric: "tokens_active", Result: stats.Result{Scenarios: 12, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, MinReductionPct: 15, Verdict: stats.Fail}}),
-			check(report.EfficiencyCheck{Metric: "latency", Result: stats.Result{Scenarios: 12, EstimatePct: 10, LowPct: -5, HighPct: 20, MinReductionPct: 15, Verdict: stats.Inconclusive}}),
+			check(report.EfficiencyCheck{Metric: "latency", Result: stats.Result{Scenarios: 12, EstimatePct: 10, LowPct: -5, HighPct: 20, MinReductionPct: 15, Verdict: stats.Inconclusive,
+				Plan: &stats.Plan{Summary: "about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%)"}}}),
 			check(report.EfficiencyCheck{Metric: "tool_calls", Result: stats.Result{Scenarios: 0, MinReductionPct: 20, Verdict: stats.Underpowered}}),
 		}}},
 		Lookback: &Lookback{
@@ -51,6 +52,7 @@ func TestCommentBody(t *testing.T) {
 		marker + "\n### benchgate report: fail (gate not enforced)\n\n**FAIL** (exit code 1), decided by the statistical gate",
 		"| tokens_active | -30.00% | [-33.40%, -26.30%] | 12 | 15.00% | FAIL |",
 		"| tool_calls | 0.00% | – | 0 | 20.00% | UNDERPOWERED |",
+		"**To decide**: latency: about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%).",
 		"**Against the baseline**: FAIL: ghx active_tokens +30.0% [+26.3%, +33.4%], tolerance +10%.",
 		"**Failing scenarios** (14): `ghx/s-000|<x>`,", "`ghx/s-009|<x>` and 4 more.",
 		"**Flaky scenarios** (1): `ghx/s-003 (flaky: passed 2 of 3 recent runs)`.",
