@@ -4,7 +4,10 @@
 //
 // The scenario is the unit. Each arm's repetitions of a scenario collapse
 // to their median (as Metric System v2 does), the pair gives one log-ratio
-// log(target/base), and everything else is computed over those ratios:
+// log(target/base) (a zero median floored at half a unit in either arm),
+// measured from the threshold in one computation (Excess, so that a
+// scenario exactly on the threshold is a zero), and everything else is
+// computed over those values:
 //
 //   - HodgesLehmann: the estimate of the typical log-ratio;
 //   - SignedRankCI / SignedRankTest: Wilcoxon's signed-rank interval and
@@ -16,7 +19,9 @@
 //   - Holm: step-down adjustment across metrics gated together;
 //   - MDE: the smallest reduction a run of this size would detect;
 //   - Judge: the three-way verdict (pass, fail, inconclusive,
-//     underpowered) of reductions against thresholds.
+//     underpowered) of reductions against thresholds;
+//   - EstimateNoise, Power, ScenariosFor, NewPlan: the power planner, how
+//     many scenarios and repetitions would decide a check.
 //
 // Everything is a pure function of its arguments: no global state, and
 // the bootstrap takes its seed from the caller so runs are reproducible.

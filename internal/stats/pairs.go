@@ -37,12 +37,6 @@ func LogRatio(base, target float64) float64 {
 	return math.Log(math.Max(target, ZeroFloor)) - math.Log(math.Max(base, ZeroFloor))
 }
 
-// ThresholdRatio is the ratio target/base a reduction of exactly
-// minReductionPct percent gives: 1 - minReductionPct/100.
-func ThresholdRatio(minReductionPct float64) float64 {
-	return 1 - minReductionPct/100
-}
-
 // Excess is a pair's log-ratio measured from the threshold, the value
 // every verdict is computed on: log(target·100) − log(base·(100 − t)),
 // with both arms floored at ZeroFloor. It is one computation on one

@@ -154,7 +154,7 @@ func TestNoiseModelsFamilyWise(t *testing.T) {
 				for k, th := range thresholds {
 					metrics[k] = Metric{Name: fmt.Sprint("m", k), MinReductionPct: th}
 					for i := 0; i < n; i++ {
-						b, tg := m.draw(rng, 1000*math.Exp(0.5*rng.NormFloat64()), ThresholdRatio(th), reps)
+						b, tg := m.draw(rng, 1000*math.Exp(0.5*rng.NormFloat64()), 1-th/100, reps)
 						metrics[k].Scenarios = append(metrics[k].Scenarios, Scenario{ID: fmt.Sprint("s", i), Base: b, Target: tg})
 					}
 				}
