@@ -27,6 +27,8 @@ type Image struct {
 	RepoTags     []string    `json:"RepoTags"`
 	Architecture string      `json:"Architecture"`
 	Config       ImageConfig `json:"Config"`
+	// Size is the image's size in bytes, all its layers.
+	Size int64 `json:"Size"`
 }
 
 // ImageInspect returns the local image ref; the error wraps ErrNotFound

@@ -2,15 +2,28 @@ package swebench
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/exitcode"
-	"github.com/benchgate/benchgate/internal/proc"
+)
+
+// Image labels prepare-images sets: which codex (and profile) the image
+// holds, so that a second run with the same files changes nothing.
+const (
+	LabelCodexVersion       = "io.benchgate.codex.version"
+	LabelCodexSHA256        = "io.benchgate.codex.sha256"
+	LabelCodexConfigSHA256  = "io.benchgate.codex.config-sha256"
+	preparedCodexPath       = "/usr/local/bin/codex"
+	preparedCodexConfigPath = "/root/.codex/" + codex.ProfileFile
 )
 
 // PrepareOptions configure prepare-images.
@@ -24,11 +37,15 @@ type PrepareOptions struct {
 	Stdout        io.Writer
 }
 
-// PrepareImages copies the codex binary (and config) into each instance
-// image and commits the result to the same tag, keeping the image's own
-// entrypoint, command, env and workdir. It is manual and optional: the
-// runner bootstraps a container on its own when codex is missing. It
-// returns the number of images that failed.
+// PrepareImages puts the codex binary (and config) into each instance
+// image: a build FROM the image that adds /usr/local/bin/codex and
+// labels it with the binary's version and sha256, tagged as the same
+// image. A build keeps the image's own entrypoint, command (or none),
+// env and workdir. An image whose labels already name the same binary
+// and config is left as it is, so running it twice adds no layer. It is
+// manual and optional: the runner mounts the runner's codex into a
+// container whose image lacks one. It returns the number of images that
+// failed.
 func PrepareImages(ctx context.Context, o PrepareOptions) (failed int, err error) {
 	if o.ImageTemplate == "" {
 		o.ImageTemplate = DefaultImageTemplate
@@ -36,52 +53,75 @@ func PrepareImages(ctx context.Context, o PrepareOptions) (failed int, err error
 	if o.CodexBinary == "" {
 		return 0, exitcode.Optionf("codex_binary", " is required")
 	}
-	bin, err := os.ReadFile(o.CodexBinary)
+	binSum, err := fileSHA256(o.CodexBinary)
 	if err != nil {
 		return 0, exitcode.Optionf("codex_binary", ": %w", err)
 	}
-	var cfg []byte
+	cfgSum := ""
 	if o.CodexConfig != "" {
-		if cfg, err = os.ReadFile(o.CodexConfig); err != nil {
+		if cfgSum, err = fileSHA256(o.CodexConfig); err != nil {
 			return 0, exitcode.Optionf("codex_config", ": %w", err)
 		}
 	}
+	version := hostCodexVersion(ctx, o.CodexBinary)
+	labels := map[string]string{LabelCodexVersion: version, LabelCodexSHA256: binSum, LabelCodexConfigSHA256: cfgSum}
 	for _, id := range SortUnique(o.IDs) {
 		ref := ImageName(o.ImageTemplate, id)
 		if o.DryRun {
 			fmt.Fprintf(o.Stdout, "would prepare %s\n", ref)
 			continue
 		}
-		if err := prepareOne(ctx, o.Docker, id, ref, bin, cfg); err != nil {
+		img, err := o.Docker.ImageInspect(ctx, ref)
+		if err != nil {
 			failed++
 			fmt.Fprintf(o.Stdout, "FAIL %s: %v\n", ref, err)
 			continue
 		}
-		fmt.Fprintf(o.Stdout, "prepared %s\n", ref)
+		if l := img.Config.Labels; l[LabelCodexSHA256] == binSum && l[LabelCodexConfigSHA256] == cfgSum {
+			fmt.Fprintf(o.Stdout, "unchanged %s: it already holds this codex (%s)\n", ref, orUnknown(l[LabelCodexVersion]))
+			continue
+		}
+		if err := prepareOne(ctx, o, ref, labels); err != nil {
+			failed++
+			fmt.Fprintf(o.Stdout, "FAIL %s: %v\n", ref, err)
+			continue
+		}
+		fmt.Fprintf(o.Stdout, "prepared %s with codex %s\n", ref, orUnknown(version))
 	}
 	return failed, nil
 }
 
-func prepareOne(ctx context.Context, dc *container.Client, id, ref string, bin, cfg []byte) error {
-	img, err := dc.ImageInspect(ctx, ref)
+func prepareOne(ctx context.Context, o PrepareOptions, ref string, labels map[string]string) error {
+	df := "FROM " + ref + "\nCOPY codex " + preparedCodexPath + "\n"
+	files := []container.BuildFile{{Name: "codex", Mode: 0o755, Path: o.CodexBinary}}
+	if o.CodexConfig != "" {
+		df += "COPY local.config.toml " + preparedCodexConfigPath + "\n"
+		files = append(files, container.BuildFile{Name: "local.config.toml", Mode: 0o600, Path: o.CodexConfig})
+	}
+	return o.Docker.Build(ctx, ref, df, files, labels)
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return "", err
 	}
-	cid, err := dc.Create(ctx, container.Spec{
-		Name:   ContainerName(id, newInvocation()) + "-prepare",
-		Image:  ref,
-		Labels: map[string]string{LabelRunner: "1", LabelInstance: id, LabelOwner: proc.SelfOwner(), LabelHost: hostname()},
-	}) // never started: files can be copied into a created container, and its config stays the image's
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hostCodexVersion is `codex --version` of the binary run on this host;
+// empty when it does not run here (built for another architecture).
+func hostCodexVersion(ctx context.Context, bin string) string {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--version").Output()
 	if err != nil {
-		return err
+		return ""
 	}
-	defer dc.RemoveDetached(cid, 30*time.Second)
-	files := []container.File{{Path: "/usr/local/bin/codex", Mode: 0o755, Data: bin}}
-	if cfg != nil {
-		files = append(files, container.File{Path: "/root/.codex/" + codex.ProfileFile, Mode: 0o600, Data: cfg})
-	}
-	if err := dc.CopyIn(ctx, cid, files); err != nil {
-		return err
-	}
-	return dc.Commit(ctx, cid, ref, img.Config)
+	return firstLine(strings.TrimSpace(string(out)))
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -286,6 +287,84 @@ func BenchmarkBatch100RealCodex(b *testing.B) {
 		if err != nil || res.Counts.Success != 100 {
 			b.Fatalf("%+v %v; violations %q", res.Counts, err, srv.Violations())
 		}
+	}
+}
+
+// BenchmarkCodexOverhead measures, side by side in one run, one instance
+// with the real Codex CLI (294 MB) in an image prepared by prepare-images
+// and one whose image lacks codex, so the runner mounts the binary
+// read-only: alternately, so that load from other work falls on both.
+// Each instance runs a plan and an execute phase against the scripted
+// Responses server (the model answers at once), so the time is the
+// runner's and codex's own. It reports seconds per instance of each,
+// their ratio, and how many bytes the bootstrapped image grew (the
+// prepared one grows by the binary, once).
+func BenchmarkCodexOverhead(b *testing.B) {
+	codexBin := testenv.Codex(b)
+	dc := swebenchtest.Docker(b)
+	const model = "qwen3-coder-next-FP8"
+	prompts, err := ralph.LoadPrompts("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	tmpl := "sweb.eval.arm64.{id}:latest"
+	prepared, bare := "acme__overhead-1", "acme__overhead-2"
+	for _, id := range []string{prepared, bare} {
+		swebenchtest.ImportRealCodexImage(b, dc, ImageName(tmpl, id))
+	}
+	if failed, err := PrepareImages(ctx, PrepareOptions{IDs: []string{prepared}, ImageTemplate: tmpl, CodexBinary: codexBin, Docker: dc, Stdout: io.Discard}); err != nil || failed != 0 {
+		b.Fatalf("prepare-images: %d failed, %v", failed, err)
+	}
+	bareBefore, err := dc.ImageInspect(ctx, ImageName(tmpl, bare))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	dataset := swebenchtest.DatasetFile(b, dir, prepared, bare)
+	run := func(id string, n int) time.Duration {
+		out := filepath.Join(dir, strconv.Itoa(n), id)
+		p := PathsFor(out, id)
+		diff := promptCommand(b, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
+		archive := filepath.Join(p.Plans, "archive")
+		srv := fakeresponses.New([]string{model},
+			fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n' > " + filepath.Join(p.Plans, ralph.PlanFile))}},
+			fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}},
+			fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf 'fixed code\\n' > /testbed/README && " + diff + " && mkdir -p " + archive +
+				" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/")}},
+			fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}},
+		)
+		defer srv.Close()
+		o := Options{InstanceID: id, OutputDir: out, MaxLoops: 1, PhaseTimeout: 2 * time.Minute, Prompts: prompts, DatasetFile: dataset,
+			ImageTemplate: tmpl, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: model}, Network: "host", Docker: dc}
+		if id == bare {
+			o.CodexBinary = codexBin
+		}
+		start := time.Now()
+		st, err := Run(ctx, o)
+		took := time.Since(start)
+		if err != nil || st.Status != ralph.StatusSuccess || !strings.HasPrefix(st.CodexVersion, "codex-cli ") {
+			b.Fatalf("%s: %+v %v; violations %q", id, st, err, srv.Violations())
+		}
+		return took
+	}
+	var prep, boot time.Duration
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		prep += run(prepared, n)
+		boot += run(bare, n)
+	}
+	b.StopTimer()
+	bareAfter, err := dc.ImageInspect(ctx, ImageName(tmpl, bare))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(prep.Seconds()/float64(b.N), "prepared-s/instance")
+	b.ReportMetric(boot.Seconds()/float64(b.N), "bootstrapped-s/instance")
+	b.ReportMetric(boot.Seconds()/prep.Seconds(), "bootstrapped/prepared")
+	b.ReportMetric(float64(bareAfter.Size-bareBefore.Size), "bootstrap-image-growth-B")
+	if bareAfter.ID != bareBefore.ID {
+		b.Errorf("the bootstrapped image changed: %s -> %s", bareBefore.ID, bareAfter.ID)
 	}
 }
 
