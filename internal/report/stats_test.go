@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -261,5 +262,35 @@ func TestStatsBar(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("StatsBar(%v, %v, %v, %v): expected %s, got %s", tc.est, tc.lo, tc.hi, tc.th, tc.want, got)
 		}
+	}
+}
+
+// TestStatsZeroToolCalls: agent_direct makes no tool call and ghx makes
+// three in every scenario. Both modes have values, so the tool-call check
+// fails (a regression), and --stats-allow-undecided does not let it pass.
+func TestStatsZeroToolCalls(t *testing.T) {
+	dir := t.TempDir()
+	paths := writeSimSuites(t, dir, 7, 12, 3, 0.7, 0.05)
+	calls := regexp.MustCompile(`"tool_calls":\d+`)
+	for i, n := range []string{"0", "3"} {
+		data, err := os.ReadFile(paths[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(paths[i], calls.ReplaceAll(data, []byte(`"tool_calls":`+n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run(t.Context(), Options{SuitePaths: paths, Dir: dir, Gate: true, Now: fixedNow, Stats: StatsOptions{Enabled: true, AllowUndecided: true}})
+	if !errors.Is(err, ErrGateFailed) {
+		t.Fatalf("expected the gate to fail, got %v", err)
+	}
+	tools := res.Stats.Efficiency[2]
+	if tools.Metric != StatsToolCalls || tools.Verdict != stats.Fail || tools.Scenarios != 12 || res.Stats.Verdict != stats.Fail {
+		t.Errorf("expected the tool-call check to fail on 12 scenarios and the gate with it, got %s on %d (%s); gate %s", tools.Verdict, tools.Scenarios, tools.Reason, res.Stats.Verdict)
+	}
+	// 0 → 3 counts as 0.5 → 3: six times as many.
+	if math.Abs(tools.EstimatePct+500) > 1e-9 {
+		t.Errorf("estimate: expected -500%% (0.5 → 3), got %v", tools.EstimatePct)
 	}
 }
