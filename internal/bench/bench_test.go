@@ -73,6 +73,20 @@ func TestLoad(t *testing.T) {
 		{name: "a second object", body: "{\"grace\":\"1s\"}\n{}", wantErr: `line 2: expected the end of the file after the object`},
 		{name: "template without output", body: `{"benchmark":["x","{mode}","{selector}"]}`, wantErr: "benchmark: expected the placeholder {output_jsonl}"},
 		{name: "bad env", body: `{"mode_env":{"ghx":["NOVALUE"]}}`, wantErr: `mode_env.ghx: expected KEY=VALUE, got "NOVALUE"`},
+		{name: "unknown placeholder", body: `{"benchmark":["x","{mode}","--model","{modle}","--output-jsonl","{output_jsonl}","{selector}"]}`,
+			wantErr: `benchmark[3] "{modle}": unknown placeholder {modle} (expected one of {mode} {repetitions} {provider} {model} {output_jsonl} {selector})`},
+		{name: "unknown placeholder inside an argument", body: `{"benchmark":["x","{mode}","--out={output_jsonl}","--reps={repetition}","{selector}"]}`,
+			wantErr: `benchmark[3] "--reps={repetition}": unknown placeholder {repetition}`},
+		{name: "unknown fixtures placeholder", body: `{"fixtures":["f","{action}","--out","{output}"]}`,
+			wantErr: `fixtures[3] "{output}": unknown placeholder {output} (expected one of {action} {out} {seed_id})`},
+		{name: "selector inside an argument", body: `{"benchmark":["x","{mode}","{output_jsonl}","--sel={selector}"]}`,
+			wantErr: `benchmark[3] "--sel={selector}": {selector} must be an argument of its own`},
+		{name: "placeholders inside arguments are fine", body: `{"benchmark":["x","{mode}","--out={output_jsonl}","--model={provider}/{model}","{selector}"]}`,
+			check: func(t *testing.T, c Config) {
+				if c.Benchmark[3] != "--model={provider}/{model}" {
+					t.Errorf("benchmark %q", c.Benchmark)
+				}
+			}},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

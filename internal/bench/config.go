@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -228,6 +230,12 @@ func (c Config) Validate() error {
 	if !strings.Contains(strings.Join(c.Fixtures, " "), "{action}") {
 		return fmt.Errorf("fixtures: expected the placeholder {action} in the argv template")
 	}
+	if err := checkPlaceholders("benchmark", c.Benchmark, benchmarkPlaceholders, "{selector}"); err != nil {
+		return err
+	}
+	if err := checkPlaceholders("fixtures", c.Fixtures, fixturesPlaceholders, "{seed_id}"); err != nil {
+		return err
+	}
 	for _, kv := range c.Env {
 		if !strings.Contains(kv, "=") {
 			return fmt.Errorf("env: expected KEY=VALUE, got %q", kv)
@@ -243,6 +251,31 @@ func (c Config) Validate() error {
 	for i, cmd := range c.Confirm {
 		if len(cmd.Argv) == 0 {
 			return fmt.Errorf("confirm[%d]: expected a non-empty argv", i)
+		}
+	}
+	return nil
+}
+
+// The placeholders each template expands; anything else in braces is a
+// typo that would reach the benchmark literally.
+var (
+	benchmarkPlaceholders = []string{"{mode}", "{repetitions}", "{provider}", "{model}", "{output_jsonl}", "{selector}"}
+	fixturesPlaceholders  = []string{"{action}", "{out}", "{seed_id}"}
+	placeholderPattern    = regexp.MustCompile(`\{[A-Za-z0-9_.-]*\}`)
+)
+
+// checkPlaceholders refuses a placeholder the template does not expand,
+// and whole, a placeholder that expands to several arguments (or none)
+// used inside a longer argument.
+func checkPlaceholders(key string, argv, known []string, whole string) error {
+	for i, arg := range argv {
+		for _, p := range placeholderPattern.FindAllString(arg, -1) {
+			if !slices.Contains(known, p) {
+				return fmt.Errorf("%s[%d] %q: unknown placeholder %s (expected one of %s)", key, i, arg, p, strings.Join(known, " "))
+			}
+			if p == whole && arg != whole {
+				return fmt.Errorf("%s[%d] %q: %s must be an argument of its own (it expands to several arguments or none)", key, i, arg, whole)
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/proc"
@@ -23,8 +24,37 @@ func parseFlags(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) 
 	case errors.Is(err, pflag.ErrHelp):
 		return ExitOK, false
 	}
-	fmt.Fprintf(env.Stderr, "benchgate %s: %v (see benchgate %s --help)\n", fs.Name(), err, fs.Name())
+	fmt.Fprintf(env.Stderr, "benchgate %s: %v (see benchgate %s --help)\n", fs.Name(), valueError(fs, err), fs.Name())
 	return ExitUsage, false
+}
+
+// pflagValue matches pflag's message for a value its flag type refuses:
+// `invalid argument "two" for "-r, --repetitions" flag: strconv.ParseInt: ...`.
+var pflagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([^"]+)" flag: `)
+
+// valueError says, for a value a flag's type refused, the flag, the value
+// and what was expected (`--repetitions "two": expected a whole number
+// such as 3`) instead of the Go parser's message; other errors pass as
+// they are.
+func valueError(fs *pflag.FlagSet, err error) error {
+	m := pflagValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	f := fs.Lookup(m[2])
+	if f == nil {
+		return err
+	}
+	want := map[string]string{
+		"int": "a whole number such as 3", "int64": "a whole number such as 3", "int32": "a whole number such as 3",
+		"uint": "a whole number >= 0 such as 3", "uint64": "a whole number >= 0 such as 3",
+		"float64": "a number such as 10 or 2.5", "float32": "a number such as 10 or 2.5",
+		"duration": "a duration such as 90s, 30m or 2h", "bool": "true or false",
+	}[f.Value.Type()]
+	if want == "" {
+		return err
+	}
+	return fmt.Errorf("--%s %q: expected %s", f.Name, m[1], want)
 }
 
 // reapOrphans stops the benchmark and fixture processes that an earlier

@@ -19,11 +19,14 @@ func TestFlagErrorsAreShown(t *testing.T) {
 		want string
 	}{
 		{[]string{"set", "--bogus"}, "benchgate set: unknown flag: --bogus"},
-		{[]string{"set", "--set", "pr-exec", "--repetitions", "x"}, `benchgate set: invalid argument "x" for "--repetitions" flag`},
+		{[]string{"set", "--set", "pr-exec", "--repetitions", "x"}, `benchgate set: --repetitions "x": expected a whole number such as 3 (see benchgate set --help)`},
 		{[]string{"ordered", "--nope"}, "benchgate ordered: unknown flag: --nope"},
-		{[]string{"ordered", "--repetitions", "1.5"}, `benchgate ordered: invalid argument "1.5" for "--repetitions" flag`},
+		{[]string{"ordered", "--repetitions", "1.5"}, `benchgate ordered: --repetitions "1.5": expected a whole number such as 3`},
+		{[]string{"set", "--set", "pr-exec", "--repetitions", "two"}, `benchgate set: --repetitions "two": expected a whole number such as 3`},
+		{[]string{"set", "--benchmark-timeout", "5"}, `benchgate set: --benchmark-timeout "5": expected a duration such as 90s, 30m or 2h`},
+		{[]string{"report", "--baseline-tolerance", "ten"}, `benchgate report: --baseline-tolerance "ten": expected a number such as 10 or 2.5`},
 		{[]string{"qa-audit", "--zzz", "q.yaml"}, "benchgate qa-audit: unknown flag: --zzz"},
-		{[]string{"report", "--gate=maybe"}, `benchgate report: invalid argument "maybe" for "--gate" flag`},
+		{[]string{"report", "--gate=maybe"}, `benchgate report: --gate "maybe": expected true or false`},
 		{[]string{"report", "--suite-jsonl", "a-suite.jsonl", "--summary-json", "s.out", "--summary-md", "./s.out"}, "benchgate report: --summary-json and --summary-md are the same file"},
 		{[]string{"report", "--suite-jsonl", "a-suite.jsonl", "--suite-jsonl", "./a-suite.jsonl"}, "benchgate report: --suite-jsonl ./a-suite.jsonl is given twice (first as a-suite.jsonl)"},
 		{[]string{"swebench", "batch", "--api-key-env", "GITHUB_TOKEN", "--base-url", "http://127.0.0.1:1/v1", "--instance-file", "ids.txt"}, "benchgate swebench batch: --api-key-env GITHUB_TOKEN: refused"},
@@ -36,7 +39,7 @@ func TestFlagErrorsAreShown(t *testing.T) {
 		{[]string{"swebench", "batch", "--env", "actions_runtime_token=x", "--base-url", "http://127.0.0.1:1/v1", "--instance-file", "ids.txt"}, "--env actions_runtime_token=...: refused"},
 		{[]string{"swebench", "run", "--env", "MY KEY=1", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, `--env "MY KEY=...": expected an environment variable name`},
 		{[]string{"swebench", "run", "--env", "=1", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, `--env "": expected K=V`},
-		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: invalid argument "many" for "--max-loops" flag`},
+		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: --max-loops "many": expected a whole number`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -41,6 +41,8 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&opts.Stats.JSON, "stats-json", "", "statistical gate JSON output (default latest-stats.json beside --summary-json)")
 	fs.StringVar(&opts.Stats.MD, "stats-md", "", "statistical gate Markdown output (default latest-stats.md beside --summary-json)")
 	fs.BoolVar(&opts.Stats.Plan, "plan", false, "print the power planner: how many scenarios and repetitions would decide each efficiency check with 80% power (needs --stats; the plan is in latest-stats.{json,md} either way)")
+	// Only report's gate can be told to let undecided checks pass.
+	opts.Stats.UndecidedHint = "--stats-allow-undecided lets this pass"
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}

@@ -62,7 +62,7 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"space in the ID", run("--instance-id", "acme__w x-1"), "owner__repo-NUMBER"},
 		{"missing ID", run(), "instance ID is empty"},
 		{"max-loops 0", run("--instance-id", "acme__widget-2", "--max-loops", "0"), "--max-loops 0"},
-		{"max-loops text", run("--instance-id", "acme__widget-2", "--max-loops", "many"), `invalid argument "many"`},
+		{"max-loops text", run("--instance-id", "acme__widget-2", "--max-loops", "many"), `--max-loops "many": expected a whole number`},
 		{"another profile", run("--instance-id", "acme__widget-2", "--profile", "cloud"), "unknown flag: --profile"},
 		{"missing prompt folder", run("--instance-id", "acme__widget-2", "--prompts-dir", "nope"), "missing required prompt file"},
 		{"missing output dir", []string{"run", "--instance-id", "acme__widget-2", "--dataset-file", dataset}, "--output-dir is required"},

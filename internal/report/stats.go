@@ -23,6 +23,11 @@ type StatsOptions struct {
 	// gate; by default they fail it, since the data did not show the
 	// reduction the profile asks for.
 	AllowUndecided bool
+	// UndecidedHint, when set, follows the reason of an undecided
+	// verdict: what lets it pass where the gate decides (report says
+	// "--stats-allow-undecided lets this pass"). set and ordered only
+	// record the gate and offer no such option, so they leave it empty.
+	UndecidedHint string
 	// JSON and MD are the outputs; empty means latest-stats.json and
 	// latest-stats.md in the directory of the summary JSON.
 	JSON, MD string
@@ -62,6 +67,8 @@ type StatsReport struct {
 	Success               SuccessCheck      `json:"success"`
 	Efficiency            []EfficiencyCheck `json:"efficiency"`
 	SummaryJSON           string            `json:"summaryJson"`
+
+	undecidedHint string
 }
 
 // EfficiencyCheck is one three-way efficiency check with the v2 check it
@@ -106,7 +113,8 @@ func buildStats(ad, ghx *modeAcc, s *Summary, th Thresholds, opts StatsOptions, 
 	if conf == 0 {
 		conf = 0.95
 	}
-	r := &StatsReport{GeneratedAt: s.GeneratedAt, Profile: s.GateV2.Profile, Confidence: conf, AllowUndecided: opts.AllowUndecided, SummaryJSON: summaryJSON}
+	r := &StatsReport{GeneratedAt: s.GeneratedAt, Profile: s.GateV2.Profile, Confidence: conf, AllowUndecided: opts.AllowUndecided, SummaryJSON: summaryJSON,
+		undecidedHint: opts.UndecidedHint}
 	eff := s.GateV2.Efficiency
 	r.TotalScenarioCount, r.EligibleScenarioCount = eff.TotalScenarioCount, eff.EligibleScenarioCount
 	for _, c := range s.GateV2.Checks {
@@ -229,7 +237,11 @@ func overall(r *StatsReport) (stats.Verdict, bool, string) {
 		if r.AllowUndecided {
 			return v, true, fmt.Sprintf("%s: %s; allowed by --stats-allow-undecided", v, strings.Join(names, ", "))
 		}
-		return v, false, fmt.Sprintf("%s: %s; the data does not show the reductions the profile asks for (--stats-allow-undecided lets this pass)", v, strings.Join(names, ", "))
+		hint := ""
+		if r.undecidedHint != "" {
+			hint = " (" + r.undecidedHint + ")"
+		}
+		return v, false, fmt.Sprintf("%s: %s; the data does not show the reductions the profile asks for%s", v, strings.Join(names, ", "), hint)
 	}
 	switch {
 	case len(failed) > 0:

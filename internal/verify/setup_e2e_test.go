@@ -60,6 +60,18 @@ func TestBrokenSetupIsExitTwoAndWritesNothing(t *testing.T) {
 		}
 	})
 
+	t.Run("unknown placeholder in the benchmark argv", func(t *testing.T) {
+		f := newFixture(t, "none.json", map[string]any{"benchmark": []string{"benchsim", "benchmark", "{mode}", "{repetitions}",
+			"--provider", "{provider}", "--model", "{model_id}", "--output-jsonl", "{output_jsonl}", "{selector}"}})
+		code, _, stderr := f.run(f.setArgs("ci-diagnostics")...)
+		if code != 2 || !strings.Contains(stderr, f.config) || !strings.Contains(stderr, `benchmark[7] "{model_id}": unknown placeholder {model_id}`) {
+			t.Fatalf("exit %d, want 2 naming %s and the placeholder:\n%s", code, f.config, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(f.dir, "out")); err == nil {
+			t.Errorf("exit 2 left a set folder behind")
+		}
+	})
+
 	t.Run("outside a benchmark package", func(t *testing.T) {
 		f := newFixture(t, "none.json", nil)
 		cmd := f.command("set", "--set", "pr-exec", "--provider", "openai")

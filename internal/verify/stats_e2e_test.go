@@ -23,6 +23,14 @@ func TestSetRecordsStatisticalGate(t *testing.T) {
 		}
 	}
 	out := filepath.Join(f.dir, "out", "ci-diagnostics")
+	// set refuses --stats-allow-undecided: nothing it writes suggests it.
+	md, _ := os.ReadFile(filepath.Join(out, "latest-stats.md"))
+	trackingRaw, _ := os.ReadFile(filepath.Join(out, "tracking.json"))
+	for what, text := range map[string]string{"stderr": stderr, "latest-stats.md": string(md), "tracking.json": string(trackingRaw)} {
+		if strings.Contains(text, "stats-allow-undecided") {
+			t.Errorf("%s suggests --stats-allow-undecided, which set refuses:\n%s", what, text)
+		}
+	}
 	tr := readTracking(t, filepath.Join(out, "tracking.json"))
 	if tr.FinalStatus != "pass" || tr.Gate == nil || tr.Gate.Stats == nil {
 		t.Fatalf("tracking.json: expected a passing set with gate.stats, got status %q gate %+v", tr.FinalStatus, tr.Gate)
