@@ -9,6 +9,7 @@
 #   BENCHGATE_TEST_BUSYBOX      static busybox, the root file system of test images
 #   BENCHGATE_TEST_PNPM        pnpm (pinned, from npm), for the example workflows under act
 #   BENCHGATE_TEST_PYTHON       a python3 with pytest (Debian's python3-pytest)
+#   BENCHGATE_TEST_MERMAID      mermaid.min.js of the pinned npm mermaid, drawn in chromium
 #   BENCHGATE_TEST_REQUIRE      "1": tests fail instead of skipping when a component is missing
 #   BENCHGATE_TEST_STATE        the state folder (below), where the tests also keep the
 #                               binaries they build (testenv.Build)
@@ -35,6 +36,9 @@ command -v file >/dev/null 2>&1 || need_apt+=(file)
 # GitHub's Markdown engine: every Markdown file benchgate writes is
 # rendered through it in the tests (internal/testenv/gfm).
 command -v cmark-gfm >/dev/null 2>&1 || need_apt+=(cmark-gfm)
+# The job summaries' mermaid charts are drawn with the real mermaid in
+# headless Chromium (internal/testenv/mermaid).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # qa-audit's question banks: typeshed's stubs (platform and version guards
 # of the standard library) come with Debian's mypy; pydantic 1.10 is a
 # library the banks ask about.
@@ -80,6 +84,20 @@ if command -v node >/dev/null 2>&1 && [ ! -x "$pnpm_dir/bin/pnpm" ]; then
 fi
 if [ -x "$pnpm_dir/bin/pnpm" ]; then
   export BENCHGATE_TEST_PNPM="$pnpm_dir/bin/pnpm"
+fi
+
+# mermaid, pinned, from the npm registry: its browser bundle draws the
+# job summaries' charts in the tests, as GitHub draws them.
+MERMAID_VERSION=12.3.0
+mermaid_dir="$state_dir/mermaid-$MERMAID_VERSION"
+mermaid_js="$mermaid_dir/package/dist/mermaid.min.js"
+if [ ! -f "$mermaid_js" ]; then
+  echo "test-env: fetching mermaid@$MERMAID_VERSION" >&2
+  rm -rf "$mermaid_dir" && mkdir -p "$mermaid_dir"
+  (cd "$mermaid_dir" && npm pack --silent "mermaid@$MERMAID_VERSION" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+fi
+if [ -f "$mermaid_js" ]; then
+  export BENCHGATE_TEST_MERMAID="$mermaid_js"
 fi
 
 # A private Docker engine: its own socket, data root and exec root, no

@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testenv/mermaid"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -252,4 +253,28 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return "(same lines, different bytes)"
+}
+
+// TestGoldenChartsRender draws every chart of the golden job summaries
+// with the real mermaid in Chromium: each parses and draws, and every
+// agent_direct/ghx chart draws both modes (bars and a line).
+func TestGoldenChartsRender(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.md"))
+	var charts []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		charts = append(charts, mermaid.Charts(string(b))...)
+	}
+	if len(charts) < 10 {
+		t.Fatalf("only %d charts in the golden summaries", len(charts))
+	}
+	svgs := mermaid.Render(t, charts...)
+	for i, c := range charts {
+		if strings.HasPrefix(c, "xychart-beta") && (!strings.Contains(svgs[i], `class="bar-plot-0"`) || !strings.Contains(svgs[i], `class="line-plot-1"`)) {
+			t.Errorf("chart %d does not draw both modes:\n%s", i+1, c)
+		}
+	}
 }

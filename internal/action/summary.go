@@ -251,8 +251,8 @@ func chartSection(sec *jobsummary.Section, suites map[string]*suiteStats) {
 		title, unit string
 		pick        func(*suiteStats) map[string][]float64
 	}{
-		{"Median active tokens per scenario: agent_direct (first bar) vs ghx (second bar)", "active tokens", func(s *suiteStats) map[string][]float64 { return s.Active }},
-		{"Median wall latency per scenario: agent_direct (first bar) vs ghx (second bar)", "ms", func(s *suiteStats) map[string][]float64 { return s.Latency }},
+		{"Median active tokens per scenario", "active tokens", func(s *suiteStats) map[string][]float64 { return s.Active }},
+		{"Median wall latency per scenario", "ms", func(s *suiteStats) map[string][]float64 { return s.Latency }},
 	} {
 		b, c := metric.pick(base), metric.pick(cand)
 		var ids []string
@@ -274,7 +274,7 @@ func chartSection(sec *jobsummary.Section, suites map[string]*suiteStats) {
 			bv = append(bv, median(b[id]))
 			cv = append(cv, median(c[id]))
 		}
-		sec.Mermaid(jobsummary.XYBars(metric.title, metric.unit, ids, []jobsummary.Series{{Name: "agent_direct", Values: bv}, {Name: "ghx", Values: cv}}))
+		sec.Mermaid(jobsummary.XYChart(metric.title, metric.unit, ids, jobsummary.Series{Name: "agent_direct", Values: bv}, jobsummary.Series{Name: "ghx", Values: cv}))
 	}
 }
 

@@ -288,26 +288,33 @@ func (d *Doc) render(lv level) string {
 	return b.String()
 }
 
-// XYBars returns a mermaid xychart with one bar series per entry of
-// series, over the labels on the x axis. GitHub renders it natively.
-func XYBars(title, yLabel string, labels []string, series []Series) string {
+// XYChart returns a mermaid xychart of one value per label for two
+// series: bars for the first, a line for the second. mermaid draws the
+// series of a chart over each other, not side by side, so two bar
+// series hide the shorter bar behind the taller one; a line over bars
+// keeps both visible wherever they are. mermaid has no legend, so the
+// title says which series is which.
+func XYChart(title, yLabel string, labels []string, bars, line Series) string {
 	var b strings.Builder
 	b.WriteString("xychart-beta\n")
-	fmt.Fprintf(&b, "  title %s\n", quote(title))
+	fmt.Fprintf(&b, "  title %s\n", quote(fmt.Sprintf("%s (bars: %s, line: %s)", title, bars.Name, line.Name)))
 	qs := make([]string, len(labels))
 	for i, l := range labels {
 		qs[i] = quote(l)
 	}
 	fmt.Fprintf(&b, "  x-axis [%s]\n", strings.Join(qs, ", "))
 	fmt.Fprintf(&b, "  y-axis %s\n", quote(yLabel))
-	for _, s := range series {
-		vs := make([]string, len(s.Values))
-		for i, v := range s.Values {
-			vs[i] = strconv.FormatFloat(v, 'f', -1, 64)
-		}
-		fmt.Fprintf(&b, "  bar [%s]\n", strings.Join(vs, ", "))
-	}
+	fmt.Fprintf(&b, "  bar [%s]\n", values(bars.Values))
+	fmt.Fprintf(&b, "  line [%s]\n", values(line.Values))
 	return b.String()
+}
+
+func values(v []float64) string {
+	vs := make([]string, len(v))
+	for i, x := range v {
+		vs[i] = strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strings.Join(vs, ", ")
 }
 
 // Series is one named row of values of a chart.

@@ -1,10 +1,18 @@
 package jobsummary
 
 import (
+	"flag"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testenv/mermaid"
 )
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite the chart images under docs/images")
 
 func bigDoc(rows int) *Doc {
 	var d Doc
@@ -85,10 +93,10 @@ func shorten(s string) string {
 }
 
 func TestCharts(t *testing.T) {
-	got := XYBars(`Tokens "median"`, "tokens", []string{"a-001", "b\n002"}, []Series{{"agent_direct", []float64{1.5, 2}}, {"ghx", []float64{3, 4}}})
-	want := "xychart-beta\n  title \"Tokens 'median'\"\n  x-axis [\"a-001\", \"b 002\"]\n  y-axis \"tokens\"\n  bar [1.5, 2]\n  bar [3, 4]\n"
+	got := XYChart(`Tokens "median"`, "tokens", []string{"a-001", "b\n002"}, Series{"agent_direct", []float64{1.5, 2}}, Series{"ghx", []float64{3, 4}})
+	want := "xychart-beta\n  title \"Tokens 'median' (bars: agent_direct, line: ghx)\"\n  x-axis [\"a-001\", \"b 002\"]\n  y-axis \"tokens\"\n  bar [1.5, 2]\n  line [3, 4]\n"
 	if got != want {
-		t.Errorf("XYBars =\n%s\nwant\n%s", got, want)
+		t.Errorf("XYChart =\n%s\nwant\n%s", got, want)
 	}
 	got = Pie("Instance statuses", []string{"success", "failed", "incomplete"}, []int{2, 0, 1})
 	want = "pie title Instance statuses\n  \"success\" : 2\n  \"incomplete\" : 1\n"
@@ -200,3 +208,73 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+var (
+	barRect  = regexp.MustCompile(`(?s)<g class="bar-plot-0">(.*?)</g>`)
+	linePath = regexp.MustCompile(`<g class="line-plot-1"><path d="M[^"]+"`)
+)
+
+// TestChartsRenderInMermaid draws each kind of chart the summaries use
+// with the real mermaid in Chromium: both modes of an xychart are drawn,
+// agent_direct as one bar per scenario and ghx as a line, also where ghx
+// is the larger (the real 704 vs 759 active tokens of
+// issue-triage-comment-wf-001); a pie draws its slices; a chart mermaid
+// cannot parse fails. With -update-docs the images in docs/images are
+// drawn again.
+func TestChartsRenderInMermaid(t *testing.T) {
+	ids := []string{"ci-diagnose-run-wf-001", "issue-triage-comment-wf-001", "pr-fix-mixed-threads-wf-001", "pr-review-comment-wf-001"}
+	xy := XYChart("Median active tokens per scenario", "active tokens", ids,
+		Series{"agent_direct", []float64{707, 704, 944, 2615}}, Series{"ghx", []float64{671, 759, 472, 1118}})
+	trend := XYChart("Median active tokens, last 6 runs", "active tokens", []string{"#11", "#12", "#13", "#14", "#15", "#16"},
+		Series{"agent_direct", []float64{910, 905, 930, 912, 899, 921}}, Series{"ghx", []float64{746, 760, 802, 845, 890, 951}})
+	pie := Pie("Instance statuses", []string{"success", "failed", "incomplete"}, []int{7, 2, 1})
+	svgs := mermaid.Render(t, xy, trend, pie)
+	for i, n := range []int{len(ids), 6} {
+		m := barRect.FindStringSubmatch(svgs[i])
+		if m == nil || strings.Count(m[1], "<rect") != n {
+			t.Errorf("chart %d: want %d agent_direct bars, got %v", i+1, n, m)
+		}
+		if !linePath.MatchString(svgs[i]) {
+			t.Errorf("chart %d: no ghx line drawn", i+1)
+		}
+		if !strings.Contains(svgs[i], "(bars: agent_direct, line: ghx)") {
+			t.Errorf("chart %d: the title does not say which series is which", i+1)
+		}
+	}
+	if n := strings.Count(svgs[2], `class="pieCircle"`); n != 3 {
+		t.Errorf("pie: %d slices, want 3", n)
+	}
+	if *updateDocs {
+		dir := filepath.Join(testenv.RepoRoot(t), "docs", "images")
+		mermaid.Screenshot(t, xy, filepath.Join(dir, "chart-scenarios.png"), 900, 520)
+		mermaid.Screenshot(t, trend, filepath.Join(dir, "chart-trend.png"), 900, 520)
+		mermaid.Screenshot(t, pie, filepath.Join(dir, "chart-pie.png"), 700, 480)
+	}
+}
+
+func TestMermaidRefusesBadCharts(t *testing.T) {
+	ft := &fakeT{TB: t}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != (fatal{}) {
+				panic(r)
+			}
+		}()
+		mermaid.Render(ft, "xychart-beta\n  x-axis [a, b\n  bar [1, 2]\n")
+	}()
+	if !ft.failed {
+		t.Error("a chart mermaid cannot parse passed")
+	}
+}
+
+// fakeT records a failure instead of failing the test.
+type fakeT struct {
+	testing.TB
+	failed bool
+}
+
+func (f *fakeT) Errorf(format string, args ...any) { f.failed = true }
+func (f *fakeT) Fatalf(format string, args ...any) { f.failed = true; panic(fatal{}) }
+func (f *fakeT) Helper()                          {}
+
+type fatal struct{}

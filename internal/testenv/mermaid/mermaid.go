@@ -1,0 +1,157 @@
+// Package mermaid renders mermaid charts as GitHub shows them in a job
+// summary: with the real mermaid library (npm mermaid, the version
+// scripts/test-env.sh pins) in headless Chromium (Debian's chromium). A
+// chart mermaid cannot parse or draw fails the test, and the SVG it drew
+// can be inspected (which plots, how many bars) or kept as a PNG.
+package mermaid
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+// chromiumFlags run Chromium without a sandbox, GPU or network
+// services, as a test on a shared machine needs.
+var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	"--disable-component-update", "--disable-sync", "--no-first-run", "--allow-file-access-from-files",
+	// mermaid renders asynchronously: let the page's work finish before
+	// the DOM is dumped or the screenshot taken.
+	"--virtual-time-budget=30000"}
+
+// tools returns Chromium and the mermaid bundle, or skips (fails under
+// BENCHGATE_TEST_REQUIRE=1).
+func tools(t testing.TB) (chromium, lib string) {
+	t.Helper()
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		testenv.Missing(t, "chromium", err.Error()+" (apt-get install chromium)")
+	}
+	lib = os.Getenv("BENCHGATE_TEST_MERMAID")
+	if lib == "" {
+		testenv.Missing(t, "the mermaid library", "BENCHGATE_TEST_MERMAID is empty")
+	}
+	if _, err := os.Stat(lib); err != nil {
+		testenv.Missing(t, "the mermaid library", err.Error())
+	}
+	return chromium, lib
+}
+
+// page renders each chart in turn into its own element and records
+// "ok" or the error mermaid gave in a status element.
+func page(lib string, charts []string) string {
+	src, _ := json.Marshal(charts)
+	return `<!doctype html><html><head><meta charset="utf-8"><script src="file://` + html.EscapeString(lib) + `"></script>
+<style>body{margin:0;background:#fff;font-family:sans-serif}</style></head><body>
+<div id="charts"></div><pre id="status" style="display:none">pending</pre>
+<script>
+const charts = ` + string(src) + `;
+mermaid.initialize({startOnLoad: false, theme: 'default'});
+(async () => {
+  const out = [];
+  for (let i = 0; i < charts.length; i++) {
+    try {
+      await mermaid.parse(charts[i]);
+      const r = await mermaid.render('chart' + i, charts[i]);
+      const d = document.createElement('div');
+      d.id = 'c' + i;
+      d.innerHTML = r.svg;
+      document.getElementById('charts').appendChild(d);
+      out.push('ok');
+    } catch (e) {
+      out.push('error: ' + ((e && e.message) || String(e)).split('\n').join(' '));
+    }
+  }
+  document.getElementById('status').textContent = JSON.stringify(out);
+})();
+</script></body></html>`
+}
+
+func run(t testing.TB, chromium string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(chromium, append(append(append([]string{}, chromiumFlags...), "--user-data-dir="+t.TempDir()), args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return out
+}
+
+var statusRE = regexp.MustCompile(`(?s)<pre id="status"[^>]*>(.*?)</pre>`)
+
+// Render draws every chart in one page and returns each chart's SVG; a
+// chart mermaid cannot parse or draw fails the test, naming it.
+func Render(t testing.TB, charts ...string) []string {
+	t.Helper()
+	chromium, lib := tools(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "charts.html")
+	if err := os.WriteFile(p, []byte(page(lib, charts)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(run(t, chromium, "--dump-dom", "file://"+p))
+	m := statusRE.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("mermaid did not report: %s", tail(dom))
+	}
+	var status []string
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &status); err != nil || len(status) != len(charts) {
+		t.Fatalf("mermaid did not finish rendering (status %q)", m[1])
+	}
+	svgs := make([]string, len(charts))
+	for i, s := range status {
+		if s != "ok" {
+			t.Errorf("chart %d does not render: %s\n%s", i+1, s, charts[i])
+			continue
+		}
+		start := strings.Index(dom, fmt.Sprintf(`<div id="c%d">`, i))
+		end := strings.Index(dom[start:], "</svg>")
+		svgs[i] = dom[start : start+end+len("</svg>")]
+	}
+	return svgs
+}
+
+// Screenshot draws one chart and writes it as a PNG of width x height.
+func Screenshot(t testing.TB, chart, png string, width, height int) {
+	t.Helper()
+	Render(t, chart)
+	chromium, lib := tools(t)
+	p := filepath.Join(t.TempDir(), "chart.html")
+	if err := os.WriteFile(p, []byte(page(lib, []string{chart})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, chromium, fmt.Sprintf("--window-size=%d,%d", width, height), "--hide-scrollbars", "--screenshot="+abs, "file://"+p)
+	if info, err := os.Stat(abs); err != nil || info.Size() == 0 {
+		t.Fatalf("no screenshot written to %s: %v", png, err)
+	}
+}
+
+// Charts returns the mermaid blocks of a Markdown text.
+func Charts(md string) []string {
+	var out []string
+	for _, part := range strings.Split(md, "```mermaid\n")[1:] {
+		if i := strings.Index(part, "\n```"); i >= 0 {
+			out = append(out, part[:i+1])
+		}
+	}
+	return out
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return s[len(s)-3000:]
+	}
+	return s
+}
