@@ -330,8 +330,12 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		if err != nil {
 			return sbUsage(env, "batch", err)
 		}
+		b.IDSources = map[string]string{}
 		for _, in := range insts {
 			b.IDs = append(b.IDs, in.ID)
+			if _, seen := b.IDSources[in.ID]; !seen {
+				b.IDSources[in.ID] = in.Where
+			}
 		}
 		b.Subset = *instFile
 		if ext := strings.ToLower(filepath.Ext(*instFile)); rf.datasetFile == "" && (ext == ".json" || ext == ".jsonl") {

@@ -48,6 +48,15 @@ func TestSwebenchBadInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bad-ids.txt"), []byte("acme__widget-2\n../../etc__passwd-1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for name, content := range map[string]string{
+		"ids-nodata.txt": "acme__widget-2\nacme__widget-9\n",
+		"dup.jsonl":      "{\"instance_id\":\"acme__widget-2\",\"problem_statement\":\"P\"}\n{\"instance_id\":\"acme__widget-2\",\"problem_statement\":\"P again\"}\n",
+		"num.jsonl":      "{\"instance_id\":\"acme__widget-2\",\"problem_statement\":42}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	run := func(extra ...string) []string {
 		return append([]string{"run", "--output-dir", "run/acme__widget-2", "--manifest-dir", "run", "--dataset-file", dataset}, extra...)
 	}
@@ -79,6 +88,12 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"retry of an unknown kind", []string{"batch", "--retry-failed", "some", "--dataset-file", dataset}, `--retry-failed "some": expected runtime_error or all`},
 		{"bad filter", []string{"batch", "--filter", "(", "--dataset-file", dataset}, `--filter "("`},
 		{"bad slice", []string{"batch", "--slice", "3:1", "--dataset-file", dataset}, `--slice "3:1": END must be greater than START`},
+		{"instance without a dataset record", run("--instance-id", "acme__widget-9"), "--dataset-file: " + dataset + ": no record with instance_id acme__widget-9"},
+		{"batch scope without dataset records", []string{"batch", "--instance-file", "ids-nodata.txt", "--dataset-file", dataset},
+			dataset + ": no record with instance_id acme__widget-9 (" + filepath.Join(dir, "ids-nodata.txt") + ":2)"},
+		{"duplicate dataset records", run("--instance-id", "acme__widget-2", "--dataset-file", "dup.jsonl"), filepath.Join(dir, "dup.jsonl") + ":2: a second record of instance acme__widget-2 (the first is at " + filepath.Join(dir, "dup.jsonl") + ":1)"},
+		{"duplicate records in a batch's instance file", []string{"batch", "--instance-file", "dup.jsonl"}, "dup.jsonl:2: a second record of instance acme__widget-2"},
+		{"a problem statement that is no string", []string{"batch", "--instance-file", "num.jsonl"}, "num.jsonl:1: instance acme__widget-2: field \"problem_statement\" is a number; expected a string"},
 		{"unknown subcommand", []string{"evaluate"}, "unknown subcommand"},
 		{"merge without roots", []string{"merge", "--output-dir", "m"}, "usage"},
 		{"merge with an unknown fail-on", []string{"merge", "--output-dir", "m", "--fail-on", "always", "typo"}, `--fail-on "always": expected never, failed or incomplete`},
@@ -100,6 +115,9 @@ func TestSwebenchBadInput(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "run", "acme__widget-2")); err == nil {
 				t.Errorf("a usage error created the new instance's output folder")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "results")); err == nil {
+				t.Errorf("a usage error created the batch's results folder")
 			}
 		})
 	}

@@ -24,6 +24,9 @@ import (
 type BatchOptions struct {
 	// IDs is the scope, already validated; the batch sorts and de-duplicates.
 	IDs []string
+	// IDSources says where the scope named each ID ("instances.txt:4"),
+	// for messages; may be nil.
+	IDSources map[string]string
 	// Subset names the instance file, or is empty for the whole split.
 	Subset string
 	// RunRoot is <results>/<timestamp>, or the root being resumed.
@@ -207,6 +210,13 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	if b.Resume {
 		if fi, err := os.Stat(b.RunRoot); err != nil || !fi.IsDir() {
 			return res, &UsageError{Err: exitcode.Optionf("resume", " %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
+		}
+	}
+	// Every instance in scope needs its task before the first one runs:
+	// one missing would otherwise fail only when its turn came.
+	if o.DatasetFile != "" {
+		if err := CheckDataset(o.DatasetFile, ids, b.IDSources); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, &UsageError{Err: exitcode.Optionf("dataset_file", ": %w", err)}
 		}
 	}
 	// Usage checks on the template, with a valid placeholder ID.

@@ -182,3 +182,51 @@ func FuzzLoadInstances(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckDataset: every instance in scope needs exactly one record with
+// a string problem statement; each refusal names the file and the line.
+func TestCheckDataset(t *testing.T) {
+	tests := []struct {
+		name, file, content string
+		ids                 []string
+		from                map[string]string
+		wantErr             string
+	}{
+		{name: "every instance has its record", file: "ds.jsonl", content: "{\"instance_id\":\"a__b-1\",\"problem_statement\":\"P1\"}\n{\"instance_id\":\"a__b-2\",\"problem_statement\":\"P2\"}\n", ids: []string{"a__b-2", "a__b-1"}},
+		{name: "records out of scope may lack a statement", file: "ds.jsonl", content: "{\"instance_id\":\"a__b-1\",\"problem_statement\":\"P1\"}\n{\"instance_id\":\"x__y-9\"}\n", ids: []string{"a__b-1"}},
+		{name: "an instance without a record", file: "ds.jsonl", content: "{\"instance_id\":\"a__b-1\",\"problem_statement\":\"P1\"}\n", ids: []string{"a__b-1", "a__b-7"},
+			from: map[string]string{"a__b-7": "ids.txt:2"}, wantErr: "ds.jsonl: no record with instance_id a__b-7 (ids.txt:2)"},
+		{name: "several without a record", file: "ds.jsonl", content: "{\"instance_id\":\"a__b-1\",\"problem_statement\":\"P1\"}\n", ids: []string{"a__b-1", "a__b-7", "a__b-8"},
+			wantErr: "ds.jsonl: no record with instance_id for 2 instances in scope: a__b-7, a__b-8"},
+		{name: "a duplicate record", file: "ds.jsonl", content: "{\"instance_id\":\"a__b-1\",\"problem_statement\":\"P1\"}\n{\"instance_id\":\"a__b-2\",\"problem_statement\":\"P\"}\n{\"instance_id\":\"a__b-1\",\"problem_statement\":\"P1 again\"}\n", ids: []string{"a__b-2"},
+			wantErr: "ds.jsonl:3: a second record of instance a__b-1 (the first is at"},
+		{name: "a number as statement", file: "ds.jsonl", content: "{\"instance_id\":\"a__b-1\",\"problem_statement\":\"P1\"}\n{\"instance_id\":\"a__b-2\",\"problem_statement\":42}\n", ids: []string{"a__b-1", "a__b-2"},
+			wantErr: "ds.jsonl:2: instance a__b-2: field \"problem_statement\" is a number; expected a string"},
+		{name: "an object as statement", file: "ds.json", content: "[\n  {\"instance_id\":\"a__b-1\",\"problem_statement\":\"P1\"},\n  {\"instance_id\":\"a__b-2\",\n   \"problem_statement\":{\"text\":\"P2\"}}\n]\n", ids: []string{"a__b-2"},
+			wantErr: "ds.json:3: instance a__b-2: field \"problem_statement\" is an object"},
+		{name: "an empty statement", file: "ds.json", content: "{\"instances\": [\n{\"instance_id\":\"a__b-1\",\"problem_statement\":\"  \"}]}", ids: []string{"a__b-1"},
+			wantErr: "ds.json:2: instance a__b-1 has no \"problem_statement\""},
+		{name: "a null statement", file: "ds.jsonl", content: "{\"instance_id\":\"a__b-1\",\"problem_statement\":null}\n", ids: []string{"a__b-1"},
+			wantErr: "ds.jsonl:1: instance a__b-1 has no \"problem_statement\""},
+		{name: "a txt list is no dataset", file: "ds.txt", content: "a__b-1\n", ids: []string{"a__b-1"},
+			wantErr: "ds.txt:1: instance a__b-1 has no \"problem_statement\""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), tc.file)
+			if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := CheckDataset(p, tc.ids, tc.from)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("err %v, want %q naming %s", err, tc.wantErr, p)
+			}
+		})
+	}
+}

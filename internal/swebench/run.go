@@ -96,6 +96,9 @@ func (o *Options) Validate() error {
 	if _, err := os.Stat(o.DatasetFile); err != nil {
 		return exitcode.Optionf("dataset_file", ": %w", err)
 	}
+	if err := CheckDataset(o.DatasetFile, []string{o.InstanceID}, nil); err != nil {
+		return exitcode.Optionf("dataset_file", ": %w", err)
+	}
 	for _, f := range []struct{ option, path string }{{"codex_binary", o.CodexBinary}, {"codex_config", o.CodexConfig}} {
 		if f.path != "" {
 			if _, err := os.Stat(f.path); err != nil {

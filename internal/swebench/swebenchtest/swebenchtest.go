@@ -236,11 +236,17 @@ func NoLeaks(t testing.TB, dc *container.Client, label string) {
 	}
 }
 
-// DatasetFile writes a jsonl dataset with problem statements for ids.
+// DatasetFile writes a jsonl dataset with problem statements for ids, one
+// record per distinct ID.
 func DatasetFile(t testing.TB, dir string, ids ...string) string {
 	t.Helper()
 	var b strings.Builder
+	seen := map[string]bool{}
 	for _, id := range ids {
+		if seen[id] {
+			continue // a dataset has one record per instance
+		}
+		seen[id] = true
 		row, _ := json.Marshal(map[string]string{"instance_id": id, "repo": "acme/widget", "problem_statement": "Fix the bug in " + id + "."})
 		b.Write(row)
 		b.WriteByte('\n')
