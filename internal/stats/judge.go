@@ -187,7 +187,7 @@ func Judge(metrics []Metric, opts Options) ([]Result, error) {
 		judgeOne(r, e[i], metrics[i], levels[i], o.Power, boots[i], &stepping)
 		// Planned at the strictest Holm level, so that the plan holds
 		// wherever the check lands in the order.
-		if p, ok := NewPlan(metrics[i].Scenarios, HodgesLehmann(e[i]), metrics[i].MinReductionPct, 1-alpha/float64(m), o.Power); ok {
+		if p, ok := newPlan(metrics[i].Scenarios, r.Pairs, HodgesLehmann(e[i]), metrics[i].MinReductionPct, 1-alpha/float64(m), o.Power); ok {
 			r.Plan = p
 		}
 	}

@@ -38,6 +38,13 @@ func (n Noise) pairSD(reps int) float64 {
 // between-scenario variance. ok is false below three usable scenarios.
 func EstimateNoise(scs []Scenario) (Noise, bool) {
 	pairs, _ := Pairs(scs)
+	return estimateNoise(scs, pairs)
+}
+
+// estimateNoise is EstimateNoise with the scenarios' pairs already made.
+// The log values are summed in one pass (Welford), never copied: a run
+// can hold thousands of repetitions per scenario.
+func estimateNoise(scs []Scenario, pairs []Pair) (Noise, bool) {
 	if len(pairs) < 3 {
 		return Noise{}, false
 	}
@@ -48,16 +55,25 @@ func EstimateNoise(scs []Scenario) (Noise, bool) {
 	total := variance(d)
 	ss, df := 0.0, 0
 	for _, s := range scs {
+		if len(s.Base) == 0 || len(s.Target) == 0 {
+			continue
+		}
 		for _, arm := range [][]float64{s.Base, s.Target} {
 			if len(arm) < 2 {
 				continue
 			}
-			l := make([]float64, len(arm))
+			mean, m2 := 0.0, 0.0
 			for i, v := range arm {
-				l[i] = math.Log(math.Max(v, ZeroFloor))
+				l := math.Log(math.Max(v, ZeroFloor))
+				delta := l - mean
+				mean += delta / float64(i+1)
+				m2 += delta * (l - mean)
 			}
-			ss += variance(l) * float64(len(l)-1)
-			df += len(l) - 1
+			if math.IsNaN(m2) || math.IsInf(m2, 0) {
+				continue
+			}
+			ss += m2
+			df += len(arm) - 1
 		}
 	}
 	if df == 0 {
@@ -297,11 +313,16 @@ type Plan struct {
 // the threshold. ok is false when the noise cannot be estimated (fewer
 // than three usable scenarios).
 func NewPlan(scs []Scenario, estimateExcess, minReductionPct, conf, power float64) (*Plan, bool) {
-	noise, ok := EstimateNoise(scs)
+	pairs, _ := Pairs(scs)
+	return newPlan(scs, pairs, estimateExcess, minReductionPct, conf, power)
+}
+
+// newPlan is NewPlan with the scenarios' pairs already made.
+func newPlan(scs []Scenario, pairs []Pair, estimateExcess, minReductionPct, conf, power float64) (*Plan, bool) {
+	noise, ok := estimateNoise(scs, pairs)
 	if !ok {
 		return nil, false
 	}
-	pairs, _ := Pairs(scs)
 	p := &Plan{Confidence: conf, TargetPower: power, Scenarios: len(pairs), Repetitions: max(1, medianReps(scs)), Noise: noise}
 	reps := append([]int(nil), planRepetitions...)
 	if !slices.Contains(reps, p.Repetitions) {
