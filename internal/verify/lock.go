@@ -78,7 +78,7 @@ func lockShared(dir, flag string) (*fsutil.Lock, error) {
 // the name is waited for briefly.
 func inUse(dir, flag string) string {
 	var holders []string
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if h, ok := readHolder(filepath.Join(dir, LockFile)); ok {
 			holders = []string{h.String()}

@@ -270,3 +270,27 @@ func TestOrderedNamesEveryFailingConfirmation(t *testing.T) {
 		t.Errorf("error %q names the confirmation that succeeded", c.Error)
 	}
 }
+
+// TestOrderedCleanupFailure runs ordered with a fixture cleanup that
+// fails after every set passed: the run does not pass, and says why.
+func TestOrderedCleanupFailure(t *testing.T) {
+	f := newFixture(t, "none.json", nil)
+	f.chaos(rule{"behavior": "fixtures_fail", "action": "cleanup"})
+	base := filepath.Join(f.dir, "run")
+	code, stdout, stderr := f.run("ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest, "--out-dir", base)
+	if code != 1 || !strings.Contains(stderr, "fixture cleanup exited 1") {
+		t.Fatalf("exit %d, want 1 and the cleanup named\n%s", code, stderr)
+	}
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	if c.Status != verify.StatusFail || !strings.Contains(c.Error, "fixture cleanup exited 1") || c.Cleanup == nil || c.Cleanup.ExitCode != 1 {
+		t.Errorf("status %s error %q cleanup %+v", c.Status, c.Error, c.Cleanup)
+	}
+	for _, s := range c.Sets {
+		if s.Status != verify.StatusPass {
+			t.Errorf("set %s: %s", s.Set, s.Status)
+		}
+	}
+	if strings.Contains(stdout, "ready to run") {
+		t.Errorf("confirmation offered after a failed cleanup:\n%s", stdout)
+	}
+}

@@ -269,3 +269,65 @@ func copyExamples(t *testing.T) string {
 	os.RemoveAll(filepath.Join(dst, "reports"))
 	return dst
 }
+
+// TestOrderedRunsStartedTogether starts two ordered runs into one folder
+// at the same moment: whichever takes the folder first runs, the other
+// exits 2 naming it, while the first is still held inside set issues.
+func TestOrderedRunsStartedTogether(t *testing.T) {
+	f := newFixture(t, "none.json", map[string]any{"benchmark": gatedBenchmark("issues")})
+	gate := filepath.Join(f.dir, "gate")
+	base := filepath.Join(f.dir, "run")
+	type result struct {
+		cmd    *exec.Cmd
+		stderr *bytes.Buffer
+		err    error
+	}
+	results := make(chan result, 2)
+	var cmds []*exec.Cmd
+	for range 2 {
+		cmd := f.command("ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest, "--out-dir", base)
+		cmd.Env = append(cmd.Env, "BENCH_GATE="+gate)
+		errb := &bytes.Buffer{}
+		cmd.Stderr = errb
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cmd := range cmds {
+		go func() { results <- result{cmd, cmd.Stderr.(*bytes.Buffer), cmd.Wait()} }()
+	}
+	defer func() {
+		os.WriteFile(gate, nil, 0o644)
+		for _, cmd := range cmds {
+			if cmd.ProcessState == nil {
+				cmd.Process.Kill()
+			}
+		}
+	}()
+	var loser result
+	select {
+	case loser = <-results:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("neither run ended while the gate was closed: one of them must have been refused")
+	}
+	winner := cmds[0]
+	if loser.cmd == cmds[0] {
+		winner = cmds[1]
+	}
+	want := fmt.Sprintf("%s is in use by benchgate ordered (pid %d, started ", base, winner.Process.Pid)
+	if loser.cmd.ProcessState.ExitCode() != 2 || !strings.Contains(loser.stderr.String(), want) {
+		t.Errorf("refused run: exit %d, stderr %q; want 2 and %q", loser.cmd.ProcessState.ExitCode(), loser.stderr.String(), want)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	w := <-results
+	if w.err != nil {
+		t.Fatalf("winning run: %v\n%s", w.err, w.stderr.String())
+	}
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	if c.Status != verify.StatusPass || !strings.Contains(loser.stderr.String(), "run "+c.RunID+")") {
+		t.Errorf("consolidated status %s run %s; refusal %q", c.Status, c.RunID, loser.stderr.String())
+	}
+}
