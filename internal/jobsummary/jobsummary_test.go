@@ -275,6 +275,6 @@ type fakeT struct {
 
 func (f *fakeT) Errorf(format string, args ...any) { f.failed = true }
 func (f *fakeT) Fatalf(format string, args ...any) { f.failed = true; panic(fatal{}) }
-func (f *fakeT) Helper()                          {}
+func (f *fakeT) Helper()                           {}
 
 type fatal struct{}
