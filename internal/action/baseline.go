@@ -337,6 +337,7 @@ func (r *reporter) lookbackSummary(doc *jobsummary.Doc, lp *lookbackPlan, lb *Lo
 	}
 	if lb.History != nil {
 		sec.Para("%s", nest(lb.History.Markdown()))
+		trendCharts(sec, lb.History)
 	}
 }
 

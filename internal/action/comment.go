@@ -114,6 +114,11 @@ func commentBody(marker string, s *stepResult) string {
 		}
 		sec.Para("**Flaky scenarios** (%d): %s.", len(ids), countedList(ids))
 	}
+	if lb := s.Lookback; lb != nil && lb.History != nil {
+		if line := trendLine(lb.History); line != "" {
+			sec.Para("%s", line)
+		}
+	}
 	var links []string
 	if s.RunURL != "" {
 		links = append(links, "[job summary]("+s.RunURL+")")

@@ -7,11 +7,13 @@ import (
 
 	"github.com/benchgate/benchgate/internal/baseline"
 	"github.com/benchgate/benchgate/internal/history"
+	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/prcomment"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/suite"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testenv/mermaid"
 )
 
 // TestCommentBody: the comment opens with the marker and the verdict,
@@ -34,7 +36,8 @@ func TestCommentBody(t *testing.T) {
 		Lookback: &Lookback{
 			Comparison: &baseline.Comparison{Verdict: baseline.Fail, TolerancePct: 10, Modes: []baseline.Mode{{Mode: "ghx",
 				Efficiency: []baseline.Efficiency{{Result: stats.Result{Name: "active_tokens", Verdict: stats.Fail, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, Scenarios: 12}}}}}},
-			History: &history.Report{Flaky: []history.Scenario{{Mode: "ghx", ID: "s-003", RunsSeen: 3, RunsPassed: 2, Outcomes: "FPP"}}},
+			History: &history.Report{Flaky: []history.Scenario{{Mode: "ghx", ID: "s-003", RunsSeen: 3, RunsPassed: 2, Outcomes: "FPP"}},
+				Modes: []history.ModeRuns{{Mode: "agent_direct", Trend: points(3, 100, 1000, 20000)}, {Mode: "ghx", Trend: points(3, 90, 500, 10000)}}},
 		},
 		Artifacts:   []artifact{{Name: "benchgate-bench-run", ID: 42}, {Name: "failed-upload", Err: fmt.Errorf("no")}},
 		RunURL:      "https://github.com/o/r/actions/runs/7",
@@ -56,6 +59,7 @@ func TestCommentBody(t *testing.T) {
 		"**Against the baseline**: FAIL: ghx active_tokens +30.0% [+26.3%, +33.4%], tolerance +10%.",
 		"**Failing scenarios** (14): `ghx/s-000|<x>`,", "`ghx/s-009|<x>` and 4 more.",
 		"**Flaky scenarios** (1): `ghx/s-003 (flaky: passed 2 of 3 recent runs)`.",
+		"**Trend** (up to 3 runs, oldest → newest): ghx success rate 90.0% → 92.0%, median active tokens 500 → 510, median wall latency 10.0 s → 10.2 s; agent_direct success rate 100.0% → 102.0%, median active tokens 1000 → 1020, median wall latency 20.0 s → 20.4 s.",
 		"[job summary](https://github.com/o/r/actions/runs/7) · [benchgate-bench-run](https://github.com/o/r/actions/runs/7/artifacts/42)",
 	} {
 		if !strings.Contains(body, want) {
@@ -92,4 +96,44 @@ func TestCommentBody(t *testing.T) {
 
 func violation(id string) suite.Diagnostic {
 	return suite.Diagnostic{Mode: "ghx", File: "ghx-suite.jsonl", Line: 1, ScenarioID: id, Field: "success", Got: "false"}
+}
+
+// points is a trend of n runs growing by 1% of their first value a run.
+func points(n int, success, tokens, latency float64) []history.Point {
+	var out []history.Point
+	for i := 0; i < n; i++ {
+		f := 1 + float64(i)/100
+		s, tk, l := success+float64(i), tokens*f, latency*f
+		out = append(out, history.Point{Source: fmt.Sprintf("run-%d", i), SuccessRatePct: &s, MedianActiveTokens: &tk, MedianLatencyMs: &l})
+	}
+	return out
+}
+
+// TestTrendCharts: with a history, the summary shows the success rate,
+// median active tokens and median latency of the last runs both modes
+// have, agent_direct as bars and ghx as a line, drawn by the real
+// mermaid; runs only one mode has are left out.
+func TestTrendCharts(t *testing.T) {
+	var doc jobsummary.Doc
+	sec := doc.Section("Baseline and history")
+	trendCharts(sec, &history.Report{Modes: []history.ModeRuns{{Mode: "agent_direct", Trend: points(4, 100, 1000, 20000)}, {Mode: "ghx", Trend: points(6, 90, 500, 10000)}}})
+	md := doc.Render(jobsummary.MaxBytes)
+	gfm.Require(t, "trend", md)
+	charts := mermaid.Charts(md)
+	if len(charts) != 3 || !strings.Contains(md, "Trend over the last 4 runs of both modes") {
+		t.Fatalf("%d charts:\n%s", len(charts), md)
+	}
+	if !strings.Contains(charts[1], "line [510, 515, 520, 525]") || !strings.Contains(charts[1], "bar [1000, 1010, 1020, 1030]") {
+		t.Errorf("tokens chart:\n%s", charts[1])
+	}
+	for i, svg := range mermaid.Render(t, charts...) {
+		if !strings.Contains(svg, `class="bar-plot-0"`) || !strings.Contains(svg, `class="line-plot-1"`) {
+			t.Errorf("chart %d does not draw both modes", i+1)
+		}
+	}
+	var none jobsummary.Doc
+	trendCharts(none.Section("x"), &history.Report{Modes: []history.ModeRuns{{Mode: "ghx", Trend: points(5, 90, 500, 10000)}}})
+	if strings.Contains(none.Render(jobsummary.MaxBytes), "mermaid") {
+		t.Error("a trend of one mode was drawn")
+	}
 }

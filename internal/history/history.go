@@ -38,6 +38,20 @@ type ModeRuns struct {
 	Runs int    `json:"runs"`
 	// Sources name the runs, oldest first.
 	Sources []string `json:"sources"`
+	// Trend is each run's totals, oldest first, the current run last
+	// when there is one.
+	Trend []Point `json:"trend"`
+}
+
+// Point is one run of a mode in the trend.
+type Point struct {
+	Source    string `json:"source"`
+	StartedAt string `json:"startedAt"`
+	// SuccessRatePct is the share of rows with success true; the
+	// medians are over the run's stable rows. nil where a run has none.
+	SuccessRatePct     *float64 `json:"successRatePct"`
+	MedianActiveTokens *float64 `json:"medianActiveTokens"`
+	MedianLatencyMs    *float64 `json:"medianLatencyMs"`
 }
 
 // Scenario is one scenario of one mode over the window.
@@ -114,6 +128,9 @@ func Analyze(past []runrecord.Mode, current *runrecord.Record, window int) *Repo
 		mr := ModeRuns{Mode: mode, Runs: len(runs)}
 		for _, r := range runs {
 			mr.Sources = append(mr.Sources, r.Source)
+			t := r.RunTotals()
+			mr.Trend = append(mr.Trend, Point{Source: r.Source, StartedAt: r.StartedAt, SuccessRatePct: t.SuccessRatePct(),
+				MedianActiveTokens: t.MedianActiveTokens, MedianLatencyMs: t.MedianLatencyMs})
 		}
 		rep.Modes = append(rep.Modes, mr)
 		var cur *runrecord.Mode

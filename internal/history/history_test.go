@@ -124,3 +124,28 @@ func TestAnalyze(t *testing.T) {
 		t.Errorf("empty history Markdown: %s", got)
 	}
 }
+
+// TestTrend: each mode's runs of the window, oldest first, the current
+// last, each with its success rate (records without totals: the rows
+// that passed).
+func TestTrend(t *testing.T) {
+	past := []runrecord.Mode{
+		run("ghx", "r2", "2026-03-02", "a:5:5", "b:5:0"),
+		run("ghx", "r1", "2026-03-01", "a:5:5", "b:5:5"),
+	}
+	tokens := 640.0
+	cur := run("ghx", "r3", "2026-03-03", "a:4:3")
+	cur.Totals = &runrecord.Totals{Rows: 4, Succeeded: 3, MedianActiveTokens: &tokens}
+	rep := Analyze(past, &runrecord.Record{Modes: []runrecord.Mode{cur}}, 10)
+	var got []string
+	for _, p := range rep.Modes[0].Trend {
+		tok := "-"
+		if p.MedianActiveTokens != nil {
+			tok = fmt.Sprint(*p.MedianActiveTokens)
+		}
+		got = append(got, fmt.Sprintf("%s %.0f%% %s", p.Source, *p.SuccessRatePct, tok))
+	}
+	if want := "r1.jsonl 100% -, r2.jsonl 50% -, r3.jsonl 75% 640"; strings.Join(got, ", ") != want {
+		t.Errorf("trend %s, want %s", strings.Join(got, ", "), want)
+	}
+}

@@ -48,6 +48,52 @@ type Mode struct {
 	// GitCommits are the distinct non-null git commits.
 	GitCommits []string   `json:"git_commits,omitempty"`
 	Scenarios  []Scenario `json:"scenarios"`
+	// Totals are the whole run's figures a trend over runs shows; nil in
+	// records written before they were kept.
+	Totals *Totals `json:"totals,omitempty"`
+}
+
+// Totals are one run of one mode in three numbers, as the summary
+// computes them: the share of rows with success true, and the medians
+// of active tokens and wall latency over the stable rows.
+type Totals struct {
+	Rows               int      `json:"rows"`
+	Succeeded          int      `json:"succeeded"`
+	MedianActiveTokens *float64 `json:"median_active_tokens"`
+	MedianLatencyMs    *float64 `json:"median_latency_ms"`
+}
+
+// SuccessRatePct is the share of rows with success true, in percent;
+// nil without rows.
+func (t *Totals) SuccessRatePct() *float64 {
+	if t == nil || t.Rows == 0 {
+		return nil
+	}
+	v := 100 * float64(t.Succeeded) / float64(t.Rows)
+	return &v
+}
+
+// RunTotals are the mode's totals, or for a record without them the
+// nearest the scenarios give: the share of rows that passed and the
+// medians of the scenarios' medians.
+func (m *Mode) RunTotals() *Totals {
+	if m.Totals != nil {
+		return m.Totals
+	}
+	t := &Totals{}
+	var active, latency []float64
+	for _, s := range m.Scenarios {
+		t.Rows += s.Rows
+		t.Succeeded += s.Passed
+		if s.MedianActiveTokens != nil {
+			active = append(active, *s.MedianActiveTokens)
+		}
+		if s.MedianLatencyMs != nil {
+			latency = append(latency, *s.MedianLatencyMs)
+		}
+	}
+	t.MedianActiveTokens, t.MedianLatencyMs = Median(active), Median(latency)
+	return t
 }
 
 // Scenario is what one run says about one scenario.
@@ -127,6 +173,8 @@ type modeAcc struct {
 	hasModel  bool
 	startedAt string
 	scenarios map[string]*scenarioAcc
+	// succeeded counts rows with success true.
+	succeeded int
 }
 
 type scenarioAcc struct {
@@ -173,6 +221,7 @@ func (b *Builder) merge(o *Builder) {
 		for k := range om.commits {
 			m.commits[k] = struct{}{}
 		}
+		m.succeeded += om.succeeded
 		if om.startedAt != "" && (m.startedAt == "" || om.startedAt < m.startedAt) {
 			m.startedAt = om.startedAt
 		}
@@ -243,6 +292,9 @@ func (b *Builder) AddRow(r *suite.Row) {
 	}
 	s := m.scenario(r.ScenarioID)
 	s.rows++
+	if r.Success {
+		m.succeeded++
+	}
 	if len(r.Violations()) == 0 {
 		s.passed++
 	}
@@ -282,11 +334,18 @@ func (b *Builder) Record() *Record {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
+		tot := &Totals{Succeeded: m.succeeded}
+		var active, latency []float64
 		for _, id := range ids {
 			s := m.scenarios[id]
+			tot.Rows += s.rows
+			active = append(active, s.active...)
+			latency = append(latency, s.latency...)
 			out.Scenarios = append(out.Scenarios, Scenario{ID: id, Rows: s.rows, Passed: s.passed, Stable: len(s.active),
 				MedianActiveTokens: Median(s.active), MedianLatencyMs: Median(s.latency), MedianToolCalls: Median(s.tool)})
 		}
+		tot.MedianActiveTokens, tot.MedianLatencyMs = Median(active), Median(latency)
+		out.Totals = tot
 		rec.Modes = append(rec.Modes, out)
 	}
 	return rec
