@@ -25,6 +25,8 @@ type attempt struct {
 	// read from it, in file order.
 	files map[string]string
 	rows  map[string][]Row
+	// failing is failing_scenarios as judged when the attempt ended.
+	failing []string
 }
 
 // AttemptRecord is tracking.json's account of one attempt: what it asked
@@ -34,6 +36,9 @@ type AttemptRecord struct {
 	ScenarioIDs []string          `json:"scenario_ids"`
 	SuiteFiles  map[string]string `json:"suite_files"`
 	Rows        map[string]int    `json:"rows"`
+	// FailingScenarios is the set's failing_scenarios as judged right
+	// after this attempt: what the next rerun was drawn from.
+	FailingScenarios []string `json:"failing_scenarios"`
 }
 
 func newAttempt(n int, ids []string, dir string) *attempt {
@@ -48,7 +53,10 @@ func newAttempt(n int, ids []string, dir string) *attempt {
 }
 
 func (a *attempt) record() AttemptRecord {
-	r := AttemptRecord{Attempt: a.n, ScenarioIDs: a.ids, SuiteFiles: a.files, Rows: map[string]int{}}
+	r := AttemptRecord{Attempt: a.n, ScenarioIDs: a.ids, SuiteFiles: a.files, Rows: map[string]int{}, FailingScenarios: a.failing}
+	if r.FailingScenarios == nil {
+		r.FailingScenarios = []string{}
+	}
 	for _, m := range bench.Modes {
 		r.Rows[m] = len(a.rows[m])
 	}
@@ -235,10 +243,6 @@ func (s *set) evaluate() []string {
 	if s.t.Failures == nil {
 		s.t.Failures = []Problem{}
 	}
-	s.t.Attempts = s.t.Attempts[:0]
-	for _, a := range s.attempts {
-		s.t.Attempts = append(s.t.Attempts, a.record())
-	}
 	for _, m := range bench.Modes {
 		s.t.RowsActual[m] = j.actual[m]
 	}
@@ -254,6 +258,13 @@ func (s *set) evaluate() []string {
 		ids = []string{}
 	}
 	s.t.FailingScenarios = ids
+	if last := s.last(); last != nil && last.failing == nil {
+		last.failing = append([]string{}, ids...)
+	}
+	s.t.Attempts = s.t.Attempts[:0]
+	for _, a := range s.attempts {
+		s.t.Attempts = append(s.t.Attempts, a.record())
+	}
 	return j.rerun
 }
 

@@ -55,6 +55,13 @@ func TestSetChaos(t *testing.T) {
 			wantCode: 0, wantStatus: "pass", wantReruns: []verify.Rerun{{Attempt: 1, ScenarioIDs: []string{branch}, Result: "pass"}},
 			wantFailing: []string{},
 			check: func(t *testing.T, out string, tr verify.Tracking) {
+				// Each attempt records what was failing when it ended.
+				if got := strings.Join(tr.Attempts[0].FailingScenarios, ","); got != branch {
+					t.Errorf("attempt 0 failing_scenarios %q, want %s", got, branch)
+				}
+				if len(tr.Attempts[1].FailingScenarios) != 0 {
+					t.Errorf("attempt 1 failing_scenarios %q, want none", tr.Attempts[1].FailingScenarios)
+				}
 				// The failing row of attempt 0 is still where the benchmark
 				// wrote it; the merged file holds the rerun's passing row.
 				attempt0 := readFile(t, tr.Attempts[0].SuiteFiles["agent_direct"])
