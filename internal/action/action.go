@@ -60,6 +60,12 @@ type Config struct {
 	// Upload is nil when artifacts cannot be uploaded; UploadUnavailable says why.
 	Upload            UploadFunc
 	UploadUnavailable error
+	// Environ lists the step's environment, to warn about INPUT_*
+	// variables that look like an input but are not read; nil skips it.
+	Environ func() []string
+	// InputsFromJSON says the inputs came as one JSON object (the
+	// composite action's BENCHGATE_INPUTS), so no INPUT_* is read.
+	InputsFromJSON bool
 }
 
 // Run is the whole step: mask secrets, build the plan, run the mode,
@@ -117,6 +123,9 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 	for _, name := range plan.Ignored {
 		a.Warningf("input %q is not used by mode %s and was ignored", name, plan.Mode)
+	}
+	if cfg.Environ != nil {
+		warnStrayInputs(a, cfg.Environ(), cfg.InputsFromJSON)
 	}
 	lp := rep.prepareLookback(ctx, plan)
 	defer lp.cleanup()

@@ -156,6 +156,8 @@ type harness struct {
 	// result is what the stand-in mode returned; nil hands the adapter
 	// filesResult of the files the stand-in wrote.
 	result *Result
+	// environ is the step's environment list (stray INPUT_* warnings).
+	environ []string
 }
 
 func newHarness(t *testing.T, inputs map[string]string) *harness {
@@ -177,11 +179,12 @@ func newHarness(t *testing.T, inputs map[string]string) *harness {
 func (h *harness) run(mode func(dir string, args []string) int) int {
 	getenv := func(k string) string { return h.env[k] }
 	cfg := Config{
-		GHA:    githubactions.New(githubactions.WithWriter(&h.stdout), githubactions.WithGetenv(getenv)),
-		Getenv: getenv,
-		Dir:    "/nonexistent",
-		Now:    h.now,
-		Stdout: &h.stdout,
+		GHA:     githubactions.New(githubactions.WithWriter(&h.stdout), githubactions.WithGetenv(getenv)),
+		Getenv:  getenv,
+		Dir:     "/nonexistent",
+		Now:     h.now,
+		Stdout:  &h.stdout,
+		Environ: func() []string { return h.environ },
 		Run: func(ctx context.Context, dir string, env map[string]string, args []string, stdout io.Writer, res *Result) int {
 			h.gotArgs, h.gotDir, h.gotEnv = args, dir, env
 			h.modeOut = stdout

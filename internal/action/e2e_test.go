@@ -354,19 +354,23 @@ func TestSetModeAnnotatesFailingRows(t *testing.T) {
 	}
 }
 
-// TestSetModeStoppedByBadInput shows why a set stopped before any row
-// existed: the tracking.json error reaches the job summary and the
-// step's error annotation.
+// TestSetModeStoppedByBadInput shows why a set stopped before anything
+// ran: the mode's error reaches the job summary and the step's error
+// annotation, and no tracking.json is written.
 func TestSetModeStoppedByBadInput(t *testing.T) {
 	s := benchStep(t, map[string]string{"mode": "set", "set": "pr-exec", "provider": "openai", "scenario-ids": "pr-branch-update-001\nissue-view-001", "out-dir": "out/pr-exec"})
 	s.runWant(t, 2)
 	why := `scenario id "issue-view-001" is not in set "pr-exec"`
 	errs := errorLines(s.stdout)
-	if len(errs) != 1 || !strings.Contains(errs[0], "set pr-exec: bad input: "+why) {
+	if len(errs) != 1 || !strings.Contains(errs[0], "benchgate set: bad input: "+why) {
 		t.Errorf("error annotations = %q, want one naming %q", errs, why)
 	}
-	if sum := s.summary(t); !strings.Contains(sum, "**Stopped:** bad input: "+why) {
+	if sum := s.summary(t); !strings.Contains(sum, why) {
 		t.Errorf("summary lacks the reason %q:\n%s", why, sum)
+	}
+	// Bad input judges nothing: no tracking.json reads as a failed set.
+	if _, err := os.Stat(filepath.Join(s.ws, "bench", "out", "pr-exec", "tracking.json")); err == nil {
+		t.Errorf("bad input wrote tracking.json")
 	}
 }
 

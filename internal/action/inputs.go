@@ -78,7 +78,7 @@ func Inputs() []Input {
 		{Name: "extra-args", Kind: Lines, Description: "More command-line arguments for the mode, one per line, passed unchanged (for flags this Action does not list)."},
 
 		// report
-		{Name: "suite-jsonl", Kind: Lines, Flag: "--suite-jsonl", Modes: []string{"report"}, Description: "report: suite JSONL files, one path per line."},
+		{Name: "suite-jsonl", Kind: Lines, Flag: "--suite-jsonl", Modes: []string{"report"}, Description: "report: suite JSONL files, one path or glob pattern per line, relative to working-directory (results/*-suite.jsonl); a pattern that matches nothing fails the step."},
 		{Name: "gate", Kind: Bool, Flag: "--gate", Modes: []string{"report"}, Description: "report: evaluate the gate and fail the step when it does not pass (true/false)."},
 		{Name: "gate-profile", Kind: Text, Flag: "--gate-profile", Modes: []string{"report", "set", "ordered"}, Description: "report, set, ordered: gate profile, verify_pr or verify_release (pr_fast is an alias of verify_pr)."},
 		{Name: "expectations-config", Kind: Text, Flag: "--expectations-config", Modes: []string{"report"}, Description: "report: expectations.json with model-aware thresholds."},
@@ -87,10 +87,10 @@ func Inputs() []Input {
 		{Name: "summary-md", Kind: Text, Flag: "--summary-md", Modes: []string{"report"}, Description: "report: path of the summary Markdown. Default: <out-dir>/latest-summary.md."},
 
 		// report, set: baseline and history
-		{Name: "baseline", Kind: Adapter, Description: "report, set: compare with an earlier run: base-branch downloads this workflow's artifact from the newest completed run on the pull request's base branch (on other events, on this branch); or a folder holding suite files, run-record.json or latest-summary.json. A missing baseline is a notice, not a failure."},
+		{Name: "baseline", Kind: Adapter, Description: "report, set: compare with an earlier run: base-branch downloads this workflow's artifact from the newest completed run on the pull request's base branch (on other events, on this branch); or a folder (relative to working-directory) holding suite files, run-record.json or latest-summary.json. A base-branch run with nothing to download is a notice; a folder that does not exist fails the step."},
 		{Name: "baseline-artifact", Kind: Adapter, Description: "report, set: with base-branch, the artifact to download (default: the name this step gives its own results, <artifact-prefix>-<job>-run for report, <artifact-prefix>-<job>-<set> for set)."},
 		{Name: "baseline-tolerance", Kind: Text, Flag: "--baseline-tolerance", Modes: lookbackModes, Description: "report, set: growth in percent of active tokens, latency or tool calls allowed against the baseline (default 10)."},
-		{Name: "history", Kind: Adapter, Description: "report, set: earlier runs to name flaky scenarios from: base-branch downloads the artifacts of the newest history-runs completed runs, or a folder of earlier runs' files."},
+		{Name: "history", Kind: Adapter, Description: "report, set: earlier runs to name flaky scenarios from: base-branch downloads the artifacts of the newest history-runs completed runs, or a folder of earlier runs' files (relative to working-directory; a missing one is a notice)."},
 		{Name: "history-runs", Kind: Adapter, Description: "report, set: how many recent runs the history looks at, this run included (default 10)."},
 
 		// set / ordered
@@ -329,8 +329,24 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 				extra = lines(v)
 				continue
 			}
-			for _, l := range lines(v) {
+			ls := lines(v)
+			if in.Name == "suite-jsonl" {
+				if ls, err = expandGlobs(in.Name, p.WorkDir, ls); err != nil {
+					return nil, err
+				}
+			}
+			for _, l := range ls {
 				p.Args = append(p.Args, in.Flag, l)
+			}
+		}
+	}
+	if contains(lookbackModes, mode) {
+		// A baseline folder the user named must be there: comparing with
+		// nothing because of a wrong path would pass a regression.
+		if v := get("baseline"); v != "" && v != BaseBranch {
+			if _, err := os.Stat(resolve(p.WorkDir, v)); err != nil {
+				return nil, &InputError{Input: "baseline", Value: v,
+					Expected: "an existing folder or file (relative to working-directory: " + resolve(p.WorkDir, v) + " does not exist), or " + BaseBranch}
 			}
 		}
 	}

@@ -19,7 +19,7 @@ import (
 func runAction(ctx context.Context, env *Env, args []string) int {
 	if len(args) > 0 {
 		if args[0] == "-h" || args[0] == "--help" {
-			fmt.Fprintln(env.Stdout, "usage: benchgate action\n\nRuns as the GitHub Action: reads the INPUT_* variables action.yml declares, runs that mode, and writes step outputs, the job summary, annotations and artifacts. See docs/action.md.")
+			fmt.Fprint(env.Stdout, actionHelp)
 			return ExitOK
 		}
 		fmt.Fprintf(env.Stderr, "benchgate action: takes no arguments (got %q); options come from INPUT_* variables\n", args)
@@ -32,11 +32,13 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 	}
 	gha := githubactions.New(githubactions.WithWriter(env.Stdout), githubactions.WithGetenv(getenv))
 	cfg := action.Config{
-		GHA:    gha,
-		Stdout: env.Stdout,
-		Getenv: getenv,
-		Dir:    env.Dir,
-		Now:    env.Now,
+		Environ:        os.Environ,
+		InputsFromJSON: env.Getenv(inputsVar) != "",
+		GHA:            gha,
+		Stdout:         env.Stdout,
+		Getenv:         getenv,
+		Dir:            env.Dir,
+		Now:            env.Now,
 		Run: func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer, res *action.Result) int {
 			// The inputs have been read and the artifact client holds its
 			// token: nothing the mode starts (the benchmark, its agent, a
@@ -86,6 +88,24 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 	}
 	return action.Run(ctx, cfg)
 }
+
+const actionHelp = `usage: benchgate action
+
+Runs as the GitHub Action: reads the step's inputs, runs that mode with the
+same flags a person would type, and writes step outputs, the job summary,
+annotations and artifacts. It takes no flags. The composite action
+(action.yml) passes every input as one JSON object in BENCHGATE_INPUTS
+(${{ toJSON(inputs) }}); without it, as in a docker:// step, each input is
+read from INPUT_<NAME> the way the runner sets it (INPUT_SUITE-JSONL, dashes
+kept). An INPUT_* variable that looks like an input but is not read gets a
+warning naming the input meant. See docs/action.md.
+
+Examples:
+  # what the composite step runs
+  BENCHGATE_INPUTS='{"mode":"report","suite-jsonl":"results/*-suite.jsonl","gate":"true"}' benchgate action
+  # a docker:// step: the runner sets INPUT_* itself
+  INPUT_MODE=report INPUT_SUITE-JSONL=results/ghx-suite.jsonl benchgate action
+`
 
 // runnerOnlyEnv are the variables the runner gives a step for its own
 // services: the artifact and cache service token, the OIDC token request.
