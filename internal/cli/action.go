@@ -103,8 +103,8 @@ warning naming the input meant. See docs/action.md.
 Examples:
   # what the composite step runs
   BENCHGATE_INPUTS='{"mode":"report","suite-jsonl":"results/*-suite.jsonl","gate":"true"}' benchgate action
-  # a docker:// step: the runner sets INPUT_* itself
-  INPUT_MODE=report INPUT_SUITE-JSONL=results/ghx-suite.jsonl benchgate action
+  # a docker:// step: the runner sets INPUT_* itself (env allows the dash)
+  env INPUT_MODE=report 'INPUT_SUITE-JSONL=results/ghx-suite.jsonl' benchgate action
 `
 
 // runnerOnlyEnv are the variables the runner gives a step for its own
