@@ -36,7 +36,8 @@ func BenchmarkRunInstance(b *testing.B) {
 }
 
 // BenchmarkRunInstanceBootstrap is BenchmarkRunInstance with an image
-// that lacks codex: each instance also copies the binary in and checks it.
+// that lacks codex: each instance mounts the binary read-only and checks
+// it.
 func BenchmarkRunInstanceBootstrap(b *testing.B) {
 	dc := dockerClient(b)
 	dir := b.TempDir()
