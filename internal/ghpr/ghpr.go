@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/textfmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -296,14 +297,49 @@ func Body(changes []Change) string {
 	sb.WriteString("Automated remediation by `benchgate qa-audit`. Every fixed case below was re-verified by executing one pytest file per option; the verdict was computed from the test outcomes, not by a model.\n\n")
 	sb.WriteString("Please review each change before merging.\n")
 	for _, c := range changes {
-		fmt.Fprintf(&sb, "\n## `%s`\n", c.Path)
+		fmt.Fprintf(&sb, "\n## %s\n", textfmt.Code(c.Path))
 		for _, cc := range c.Cases {
-			fmt.Fprintf(&sb, "\n### `%s`: %s → %s\n\n%s\n", cc.CaseID, cc.Before, cc.After, strings.TrimSpace(cc.Proof))
+			fmt.Fprintf(&sb, "\n### %s: %s → %s\n\n%s\n", textfmt.Code(cc.CaseID), textfmt.Cell(cc.Before), textfmt.Cell(cc.After), strings.TrimSpace(cc.Proof))
 		}
 	}
 	out := sb.String()
 	if len(out) > maxBody {
-		out = out[:maxBody] + "\n\n…(truncated; see quality_report.json in the run artifacts)\n"
+		// Cut at a line break before the limit, never inside a
+		// character, and close a code block or details the cut left open.
+		cut := out[:maxBody]
+		if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+			cut = cut[:i+1]
+		}
+		cut = closeOpenBlocks(cut)
+		out = cut + "\n…(truncated; see quality_report.json in the run artifacts)\n"
 	}
 	return out
+}
+
+// closeOpenBlocks ends a fenced code block and <details> blocks that a
+// cut left open, so the rest of the text renders as text.
+func closeOpenBlocks(md string) string {
+	fence := ""
+	details := 0
+	for _, l := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(l)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.Trim(t, "`") == "" {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") {
+			fence = t[:len(t)-len(strings.TrimLeft(t, "`"))]
+			continue
+		}
+		details += strings.Count(l, "<details>") - strings.Count(l, "</details>")
+	}
+	if fence != "" {
+		md += fence + "\n"
+	}
+	for ; details > 0; details-- {
+		md += "\n</details>\n"
+	}
+	return md
 }

@@ -68,3 +68,20 @@ func TestEscapeTags(t *testing.T) {
 		t.Errorf("escaped model signature not shown: %s", h)
 	}
 }
+
+func TestFence(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"x = 1\n", "```py\nx = 1\n```\n"},
+		{"a ```` b", "`````py\na ```` b\n`````\n"},
+		{"`x`", "```py\n`x`\n```\n"},
+	} {
+		got := Fence("py", tc.body)
+		if got != tc.want {
+			t.Errorf("Fence(%q) = %q, want %q", tc.body, got, tc.want)
+		}
+		h := gfm.HTML(t, got)
+		if !strings.Contains(html.UnescapeString(h), strings.TrimRight(tc.body, "\n")+"\n</code></pre>") {
+			t.Errorf("%q does not render as one code block: %s", tc.body, h)
+		}
+	}
+}

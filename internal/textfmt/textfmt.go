@@ -215,3 +215,20 @@ func closingRun(s string, n int) int {
 func isTagStart(c byte) bool {
 	return c == '/' || c == '!' || c == '?' || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }
+
+// Fence makes body a fenced code block of lang whose fence is longer
+// than any run of backticks in it (at least three), so that code that
+// itself holds a fence (a test file's docstring) cannot end it early.
+func Fence(lang, body string) string {
+	longest, run := 0, 0
+	for _, r := range body {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + lang + "\n" + strings.TrimRight(body, "\n") + "\n" + f + "\n"
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"sort"
@@ -275,29 +276,29 @@ func Proof(r pipeline.CaseResult) string {
 	}
 	first, last := r.Attempts[0], r.Attempts[len(r.Attempts)-1]
 	if first.Decision != nil {
-		fmt.Fprintf(&sb, "As written: **%s**, %s.\n\n", first.Verdict, first.Decision.Reason)
+		fmt.Fprintf(&sb, "As written: **%s**, %s.\n\n", first.Verdict, textfmt.Cell(first.Decision.Reason))
 	}
 	writeTable(&sb, first.Options)
 	if r.Fix != nil {
 		sb.WriteString("\nChange:\n")
 		if r.Fix.Question != nil {
-			fmt.Fprintf(&sb, "- question: %s\n", textfmt.OneLine(*r.Fix.Question))
+			fmt.Fprintf(&sb, "- question: %s\n", textfmt.Cell(*r.Fix.Question))
 		}
 		for _, k := range sortedKeys(r.Fix.Options) {
-			fmt.Fprintf(&sb, "- option %s: %s\n", k, textfmt.OneLine(r.Fix.Options[k]))
+			fmt.Fprintf(&sb, "- option %s: %s\n", textfmt.Cell(k), textfmt.Cell(r.Fix.Options[k]))
 		}
 		if r.Fix.CorrectAnswer != nil {
-			fmt.Fprintf(&sb, "- correct_answer: %s\n", *r.Fix.CorrectAnswer)
+			fmt.Fprintf(&sb, "- correct_answer: %s\n", textfmt.Cell(*r.Fix.CorrectAnswer))
 		}
 		if r.Fix.Explanation != nil {
-			fmt.Fprintf(&sb, "- explanation: %s\n", textfmt.OneLine(*r.Fix.Explanation))
+			fmt.Fprintf(&sb, "- explanation: %s\n", textfmt.Cell(*r.Fix.Explanation))
 		}
 		if last.Rationale != "" {
-			fmt.Fprintf(&sb, "\nRationale: %s\n", textfmt.OneLine(last.Rationale))
+			fmt.Fprintf(&sb, "\nRationale: %s\n", textfmt.Cell(last.Rationale))
 		}
 	}
 	if last.Decision != nil {
-		fmt.Fprintf(&sb, "\nAfter the fix (attempt %d): **%s**, %s.\n\n", last.Number, last.Verdict, last.Decision.Reason)
+		fmt.Fprintf(&sb, "\nAfter the fix (attempt %d): **%s**, %s.\n\n", last.Number, last.Verdict, textfmt.Cell(last.Decision.Reason))
 	}
 	writeTable(&sb, last.Options)
 	for _, o := range last.Options {
@@ -308,7 +309,7 @@ func Proof(r pipeline.CaseResult) string {
 		if err != nil {
 			continue
 		}
-		fmt.Fprintf(&sb, "\n<details><summary>test_option_%s.py (%s)</summary>\n\n```python\n%s\n```\n</details>\n", o.Option, o.Outcome, strings.TrimRight(string(src), "\n"))
+		fmt.Fprintf(&sb, "\n<details><summary>test_option_%s.py (%s)</summary>\n\n%s\n</details>\n", html.EscapeString(o.Option), html.EscapeString(o.Outcome), textfmt.Fence("python", string(src)))
 	}
 	return sb.String()
 }
@@ -316,7 +317,7 @@ func Proof(r pipeline.CaseResult) string {
 func writeTable(sb *strings.Builder, opts []pipeline.OptionResult) {
 	sb.WriteString("| option | text | outcome | truth |\n|---|---|---|---|\n")
 	for _, o := range opts {
-		fmt.Fprintf(sb, "| %s | %s | %s | %s |\n", o.Option, textfmt.Cell(o.Text), o.Outcome, o.Truth)
+		fmt.Fprintf(sb, "| %s | %s | %s | %s |\n", textfmt.Cell(o.Option), textfmt.Cell(o.Text), textfmt.Cell(o.Outcome), o.Truth)
 	}
 }
 
