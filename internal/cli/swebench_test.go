@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -393,5 +395,38 @@ func TestSwebenchBatchSIGTERMThenResume(t *testing.T) {
 	}
 	if strings.Count(stdout.String(), "skip ") != 2 {
 		t.Errorf("second resume output:\n%s", stdout)
+	}
+}
+
+// TestSwebenchStoppedBatchFailsWhateverFailOn: the endpoint's /models
+// answers (the preflight passes) but POST /responses answers 503, and the
+// first instance fails with runtime_error; the circuit breaker's probe
+// finds the endpoint dead and stops the batch. That is the endpoint's
+// failure, not an instance's result: exit 1 even with --fail-on never.
+func TestSwebenchStoppedBatchFailsWhateverFailOn(t *testing.T) {
+	dc := swebenchtest.Docker(t)
+	host := testenv.DockerHost(t)
+	dir := t.TempDir()
+	ids := []string{"acme__stopped-1", "acme__stopped-2"}
+	for _, id := range ids {
+		swebenchtest.ImportImage(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, id), true)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Write([]byte(`{"object":"list","data":[{"id":"qwen3-coder-next-FP8","object":"model"}]}`))
+			return
+		}
+		http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host})
+	code := Main(context.Background(), env, []string{"swebench", "batch", "--instance-file", swebenchtest.DatasetFile(t, dir, ids...),
+		"--max-loops", "1", "--network", "none", "--env", "FAKE_CODEX_SCENARIO=crash", "--base-url", srv.URL + "/v1",
+		"--max-consecutive-endpoint-failures", "1", "--fail-on", "never"})
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d (the batch was stopped); stdout %s stderr %s", code, ExitFailed, stdout, stderr)
+	}
+	if !strings.Contains(stdout.String(), "batch stopped after") || !strings.Contains(stdout.String(), "1 instance(s) not run") {
+		t.Errorf("stdout does not say the batch stopped:\n%s", stdout)
 	}
 }
