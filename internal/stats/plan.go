@@ -18,8 +18,9 @@ type Noise struct {
 	// repetitions shrink its share (a median of r repetitions).
 	WithinSD float64 `json:"withinScenarioSd"`
 	// WithinKnown is false when no scenario has two repetitions in an
-	// arm: then all the spread is counted as between scenarios, and more
-	// repetitions are assumed not to help.
+	// arm, or every arm's repetitions are equal (a run record keeps only
+	// medians): then all the spread is counted as between scenarios, and
+	// more repetitions are assumed not to help.
 	WithinKnown bool `json:"withinKnown"`
 }
 
@@ -76,7 +77,10 @@ func estimateNoise(scs []Scenario, pairs []Pair) (Noise, bool) {
 			df += len(arm) - 1
 		}
 	}
-	if df == 0 {
+	if df == 0 || ss == 0 {
+		// No repetitions to compare, or every arm's repetitions equal
+		// (as when a record keeps only medians): the within part is
+		// unknown, and the plan counts all the spread as between.
 		return Noise{BetweenSD: math.Sqrt(total)}, true
 	}
 	within := ss / float64(df)

@@ -153,6 +153,15 @@ func TestPlanEdges(t *testing.T) {
 	if !ok || p.WithinKnown || p.Observed.Options[0].Scenarios != p.Observed.Options[len(p.Observed.Options)-1].Scenarios {
 		t.Errorf("one repetition: expected the within part unknown and repetitions not to help, got %+v", p)
 	}
+	// Medians repeated (what a run record gives): within unknown, not 0.
+	var rec []Scenario
+	for i, sc := range planDesigns[0].simulate(5) {
+		b, tg := Median(sc.Base), Median(sc.Target)
+		rec = append(rec, Scenario{ID: fmt.Sprint(i), Base: []float64{b, b, b}, Target: []float64{tg, tg, tg}})
+	}
+	if p, ok := NewPlan(rec, -0.2, planThreshold, conf, 0.8); !ok || p.WithinKnown || p.BetweenSD == 0 {
+		t.Errorf("repeated medians: expected the within part unknown and all spread between, got %+v", p)
+	}
 	big := design{n: 60, reps: 3, between: 0.05, within: 0.05, effect: 0.3}
 	p, _ = NewPlan(big.simulate(3), -0.3, planThreshold, conf, 0.8)
 	if p.Observed.CurrentPower < 0.99 || !strings.Contains(p.Summary, "already give") {
