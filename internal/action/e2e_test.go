@@ -409,7 +409,7 @@ func TestOrderedMode(t *testing.T) {
 		}
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"## benchgate ordered: pass", "| [ci-log-analysis](#set-ci-log-analysis-pass) | pass |", "## Set workflows: pass", "## Consolidated summary"} {
+	for _, w := range []string{"## benchgate ordered: pass", "| [ci-log-analysis](#set-ci-log-analysis-pass) | pass |", "## Set workflows: pass", "## Consolidated summary", "## Artifacts", "](https://github.com/o/r/actions/runs/9001/artifacts/"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q", w)
 		}

@@ -84,15 +84,21 @@ func (r *reporter) artifactsSection(doc *jobsummary.Doc, arts []artifact) {
 		return
 	}
 	sec := doc.Section("Artifacts")
+	_, link := runURL(r.cfg.Getenv)
 	rows := [][]string{}
 	for _, a := range arts {
 		state := "uploaded"
 		if a.Err != nil {
 			state = "failed: " + a.Err.Error()
 		}
-		rows = append(rows, []string{a.Name, r.rel(a.Dir), state})
+		name := textfmt.Cell(a.Name)
+		if a.Err == nil && a.ID != 0 && link != nil {
+			// A link downloads the artifact from the run's page.
+			name = "[" + name + "](" + link(a.ID) + ")"
+		}
+		rows = append(rows, []string{name, textfmt.Cell(r.rel(a.Dir)), textfmt.Cell(state)})
 	}
-	sec.Table([]string{"artifact", "folder", "upload"}, rows)
+	sec.RawTable([]string{"artifact", "folder", "upload"}, rows)
 }
 
 // trigger describes the event that started the run, from GITHUB_EVENT_NAME
