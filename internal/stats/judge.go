@@ -273,7 +273,7 @@ func judgeOne(r *Result, e []float64, mt Metric, level, power float64, boot *Boo
 		// at this level exists. Counted as underpowered.
 		r.Verdict = Underpowered
 		r.TiesLimited = true
-		r.Reason = fmt.Sprintf("ties leave no interval at this level: %d of %d scenarios share a value (%d exactly on the threshold), so the signed-rank statistic reaches at most %s confidence, not %s; reduction %s, threshold %s%%; scenarios that differ more in this metric would decide it, more of the same would not",
+		r.Reason = fmt.Sprintf("ties leave no interval at this level: %d of %d scenarios share a value (%d exactly on the threshold), so the signed-rank statistic reaches at most %s confidence, not %s; reduction %s, threshold %s%% (the interval runs to the data's range)",
 			tied(e), n, zeros(e), pctText(ci.Confidence), pctText(level), interval, num(t))
 		return
 	}
