@@ -22,7 +22,7 @@ status=0
 summary=$(benchgate ordered --config examples/bench.json --provider openai \
   --model gpt-5.1-codex-mini --repetitions 1 \
   --fixture-manifest "$manifest" --out-dir "$out" "$@") || status=$?
+# benchgate ordered prints the consolidated summary's JSON path itself.
 echo "$summary"
-echo "consolidated summary: $out/consolidated-summary.json"
-echo "                      $out/consolidated-summary.md"
+echo "consolidated summary (Markdown): $out/consolidated-summary.md"
 exit "$status"

@@ -309,7 +309,7 @@ func includeMarkdown(sec *jobsummary.Section, path string, r *reporter) {
 		sec.Para("%s could not be read: %v", r.rel(path), err)
 		return
 	}
-	text := string(b)
+	text := dropEmptyTables(string(b))
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "#") {

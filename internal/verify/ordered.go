@@ -49,21 +49,24 @@ type OrderedOptions struct {
 // Consolidated is consolidated-summary.json: one entry per ordered set.
 type Consolidated struct {
 	// RunID is the ordered run that owns the folder and wrote this file.
-	RunID        string          `json:"run_id"`
-	Provider     string          `json:"provider"`
-	Model        string          `json:"model"`
-	Repetitions  int             `json:"repetitions"`
-	BaseDir      string          `json:"base_dir"`
-	Preflight    string          `json:"preflight"`
-	Status       string          `json:"status"`
-	StoppedAt    string          `json:"stopped_at,omitempty"`
-	Error        string          `json:"error,omitempty"`
-	Sets         []SetSummary    `json:"sets"`
-	Cleanup      *CommandRecord  `json:"cleanup,omitempty"`
-	Confirmation []Confirmation  `json:"confirmation"`
-	Commands     []CommandRecord `json:"commands"`
-	Totals       map[string]int  `json:"totals"`
-	Checks       Checks          `json:"checks"`
+	RunID        string         `json:"run_id"`
+	Provider     string         `json:"provider"`
+	Model        string         `json:"model"`
+	Repetitions  int            `json:"repetitions"`
+	BaseDir      string         `json:"base_dir"`
+	Preflight    string         `json:"preflight"`
+	Status       string         `json:"status"`
+	StoppedAt    string         `json:"stopped_at,omitempty"`
+	Error        string         `json:"error,omitempty"`
+	Sets         []SetSummary   `json:"sets"`
+	Cleanup      *CommandRecord `json:"cleanup,omitempty"`
+	Confirmation []Confirmation `json:"confirmation"`
+	// ConfirmationModel is the provider/model the confirmation commands
+	// run on (the seed's canonical one), which may differ from Model.
+	ConfirmationModel string          `json:"confirmation_model,omitempty"`
+	Commands          []CommandRecord `json:"commands"`
+	Totals            map[string]int  `json:"totals"`
+	Checks            Checks          `json:"checks"`
 }
 
 // SetSummary is one set's line of the consolidated summary, read back from
@@ -148,7 +151,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	ran := map[string]string{}
 	runID := newRunID(o.Now())
 	c := &Consolidated{RunID: runID, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions, BaseDir: o.BaseDir,
-		Status: StatusFail, Confirmation: []Confirmation{}}
+		Status: StatusFail, Confirmation: []Confirmation{}, ConfirmationModel: confirmationModel(o.Config.Confirm)}
 	res := &OrderedResult{Summary: c, SummaryJSON: filepath.Join(o.BaseDir, "consolidated-summary.json"),
 		SummaryMD: filepath.Join(o.BaseDir, "consolidated-summary.md")}
 	cmds := &commands{grace: time.Duration(o.Config.Grace)}
@@ -260,7 +263,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	}
 	fmt.Fprintln(o.Stdout, res.SummaryJSON)
 	if c.Status == StatusPass && !o.Confirm {
-		fmt.Fprintln(o.Stdout, "All sets passed. Canonical confirmation, ready to run:")
+		fmt.Fprintf(o.Stdout, "All sets passed. %s.\nReady to run:\n", confirmationIntro(o.Model, c.ConfirmationModel))
 		for _, conf := range c.Confirmation {
 			fmt.Fprintf(o.Stdout, "  %s\n", conf.Command)
 		}
@@ -376,6 +379,9 @@ func consolidatedMarkdown(c *Consolidated) string {
 	}
 	if len(c.Confirmation) > 0 {
 		b.WriteString("\n## Canonical confirmation\n\n")
+		if c.ConfirmationModel != "" {
+			fmt.Fprintf(&b, "%s.\n\n", confirmationIntro(c.Model, c.ConfirmationModel))
+		}
 		for _, conf := range c.Confirmation {
 			state := "ready to run"
 			if conf.Ran && conf.ExitCode != nil {

@@ -290,7 +290,7 @@ func TestOrderedCleanupFailure(t *testing.T) {
 			t.Errorf("set %s: %s", s.Set, s.Status)
 		}
 	}
-	if strings.Contains(stdout, "ready to run") {
+	if strings.Contains(strings.ToLower(stdout), "ready to run") {
 		t.Errorf("confirmation offered after a failed cleanup:\n%s", stdout)
 	}
 }

@@ -115,10 +115,26 @@ func TestSetQuietAndRerunProgress(t *testing.T) {
 func TestOrderedProgressNamesThePosition(t *testing.T) {
 	f := newFixture(t, "none.json", nil)
 	table := filepath.Join(f.dir, "summary.md")
-	code, _, stderr := f.run("ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest,
+	code, stdout, stderr := f.run("ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest,
 		"--out-dir", filepath.Join(f.dir, "out"), "--progress-md", table)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// The handoff says the confirmation is the canonical one and why its
+	// model is not the run's; no line is printed twice.
+	if !strings.Contains(stdout, "All sets passed. Canonical confirmation on openai/gpt-5.3-codex, not this run's gpt-5.1-codex-mini: seed 000 confirms every run") {
+		t.Errorf("handoff does not explain its model:\n%s", stdout)
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if seen[l] {
+			t.Errorf("line printed twice: %q\n%s", l, stdout)
+		}
+		seen[l] = true
+	}
+	cmd, err := os.ReadFile(filepath.Join(f.dir, "out", "consolidated-summary.md"))
+	if err != nil || !strings.Contains(string(cmd), "Canonical confirmation on openai/gpt-5.3-codex, not this run's gpt-5.1-codex-mini") {
+		t.Errorf("consolidated-summary.md does not explain the confirmation model (%v):\n%s", err, cmd)
 	}
 	for set, pos := range map[string]string{"pr-exec": "1", "ci-log-analysis": "9"} {
 		if !regexp.MustCompile(`(?m)^progress: set ` + set + ` \(set ` + pos + ` of 9\), first run, ghx: \d+/\d+ rows`).MatchString(stderr) {
