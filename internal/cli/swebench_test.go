@@ -377,6 +377,15 @@ func TestSwebenchBatchSIGTERMThenResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "predictions.jsonl")); err != nil {
 		t.Errorf("no predictions.jsonl after SIGTERM: %v", err)
 	}
+	// The manifest says the batch was interrupted, and its two counts
+	// agree: the interrupted instance and the one never started are
+	// not_run (and failed).
+	var m swebench.Manifest
+	swebenchtest.ReadJSON(t, filepath.Join(root, swebench.ManifestFile), &m)
+	want := swebench.Counts{Total: 2, Failed: 2, NotRun: 2}
+	if !m.Batch.Interrupted || m.Counts != want || m.Batch.Counts != want {
+		t.Errorf("after SIGTERM: batch.interrupted %v, counts %+v, batch.counts %+v, want %+v in both", m.Batch.Interrupted, m.Counts, m.Batch.Counts, want)
+	}
 
 	// Resume: both run now (the first was interrupted, so not terminal).
 	env, stdout, errb := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host})
@@ -387,6 +396,11 @@ func TestSwebenchBatchSIGTERMThenResume(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "skip ") || !strings.Contains(stdout.String(), "total=2 success=2") {
 		t.Errorf("resume output:\n%s", stdout)
+	}
+	swebenchtest.ReadJSON(t, filepath.Join(root, swebench.ManifestFile), &m)
+	want = swebench.Counts{Total: 2, Success: 2}
+	if !m.Batch.Interrupted || len(m.Batch.Resumes) != 1 || m.Batch.Resumes[0].Interrupted || m.Counts != want || m.Batch.Counts != want {
+		t.Errorf("after the resume: batch.interrupted %v (the first invocation's), resumes %+v, counts %+v, batch.counts %+v", m.Batch.Interrupted, m.Batch.Resumes, m.Counts, m.Batch.Counts)
 	}
 	// A second resume skips both.
 	env, stdout, _ = swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": host})

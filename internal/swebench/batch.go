@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -268,7 +269,14 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		return res, err
 	}
 
-	prog := progress{total: len(ids), began: time.Now()}
+	prog := progress{total: len(ids), began: time.Now(), held: map[string]string{}}
+	// The success rate covers every finished instance the run root holds,
+	// those of earlier invocations included.
+	for _, id := range ids {
+		if st, err := ReadStatus(PathsFor(filepath.Join(b.RunRoot, id), id).Status); err == nil && st.Terminal() {
+			prog.held[id] = st.Status
+		}
+	}
 	limit := b.MaxEndpointFailures
 	if limit <= 0 {
 		limit = DefaultMaxEndpointFailures
@@ -299,6 +307,8 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 			one.Args[k] = v
 		}
 		one.Args["instance_id"], one.Args["output_dir"], one.Args["manifest_dir"] = id, dir, b.RunRoot
+		fmt.Fprintf(b.Stdout, "start %s (%d/%d)\n", id, i+1, len(ids))
+		delete(prog.held, id)
 		st, err := Run(ctx, one)
 		if err != nil {
 			// Artifacts could not be written; record it and go on.
@@ -350,10 +360,9 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		st, err := ReadStatus(PathsFor(dir, id).Status)
 		res.Instances = append(res.Instances, InstanceOutcome{ID: id, Paths: PathsFor(dir, id), Status: st, Err: err})
 		if err != nil {
-			st.Status = "failed" // a missing or invalid status counts as failed
+			st.Status = "" // a missing or invalid status: not run, counted as failed
 		}
-		res.Counts.Total++
-		res.Counts.add(st.Status)
+		res.Counts.addOutcome(st.Status, st.Interrupted)
 	}
 	res.Manifest, res.Predictions = filepath.Join(b.RunRoot, ManifestFile), filepath.Join(b.RunRoot, "predictions.jsonl")
 	if err := WritePredictions(res.Predictions, rows); err != nil {
@@ -364,39 +373,61 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		if m.Batch == nil {
 			return
 		}
-		m.Batch.EndTime, m.Batch.Counts, m.Batch.Stopped = end, res.Counts, res.Stopped
+		m.Batch.EndTime, m.Batch.Counts = end, res.Counts
+		interrupted := ctx.Err() != nil
+		// Each invocation keeps its own stop: a resume must not erase
+		// why an earlier one ended early.
 		if n := len(m.Batch.Resumes); b.Resume && n > 0 {
-			m.Batch.Resumes[n-1].EndTime, m.Batch.Resumes[n-1].Skipped = end, res.Skipped
+			r := &m.Batch.Resumes[n-1]
+			r.EndTime, r.Skipped, r.Stopped, r.Interrupted = end, res.Skipped, res.Stopped, interrupted
 		} else {
-			m.Batch.Skipped = res.Skipped
+			m.Batch.Skipped, m.Batch.Stopped, m.Batch.Interrupted = res.Skipped, res.Stopped, interrupted
 		}
 	}); err != nil {
 		return res, err
 	}
-	fmt.Fprintf(b.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d\n",
-		b.RunRoot, res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete)
+	fmt.Fprintf(b.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d not_run=%d\n",
+		b.RunRoot, res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete, res.Counts.NotRun)
 	return res, ctx.Err()
 }
 
 // progress words a batch's advance for a person watching a long run: one
 // line per instance with its own figures and the batch's so far.
 type progress struct {
-	total, done, skipped, success int
-	began                         time.Time
+	total, done, skipped int
+	began                time.Time
+	// held is the finished status of every instance the run root holds,
+	// by ID, earlier invocations' included.
+	held map[string]string
 }
 
 func (p *progress) finished(st Status) {
 	p.done++
-	if st.Status == ralph.StatusSuccess {
-		p.success++
+	if st.Terminal() {
+		p.held[st.InstanceID] = st.Status
 	}
+}
+
+// successRate is the share of successes among the finished instances the
+// run root holds, in whole percent, rounded (1 of 6 is 17%).
+func (p *progress) successRate() int {
+	if len(p.held) == 0 {
+		return 0
+	}
+	n := 0
+	for _, s := range p.held {
+		if s == ralph.StatusSuccess {
+			n++
+		}
+	}
+	return int(math.Round(100 * float64(n) / float64(len(p.held))))
 }
 
 // line is "duration=... passes=... tokens=... done=3/10 success_rate=67% eta=12m0s".
 func (p *progress) line(st Status) string {
 	took := st.EndTime.Sub(st.StartTime).Round(100 * time.Millisecond)
 	tokens := st.Usage.InputTokens + st.Usage.OutputTokens
-	rate := 100 * p.success / p.done
+	rate := p.successRate()
 	left := p.total - p.done - p.skipped
 	eta := time.Duration(0)
 	if p.done > 0 {

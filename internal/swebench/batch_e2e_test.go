@@ -118,6 +118,35 @@ func TestBatchResumeSkipsTerminalInstances(t *testing.T) {
 	if res.Counts != (Counts{Total: 2, Success: 1, Failed: 1}) {
 		t.Errorf("counts %+v", res.Counts)
 	}
+	// A line when an instance starts; the success rate covers what the
+	// run root holds: the skipped failure and the new success.
+	out := b.Stdout.(*bytes.Buffer).String()
+	if !strings.Contains(out, "start acme__two-2 (2/2)\n") || strings.Contains(out, "start acme__one-1") {
+		t.Errorf("start lines:\n%s", out)
+	}
+	if !regexp.MustCompile(`acme__two-2 status=success reason=null .* done=2/2 success_rate=50% `).MatchString(out) {
+		t.Errorf("progress line of the resumed batch:\n%s", out)
+	}
+}
+
+func TestSuccessRate(t *testing.T) {
+	tests := []struct {
+		held map[string]string
+		want int
+	}{
+		{map[string]string{}, 0},
+		{map[string]string{"a": "success", "b": "failed", "c": "failed", "d": "incomplete", "e": "failed", "f": "failed"}, 17},                           // 16.7
+		{map[string]string{"a": "success", "b": "success", "c": "failed"}, 67},                                                                           // 66.7
+		{map[string]string{"a": "success", "b": "failed", "c": "failed", "d": "failed", "e": "failed", "f": "failed", "g": "failed", "h": "failed"}, 13}, // 12.5
+		{map[string]string{"a": "success"}, 100},
+		{map[string]string{"a": "incomplete"}, 0},
+	}
+	for _, tc := range tests {
+		p := progress{held: tc.held}
+		if got := p.successRate(); got != tc.want {
+			t.Errorf("successRate(%v) = %d, want %d", tc.held, got, tc.want)
+		}
+	}
 }
 
 func TestShardsMergeToTheWholeBatch(t *testing.T) {
@@ -358,6 +387,31 @@ func TestBatchStopsOnAFailingEndpoint(t *testing.T) {
 			readJSON(t, filepath.Join(b.RunRoot, ManifestFile), &m)
 			if (m.Batch.Stopped != "") != tc.stops {
 				t.Errorf("manifest batch.stopped %q", m.Batch.Stopped)
+			}
+			if m.Counts != m.Batch.Counts || m.Batch.Counts != res.Counts {
+				t.Errorf("counts %+v, batch.counts %+v, printed %+v: they must agree", m.Counts, m.Batch.Counts, res.Counts)
+			}
+			if tc.stops && res.Counts.NotRun != 2 {
+				t.Errorf("counts %+v, want the 2 instances not run as not_run", res.Counts)
+			}
+			if !tc.stops {
+				return
+			}
+			// Resumed once the endpoint is back: the stop stays on record.
+			b.Resume, b.RetryFailed = true, RetryRuntimeErrors
+			b.Instance.Env = []string{"FAKE_CODEX_SCENARIO=success"}
+			b.Preflight = func(context.Context) error { return nil }
+			out.Reset()
+			res, err = Batch(context.Background(), b)
+			if err != nil || res.Counts != (Counts{Total: 5, Success: 5}) {
+				t.Fatalf("resume: %+v %v\n%s", res.Counts, err, out.String())
+			}
+			readJSON(t, filepath.Join(b.RunRoot, ManifestFile), &m)
+			if !strings.Contains(m.Batch.Stopped, "stopped after 3 instances") || len(m.Batch.Resumes) != 1 || m.Batch.Resumes[0].Stopped != "" {
+				t.Errorf("stop history after a resume: batch.stopped %q, resumes %+v", m.Batch.Stopped, m.Batch.Resumes)
+			}
+			if m.Counts != m.Batch.Counts || m.Counts != res.Counts {
+				t.Errorf("after the resume: counts %+v, batch.counts %+v, printed %+v", m.Counts, m.Batch.Counts, res.Counts)
 			}
 		})
 	}

@@ -54,14 +54,16 @@ type CodexInfo struct {
 
 // InstanceEntry is one instance's line in the manifest.
 type InstanceEntry struct {
-	InstanceID          string    `json:"instance_id"`
-	Status              string    `json:"status"`
-	FailureReasonCode   *string   `json:"failure_reason_code"`
-	FailureReasonDetail string    `json:"failure_reason_detail"`
-	ErrorLog            string    `json:"error_log"`
-	OutputDir           string    `json:"output_dir"`
-	StartTime           time.Time `json:"start_time"`
-	EndTime             time.Time `json:"end_time,omitempty"`
+	InstanceID          string  `json:"instance_id"`
+	Status              string  `json:"status"`
+	FailureReasonCode   *string `json:"failure_reason_code"`
+	FailureReasonDetail string  `json:"failure_reason_detail"`
+	ErrorLog            string  `json:"error_log"`
+	OutputDir           string  `json:"output_dir"`
+	// Interrupted: the run was cancelled (SIGTERM) before the instance ended.
+	Interrupted bool      `json:"interrupted,omitempty"`
+	StartTime   time.Time `json:"start_time"`
+	EndTime     time.Time `json:"end_time,omitempty"`
 	// CodexVersion is the codex that ran the instance (its status file's).
 	CodexVersion string `json:"codex_version,omitempty"`
 }
@@ -72,6 +74,10 @@ type Counts struct {
 	Success    int `json:"success"`
 	Failed     int `json:"failed"`
 	Incomplete int `json:"incomplete"`
+	// NotRun counts the instances of a batch's scope that have no finished
+	// status: never started (the batch was stopped or interrupted first)
+	// or interrupted. They are in Failed too: their predictions are empty.
+	NotRun int `json:"not_run"`
 }
 
 // Invocation is one single-instance run's arguments and times.
@@ -96,16 +102,32 @@ type BatchInfo struct {
 	Counts    Counts    `json:"counts"`
 	// Resumes lists every later invocation on this run root.
 	Resumes []Resume `json:"resumes,omitempty"`
-	// Stopped says why the last invocation gave up before the end.
-	Stopped string `json:"stopped,omitempty"`
+	// Stopped says why the first invocation gave up before the end (the
+	// endpoint circuit breaker), Interrupted that it was cancelled
+	// (SIGTERM); each resume records its own in Resumes, so the history
+	// of stops survives any number of resumes. The state of the run root
+	// is the last invocation's: the last of Resumes, or these.
+	Stopped     string `json:"stopped,omitempty"`
+	Interrupted bool   `json:"interrupted,omitempty"`
 }
 
 // Resume is one --resume of a batch.
 type Resume struct {
-	Args      map[string]any `json:"args"`
-	StartTime time.Time      `json:"start_time"`
-	EndTime   time.Time      `json:"end_time,omitempty"`
-	Skipped   []string       `json:"skipped,omitempty"`
+	Args        map[string]any `json:"args"`
+	StartTime   time.Time      `json:"start_time"`
+	EndTime     time.Time      `json:"end_time,omitempty"`
+	Skipped     []string       `json:"skipped,omitempty"`
+	Stopped     string         `json:"stopped,omitempty"`
+	Interrupted bool           `json:"interrupted,omitempty"`
+}
+
+// running reports whether the batch's last invocation has not ended (or
+// was killed before it could say so).
+func (b *BatchInfo) running() bool {
+	if n := len(b.Resumes); n > 0 {
+		return b.Resumes[n-1].EndTime.IsZero()
+	}
+	return b.EndTime.IsZero()
 }
 
 // UpdateManifest read-modify-writes dir/run_manifest.json under its file
@@ -129,6 +151,11 @@ func UpdateManifest(dir string, now time.Time, update func(m *Manifest)) error {
 		update(&m)
 		m.UpdatedAt = now
 		m.Counts = countEntries(m.Instances)
+		if m.Batch != nil && !m.Batch.running() {
+			// Between invocations the counts cover the batch's whole
+			// scope, as batch.counts does.
+			m.Counts = countScope(m.Instances, m.Batch.InstanceOrder)
+		}
 		return fsutil.WriteJSONAtomic(path, m)
 	})
 }
@@ -153,6 +180,48 @@ func countEntries(es map[string]InstanceEntry) Counts {
 		c.add(e.Status)
 	}
 	return c
+}
+
+// countScope counts the instances of a batch's scope (order) and any
+// other entry: an instance with no entry, or one still "running" once the
+// batch ended, was not run; an interrupted one was not run to its end.
+func countScope(es map[string]InstanceEntry, order []string) Counts {
+	var c Counts
+	seen := map[string]bool{}
+	count := func(id string) {
+		if seen[id] {
+			return
+		}
+		seen[id] = true
+		e, ok := es[id]
+		status := e.Status
+		if !ok || status == "running" {
+			status = ""
+		}
+		c.addOutcome(status, e.Interrupted)
+	}
+	for _, id := range order {
+		count(id)
+	}
+	for _, id := range sortedKeys(es) {
+		count(id)
+	}
+	return c
+}
+
+// addOutcome counts one instance of a batch's scope: status "" is one
+// with no finished status (not run, counted as failed).
+func (c *Counts) addOutcome(status string, interrupted bool) {
+	c.Total++
+	if status == "" {
+		c.Failed++
+		c.NotRun++
+		return
+	}
+	c.add(status)
+	if interrupted {
+		c.NotRun++
+	}
 }
 
 func (c *Counts) add(status string) {

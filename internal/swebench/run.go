@@ -242,7 +242,7 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	}
 	err = UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
 		m.Instances[id] = InstanceEntry{InstanceID: id, Status: st.Status, FailureReasonCode: st.FailureReasonCode,
-			FailureReasonDetail: st.FailureReasonDetail, ErrorLog: st.ErrorLog, OutputDir: o.OutputDir,
+			FailureReasonDetail: st.FailureReasonDetail, ErrorLog: st.ErrorLog, OutputDir: o.OutputDir, Interrupted: st.Interrupted,
 			StartTime: st.StartTime, EndTime: st.EndTime, CodexVersion: st.CodexVersion}
 		if st.CodexVersion != "" {
 			m.Codex.Version = st.CodexVersion
