@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/textfmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -496,7 +497,7 @@ func progressTable(done []swebench.InstanceReport, total int) string {
 	fmt.Fprintf(&b, "## SWE-bench batch: %d of %d instances done\n\n", len(done), total)
 	b.WriteString("| instance | status | reason | duration | passes | tokens |\n|---|---|---|---:|---:|---:|\n")
 	for _, r := range done {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %d |\n", r.ID, r.Status, r.Reason, r.Duration.Round(100*time.Millisecond), r.Passes, r.Tokens)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d |\n", textfmt.CodeCell(r.ID), textfmt.Cell(r.Status), textfmt.Cell(r.Reason), r.Duration.Round(100*time.Millisecond), r.Passes, r.Tokens)
 	}
 	return b.String()
 }
