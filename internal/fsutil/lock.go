@@ -23,9 +23,9 @@ func LockFile(path string) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := openLockFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, err
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
@@ -38,6 +38,22 @@ func LockFile(path string) (*Lock, error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return &Lock{f: f}, nil
+}
+
+// openLockFile opens (or creates) a lock file, never through a link and
+// never waiting: the lock may lie in a folder an agent can write (the
+// manifest of a single-instance run sits in its output folder), where a
+// FIFO or a device could stand in for it.
+func openLockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := regular(f, path); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %w", err)
+	}
+	return f, nil
 }
 
 // ErrLocked is returned by TryLockFile when another process holds the lock.
@@ -56,9 +72,9 @@ func tryLock(path string, how int) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := openLockFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, err
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)

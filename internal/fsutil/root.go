@@ -72,11 +72,69 @@ func CreateIn(root, path string) (*os.File, error) {
 			return nil, named(path, err)
 		}
 	}
-	f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
+	// O_NONBLOCK: opening a FIFO planted at path must not wait for a
+	// reader; it is then refused below, as writes into it would block
+	// once its buffer is full.
+	f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return nil, named(path, err)
 	}
+	if err := regular(f, path); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return f, nil
+}
+
+// regular refuses an open file that is not a regular file (a FIFO, a
+// socket, a device, a directory), naming path and what it is.
+func regular(f *os.File, path string) error {
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s: expected a regular file, found %s", path, describe(info.Mode()))
+	}
+	return nil
+}
+
+// describe names a file type for messages.
+func describe(m os.FileMode) string {
+	switch t := m.Type(); {
+	case t&os.ModeDir != 0:
+		return "a directory"
+	case t&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case t&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case t&os.ModeSocket != 0:
+		return "a socket"
+	case t&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "an irregular file (" + m.Type().String() + ")"
+}
+
+// LstatIn describes path below root without following a link in its last
+// component, and without leaving root on the way: a folder that is a
+// link out of root is an error wrapping ErrSymlink, so that asking about
+// a path the agent controls says nothing about host paths.
+func LstatIn(root, path string) (os.FileInfo, error) {
+	r, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	name, err := rel(root, path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := r.Lstat(name)
+	if err != nil {
+		return nil, named(path, err)
+	}
+	return info, nil
 }
 
 // MkdirAllIn creates path and its parents below root, refusing links.
@@ -173,12 +231,8 @@ func ReadFileIn(root, path string, max int64) ([]byte, error) {
 		return nil, named(path, err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: expected a regular file, found %s", path, info.Mode().Type())
+	if err := regular(f, path); err != nil {
+		return nil, err
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {

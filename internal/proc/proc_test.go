@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -125,4 +126,78 @@ func TestString(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
+}
+
+// TestSignalGrace sends this process SIGTERM while the "work" ignores
+// its context (as a read from a FIFO does): the process is made to exit
+// with 143 once the grace period is over, and at once on a second
+// signal; a caller that finishes in time is never exited.
+func TestSignalGrace(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		signals  int
+		finish   bool
+		wantCode int
+	}{
+		{name: "work that ignores its context", signals: 1, wantCode: 143},
+		{name: "second signal", signals: 2, wantCode: 143},
+		{name: "work that stops in time", signals: 1, finish: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exited := make(chan int, 1)
+			grace := time.Hour
+			if tc.signals == 1 && !tc.finish {
+				grace = 200 * time.Millisecond
+			}
+			var stderr syncBuffer
+			ctx, stop := notifyContext(context.Background(), grace, &stderr, func(code int) { exited <- code })
+			defer stop()
+			if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			<-ctx.Done()
+			if tc.finish {
+				stop()
+				select {
+				case code := <-exited:
+					t.Fatalf("exited with %d after the caller stopped in time", code)
+				case <-time.After(300 * time.Millisecond):
+				}
+				return
+			}
+			if tc.signals == 2 {
+				if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case code := <-exited:
+				if code != tc.wantCode {
+					t.Errorf("exit code %d, want %d", code, tc.wantCode)
+				}
+			case <-time.After(time.Minute): // a last-resort guard
+				t.Fatal("not exited a minute after SIGTERM")
+			}
+			if !strings.Contains(stderr.String(), "terminated") {
+				t.Errorf("stderr %q does not name the signal", stderr.String())
+			}
+		})
+	}
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -2,16 +2,72 @@ package proc
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
+
+// StopGrace is how long benchgate has, after the first SIGTERM or SIGINT,
+// to stop its children and write its status files. Past it the process
+// exits anyway: a read that cannot be cancelled (a FIFO, a hung file
+// system) must never keep it alive, and a runner that sends SIGTERM
+// waits only a few seconds before it kills.
+const StopGrace = 4 * time.Second
 
 // NotifyContext returns a context cancelled on the first SIGTERM or
 // SIGINT. Children started with Run under that context are then stopped
 // as a group, and the caller still gets to write its status files before
-// it exits. A second signal is left to the default handler (immediate
-// exit) once stop is called.
+// it exits. The process exits with 128+signal when it is still running
+// StopGrace after the first signal, or at once on a second signal;
+// stop ends this (call it once the caller is done).
 func NotifyContext(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
-	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	return notifyContext(parent, StopGrace, os.Stderr, os.Exit)
+}
+
+func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var first os.Signal
+		select {
+		case first = <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		timer := time.NewTimer(grace)
+		defer timer.Stop()
+		select {
+		case <-done:
+			return
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "benchgate: second %s; exiting now\n", s)
+			exit(128 + signum(s))
+		case <-timer.C:
+			fmt.Fprintf(stderr, "benchgate: still running %s after %s; exiting\n", grace, first)
+			exit(128 + signum(first))
+		}
+	}()
+	var once bool
+	return ctx, func() {
+		if once {
+			return
+		}
+		once = true
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
+func signum(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return int(n)
+	}
+	return 1
 }

@@ -3,7 +3,6 @@ package ralph
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -156,7 +155,7 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 	if l.classify(&out) {
 		return out
 	}
-	if !exists(filepath.Join(l.PlansDir, PlanFile)) {
+	if !exists(filepath.Dir(l.PlansDir), filepath.Join(l.PlansDir, PlanFile)) {
 		out.fail(CodeRuntimeError, "plan: the plan phase ended without writing "+filepath.Join(l.PlansDir, PlanFile))
 		return out
 	}
@@ -208,7 +207,8 @@ func (o *Outcome) fail(code, detail string) {
 func blockerHint(plansDir string) string {
 	// The agent wrote this file: a link to a host file must not put
 	// that file's text into the status detail.
-	b, err := fsutil.ReadFileIn(plansDir, filepath.Join(plansDir, "blocked", PlanFile), 64<<10)
+	p := filepath.Join(plansDir, "blocked", PlanFile)
+	b, err := fsutil.ReadFileIn(filepath.Dir(plansDir), p, 64<<10)
 	if err != nil {
 		return ""
 	}
@@ -220,7 +220,9 @@ func blockerHint(plansDir string) string {
 	return ": " + s
 }
 
+// nonEmpty reports whether the patch is a non-empty regular file, never
+// through a link (see exists).
 func nonEmpty(p string) bool {
-	fi, err := os.Stat(p)
+	fi, err := fsutil.LstatIn(filepath.Dir(p), p)
 	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
 }

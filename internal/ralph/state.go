@@ -1,8 +1,9 @@
 package ralph
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
 )
 
 // The plan documents whose location is the loop's state.
@@ -29,17 +30,25 @@ func (s State) String() string {
 
 // PlanState classifies the plans folder. Blocked wins over archived: an
 // agent that gave up must never count as done.
+// The plans folder's parent is the output folder the agent writes.
 func PlanState(plansDir string) State {
-	if exists(filepath.Join(plansDir, "blocked", SpecFile)) || exists(filepath.Join(plansDir, "blocked", PlanFile)) {
+	root := filepath.Dir(plansDir)
+	if exists(root, filepath.Join(plansDir, "blocked", SpecFile)) || exists(root, filepath.Join(plansDir, "blocked", PlanFile)) {
 		return StateBlocked
 	}
-	if exists(filepath.Join(plansDir, "archive", SpecFile)) && exists(filepath.Join(plansDir, "archive", PlanFile)) {
+	if exists(root, filepath.Join(plansDir, "archive", SpecFile)) && exists(root, filepath.Join(plansDir, "archive", PlanFile)) {
 		return StateArchived
 	}
 	return StateRoot
 }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// exists reports whether p, below root, is a regular file. The plans
+// folder lies in the agent's output folder (root): the agent can turn it
+// (or archive/, blocked/) into a link to a host folder, and os.Stat
+// through that link would tell the state machine, and through it the
+// agent, which host files exist. So p is looked up below root and never
+// through a link that leaves it; a link is not a plan document.
+func exists(root, p string) bool {
+	info, err := fsutil.LstatIn(root, p)
+	return err == nil && info.Mode().IsRegular()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -160,10 +159,19 @@ func UpdateManifest(dir string, now time.Time, update func(m *Manifest)) error {
 	})
 }
 
-// ReadManifest reads a run_manifest.json.
+// MaxManifestBytes bounds what is read of a run_manifest.json: a few
+// hundred bytes per instance, so a run of tens of thousands fits.
+const MaxManifestBytes = 64 << 20
+
+// ReadManifest reads a run_manifest.json. Its folder may be the output
+// folder an agent writes (--manifest-dir defaults to --output-dir): the
+// file is read without following a link (one to a host JSON file would
+// be merged into the manifest), only when it is a regular file (a FIFO
+// would block forever, a link to /dev/zero exhaust memory), and at most
+// MaxManifestBytes of it.
 func ReadManifest(path string) (Manifest, error) {
 	var m Manifest
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFileIn(filepath.Dir(path), path, MaxManifestBytes)
 	if err != nil {
 		return m, err
 	}

@@ -2,11 +2,14 @@ package swebench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,5 +107,68 @@ func TestRunWithCorruptManifestKeepsEarlierOutput(t *testing.T) {
 		if b, err := os.ReadFile(f); err != nil || string(b) != c {
 			t.Errorf("%s changed: %q %v", f, b, err)
 		}
+	}
+}
+
+// TestReadManifestRefuses plants at run_manifest.json (and its lock)
+// what an agent can leave in the output folder: each read and each
+// update returns at once with an error naming the file and what it is,
+// the host file a link points at is neither read nor changed, and no
+// read goes past the size cap.
+func TestReadManifestRefuses(t *testing.T) {
+	host := filepath.Join(t.TempDir(), "host.json")
+	hostJSON := `{"instances":{"host__secret-1":{"instance_id":"host__secret-1","status":"success"}}}`
+	if err := os.WriteFile(host, []byte(hostJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		plant func(p string) error
+		want  string
+	}{
+		{"link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "run_manifest.json is a symbolic link; refused"},
+		{"link to a host JSON file", func(p string) error { return os.Symlink(host, p) }, "run_manifest.json is a symbolic link; refused"},
+		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "run_manifest.json: expected a regular file, found a named pipe (FIFO)"},
+		{"folder", func(p string) error { return os.Mkdir(p, 0o755) }, "run_manifest.json: expected a regular file, found a directory"},
+		{"larger than the cap", func(p string) error {
+			f, err := os.Create(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return f.Truncate(MaxManifestBytes + 1)
+		}, "run_manifest.json is larger than allowed"},
+		{"lock file that is a FIFO", func(p string) error { return syscall.Mkfifo(p+".lock", 0o644) }, "run_manifest.json.lock: expected a regular file, found a named pipe (FIFO)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, ManifestFile)
+			if err := tc.plant(p); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 2)
+			go func() {
+				_, err := ReadManifest(p)
+				if errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(tc.name, "lock") {
+					err = errors.New(p + ".lock: expected a regular file, found a named pipe (FIFO)") // no manifest to read; the lock is UpdateManifest's
+				}
+				done <- err
+				done <- UpdateManifest(dir, time.Now(), func(m *Manifest) { m.Instances["a__b-1"] = InstanceEntry{InstanceID: "a__b-1"} })
+			}()
+			for _, what := range []string{"ReadManifest", "UpdateManifest"} {
+				select {
+				case err := <-done:
+					if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, tc.want)) {
+						t.Errorf("%s: %v, want an error containing %q", what, err, filepath.Join(dir, tc.want))
+					}
+				case <-time.After(time.Minute): // a last-resort guard: a FIFO read blocks forever
+					t.Fatalf("%s blocked", what)
+				}
+			}
+			if b, _ := os.ReadFile(host); string(b) != hostJSON {
+				t.Errorf("the host file changed: %q", b)
+			}
+		})
 	}
 }

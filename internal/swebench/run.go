@@ -62,8 +62,9 @@ type Options struct {
 	// Log receives one line per step; may be nil.
 	Log io.Writer
 	// Owner ("uid:gid"), when set, is given the output folder's files the
-	// container created before it is removed. Run sets it to the invoking
-	// user when that is not root.
+	// agent created, after its container is removed and the folder is
+	// scrubbed (see cleanOutput). Run sets it to the invoking user when
+	// that is not root.
 	Owner string
 	// Getenv reads the host environment (the API key variable); nil means
 	// os.Getenv.
@@ -311,14 +312,17 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 		return fail(ralph.CodeRuntimeError, err.Error())
 	}
 	// Removed on every path, with a fresh context: on SIGTERM ctx is
-	// already cancelled when this runs.
+	// already cancelled when this runs. Only once it is gone (no process
+	// of the agent can plant a file again) is the output folder scrubbed
+	// and handed to the invoking user.
 	started := false
 	defer func() {
-		if started && o.Owner != "" {
-			o.chownOutput(cid, logf)
-		}
-		if err := o.Docker.RemoveDetached(cid, 30*time.Second); err != nil {
+		err := o.Docker.RemoveDetached(cid, 30*time.Second)
+		if err != nil {
 			logf("warning: %v", err)
+		}
+		if started {
+			o.cleanOutput(st.Image, err == nil, logf)
 		}
 	}()
 	if err := o.Docker.Start(ctx, cid); err != nil {
@@ -449,16 +453,95 @@ func (o *Options) checkPatch(ctx context.Context, cid, patch, base, problem stri
 	return PatchNotChecked, fmt.Sprintf("the patch could not be checked against commit %s of %s: git exited %d: %s", base, o.CodeDir, code, textfmt.Truncate(out, 300))
 }
 
-// chownOutput gives the files the agent created as root in the bind-mounted
-// output folder back to the invoking user, so that a rerun or a resume can
-// reset them. It runs with its own context: on SIGTERM ctx is cancelled.
-func (o *Options) chownOutput(cid string, logf func(string, ...any)) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// cleanOutput makes what the agent left in the output folder safe for
+// the invoking user; it runs after the instance container is removed.
+// When that user is not root, the files the agent created as root are
+// first scrubbed and given to the user by a short-lived container (only
+// root can chown them); then benchgate walks the folder itself, never
+// following links, clearing setuid and setgid bits and removing FIFOs,
+// sockets and device nodes, each with a warning naming it.
+func (o *Options) cleanOutput(image string, removed bool, logf func(string, ...any)) {
+	if o.Owner != "" {
+		if removed {
+			o.handOver(image, logf)
+		} else {
+			logf("warning: the files the agent created in %s are left to root: its container could not be removed", o.OutputDir)
+		}
+	}
+	found, err := fsutil.Scrub(o.OutputDir)
+	for _, f := range found {
+		logf("warning: left by the agent: %s", f)
+	}
+	if err != nil {
+		logf("warning: %v", err)
+	}
+}
+
+// handOverScript runs as root in the hand-over container with the output
+// folder ($1) and the owner ($2): it never follows a link (every test
+// checks -L first; chown -R -h changes links, not their targets), removes
+// FIFOs, sockets and device nodes, clears setuid and setgid bits, and
+// only then changes the owner. It uses the shell's own tests and rm,
+// chmod and chown, which every instance image has.
+const handOverScript = `scrub() {
+  for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do
+    if [ -L "$f" ]; then continue; fi
+    if [ -p "$f" ] || [ -S "$f" ] || [ -b "$f" ] || [ -c "$f" ]; then
+      rm -f "$f" && echo "removed $f (a FIFO, socket or device)"; continue
+    fi
+    if [ -d "$f" ]; then scrub "$f"; continue; fi
+    if [ -f "$f" ] && { [ -u "$f" ] || [ -g "$f" ]; }; then
+      chmod u-s,g-s "$f" && echo "cleared the setuid/setgid bits of $f"
+    fi
+  done
+}
+scrub "$1"
+chown -R -h "$2" "$1"
+`
+
+// handOver runs handOverScript in a fresh container of the instance's
+// image (the instance container is gone, so no agent process is left
+// to plant files behind it), with no network and only the capabilities
+// the script needs. It runs with its own context: on SIGTERM ctx is
+// cancelled.
+func (o *Options) handOver(image string, logf func(string, ...any)) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var buf strings.Builder
-	res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"chown", "-R", o.Owner, o.OutputDir}, Stdout: &buf, Stderr: &buf})
+	hostOut, err := o.Docker.HostPath(ctx, o.OutputDir)
+	if err != nil {
+		logf("warning: hand the output folder over to %s: %v", o.Owner, err)
+		return
+	}
+	cid, err := o.Docker.Create(ctx, container.LeastPrivilege(container.Spec{
+		Name:        ContainerName(o.InstanceID, newInvocation()) + "-handover",
+		Image:       image,
+		Entrypoint:  []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
+		Labels:      map[string]string{LabelRunner: "1", LabelInstance: o.InstanceID, LabelOwner: proc.SelfOwner(), LabelHost: hostname()},
+		Mounts:      []container.Mount{{Source: hostOut, Target: o.OutputDir}},
+		NetworkMode: "none",
+	}, "CHOWN", "DAC_OVERRIDE", "FOWNER"))
+	if err != nil {
+		logf("warning: hand the output folder over to %s: %v", o.Owner, err)
+		return
+	}
+	defer func() {
+		if err := o.Docker.RemoveDetached(cid, 30*time.Second); err != nil {
+			logf("warning: %v", err)
+		}
+	}()
+	if err := o.Docker.Start(ctx, cid); err != nil {
+		logf("warning: hand the output folder over to %s: %v", o.Owner, err)
+		return
+	}
+	var out, errb strings.Builder
+	res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"/bin/sh", "-c", handOverScript, "sh", o.OutputDir, o.Owner}, Stdout: &out, Stderr: &errb})
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if line != "" {
+			logf("warning: left by the agent: %s", line)
+		}
+	}
 	if err != nil || res.ExitCode != 0 {
-		logf("warning: chown -R %s %s in the container: exit %d %v %s", o.Owner, o.OutputDir, res.ExitCode, err, buf.String())
+		logf("warning: hand the output folder over to %s: exit %d %v %s", o.Owner, res.ExitCode, err, textfmt.Truncate(strings.TrimSpace(errb.String()), 500))
 	}
 }
 

@@ -1,0 +1,135 @@
+package fsutil
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Finding is one thing Scrub changed in a folder an untrusted process
+// wrote: a setuid or setgid bit cleared, or a FIFO, socket or device node
+// removed.
+type Finding struct {
+	// Path is the file's path (root joined with its place below root).
+	Path string
+	// What the file was: "setuid file", "setgid file", "setuid and setgid
+	// file", "named pipe (FIFO)", "socket" or "device".
+	What string
+	// Action is what Scrub did: "cleared the setuid and setgid bits" or
+	// "removed".
+	Action string
+}
+
+func (f Finding) String() string { return fmt.Sprintf("%s is a %s: %s", f.Path, f.What, f.Action) }
+
+// Scrub walks root, never following a symbolic link, and makes what an
+// agent left there harmless for whoever gets it next: the setuid and
+// setgid bits of regular files are cleared (a setuid-root binary left in
+// a bind-mounted folder runs as root for any local user), and FIFOs,
+// sockets and device nodes are removed (a device node gives whoever owns
+// it the device; reading a FIFO blocks forever). It returns one Finding
+// per change, for warnings, and goes on past errors, returning the
+// first.
+//
+// Scrub must run when nothing can write root any more (after the
+// container that mounted it is removed): otherwise a loop in the
+// container plants the file again behind it.
+func Scrub(root string) ([]Finding, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("scrub %s: %w", root, err)
+	}
+	defer r.Close()
+	s := scrubber{root: root}
+	s.dir(r, ".")
+	return s.found, s.err
+}
+
+type scrubber struct {
+	root  string
+	found []Finding
+	err   error
+}
+
+func (s *scrubber) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// dir scrubs the folder rel below s.root, open as r.
+func (s *scrubber) dir(r *os.Root, rel string) {
+	d, err := r.Open(".")
+	if err != nil {
+		s.fail(fmt.Errorf("scrub %s: %w", filepath.Join(s.root, rel), err))
+		return
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		s.fail(fmt.Errorf("scrub %s: %w", filepath.Join(s.root, rel), err))
+	}
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(s.root, rel, name)
+		// Lstat again: the entry's type from ReadDir is not enough for
+		// the mode bits.
+		info, err := r.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			s.fail(fmt.Errorf("scrub %s: %w", path, err))
+			continue
+		}
+		m := info.Mode()
+		switch {
+		case m&fs.ModeSymlink != 0:
+			// Never followed; a link is harmless by itself, and the
+			// readers of these folders refuse links.
+		case m.IsDir():
+			sub, err := r.OpenRoot(name)
+			if err != nil {
+				s.fail(fmt.Errorf("scrub %s: %w", path, err))
+				continue
+			}
+			s.dir(sub, filepath.Join(rel, name))
+			sub.Close()
+		case m.IsRegular():
+			if m&(fs.ModeSetuid|fs.ModeSetgid) == 0 {
+				continue
+			}
+			what := "setuid file"
+			switch {
+			case m&fs.ModeSetuid != 0 && m&fs.ModeSetgid != 0:
+				what = "setuid and setgid file"
+			case m&fs.ModeSetgid != 0:
+				what = "setgid file"
+			}
+			// os.Root.Chmod takes the permission bits only: setuid and
+			// setgid are dropped.
+			if err := r.Chmod(name, m.Perm()); err != nil {
+				s.fail(fmt.Errorf("scrub %s: clear setuid/setgid: %w", path, err))
+				continue
+			}
+			s.found = append(s.found, Finding{Path: path, What: what, Action: "cleared the setuid and setgid bits"})
+		default:
+			what := "device"
+			switch {
+			case m&fs.ModeNamedPipe != 0:
+				what = "named pipe (FIFO)"
+			case m&fs.ModeSocket != 0:
+				what = "socket"
+			case m&fs.ModeDevice == 0:
+				what = "irregular file (" + m.Type().String() + ")"
+			}
+			if err := r.Remove(name); err != nil {
+				s.fail(fmt.Errorf("scrub %s: remove %s: %w", path, what, err))
+				continue
+			}
+			s.found = append(s.found, Finding{Path: path, What: what, Action: "removed"})
+		}
+	}
+}
