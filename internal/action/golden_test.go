@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/history"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"github.com/benchgate/benchgate/internal/testenv/mermaid"
 )
@@ -277,4 +279,40 @@ func TestGoldenChartsRender(t *testing.T) {
 			t.Errorf("chart %d does not draw both modes:\n%s", i+1, c)
 		}
 	}
+}
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite the images of docs/images")
+
+// TestDocsImages draws, as GitHub shows them, an ordered run's job
+// summary (the table of all sets, details collapsed), a report's (the
+// verdict with "gate not enforced", its charts) and a pull-request
+// comment; with -update-docs they become docs/images.
+func TestDocsImages(t *testing.T) {
+	dir := t.TempDir()
+	if *updateDocs {
+		dir = filepath.Join("..", "..", "docs", "images")
+	}
+	for _, tc := range []struct{ golden, png string }{
+		{"ordered-fail.md", "summary-ordered.png"},
+		{"report-pass.md", "summary-report.png"},
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", "golden", tc.golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, string(b)), filepath.Join(dir, tc.png), 1000, 900)
+	}
+	marker := "<!-- benchgate-comment workflow=benchmark_comment job=bench mode=report -->"
+	res := &results{Gate: &report.GateResult{Profile: "verify_pr", Passed: true}, Suites: map[string]*suiteStats{"ghx": {}}, SuiteOrder: []string{"ghx"}}
+	res.Suites["ghx"].Violations = append(res.Suites["ghx"].Violations, violation("s-005"))
+	s := &stepResult{Plan: &Plan{Mode: "report", Args: []string{"report", "--stats"}}, Res: res, Code: 0,
+		Stats: []statsEntry{{Verdict: "pass", Checks: []report.EfficiencyCheck{
+			{Metric: "tokens_active", Result: stats.Result{Scenarios: 12, EstimatePct: 50, LowPct: 49.2, HighPct: 50.8, MinReductionPct: 15, Verdict: stats.Pass}},
+			{Metric: "latency", Result: stats.Result{Scenarios: 12, EstimatePct: 12, LowPct: 4.1, HighPct: 19.3, MinReductionPct: 15, Verdict: stats.Inconclusive}},
+			{Metric: "tool_calls", Result: stats.Result{Scenarios: 12, EstimatePct: 50, LowPct: 48, HighPct: 52, MinReductionPct: 20, Verdict: stats.Pass}}}}},
+		Lookback: &Lookback{History: &history.Report{Modes: []history.ModeRuns{{Mode: "agent_direct", Trend: points(6, 97, 1000, 20000)}, {Mode: "ghx", Trend: points(6, 95, 500, 10000)}}}},
+		Artifacts: []artifact{{Name: "benchgate-bench-run", ID: 2882122893}}, RunURL: "https://github.com/octo/bench/actions/runs/1",
+		ArtifactURL: func(id int64) string { return fmt.Sprintf("https://github.com/octo/bench/actions/runs/1/artifacts/%d", id) }}
+	s.Verdict = judge(s.Plan, res, s.Stats, s.Lookback, 0)
+	mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, commentBody(marker, s)), filepath.Join(dir, "comment.png"), 1000, 620)
 }

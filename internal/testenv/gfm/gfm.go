@@ -62,6 +62,20 @@ func HTML(t testing.TB, md string) string {
 	return out
 }
 
+// GitHubHTML renders md as GitHub shows it after Require passed: the
+// raw HTML it keeps (details, summary) is kept too.
+func GitHubHTML(t testing.TB, md string) string {
+	t.Helper()
+	Require(t, "page", md)
+	cmd := exec.Command(Binary(t), "--unsafe", "-e", "table", "-e", "autolink")
+	cmd.Stdin = strings.NewReader(md)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("cmark-gfm: %v", err)
+	}
+	return string(out)
+}
+
 // Require fails the test for every problem Check finds in md; name says
 // which document it is (a file name) in the messages.
 func Require(t testing.TB, name, md string) {

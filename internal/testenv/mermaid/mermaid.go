@@ -155,3 +155,48 @@ func tail(s string) string {
 	}
 	return s
 }
+
+// ScreenshotPage writes a PNG of HTML rendered from GitHub Markdown (by
+// cmark-gfm) as GitHub shows it: a plain stylesheet close to GitHub's,
+// and every mermaid code block drawn as a chart.
+func ScreenshotPage(t testing.TB, bodyHTML, png string, width, height int) {
+	t.Helper()
+	chromium, lib := tools(t)
+	page := `<!doctype html><html><head><meta charset="utf-8"><script src="file://` + html.EscapeString(lib) + `"></script>
+<style>
+body{margin:16px 24px;font:14px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#1f2328;background:#fff}
+h2{font-size:1.5em;border-bottom:1px solid #d1d9e0;padding-bottom:.3em;margin:24px 0 16px}
+h3{font-size:1.25em;margin:24px 0 16px}
+table{border-collapse:collapse;margin:0 0 16px}
+th,td{border:1px solid #d1d9e0;padding:6px 13px}
+th{font-weight:600;background:#f6f8fa}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eff1f3;padding:.2em .4em;border-radius:6px}
+pre{background:#f6f8fa;padding:16px;border-radius:6px;overflow:auto}
+pre code{background:none;padding:0}
+a{color:#0969da;text-decoration:none}
+details{margin:0 0 16px}
+summary{cursor:pointer}
+</style></head><body>` + bodyHTML + `
+<script>
+mermaid.initialize({startOnLoad: false});
+document.querySelectorAll('pre code.language-mermaid').forEach(c => {
+  const d = document.createElement('div');
+  d.className = 'mermaid';
+  d.textContent = c.textContent;
+  c.parentElement.replaceWith(d);
+});
+mermaid.run();
+</script></body></html>`
+	p := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, chromium, fmt.Sprintf("--window-size=%d,%d", width, height), "--hide-scrollbars", "--screenshot="+abs, "file://"+p)
+	if info, err := os.Stat(abs); err != nil || info.Size() == 0 {
+		t.Fatalf("no screenshot written to %s: %v", png, err)
+	}
+}
