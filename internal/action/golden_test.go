@@ -310,9 +310,11 @@ func TestDocsImages(t *testing.T) {
 			{Metric: "tokens_active", Result: stats.Result{Scenarios: 12, EstimatePct: 50, LowPct: 49.2, HighPct: 50.8, MinReductionPct: 15, Verdict: stats.Pass}},
 			{Metric: "latency", Result: stats.Result{Scenarios: 12, EstimatePct: 12, LowPct: 4.1, HighPct: 19.3, MinReductionPct: 15, Verdict: stats.Inconclusive}},
 			{Metric: "tool_calls", Result: stats.Result{Scenarios: 12, EstimatePct: 50, LowPct: 48, HighPct: 52, MinReductionPct: 20, Verdict: stats.Pass}}}}},
-		Lookback: &Lookback{History: &history.Report{Modes: []history.ModeRuns{{Mode: "agent_direct", Trend: points(6, 97, 1000, 20000)}, {Mode: "ghx", Trend: points(6, 95, 500, 10000)}}}},
+		Lookback:  &Lookback{History: &history.Report{Modes: []history.ModeRuns{{Mode: "agent_direct", Trend: points(6, 97, 1000, 20000)}, {Mode: "ghx", Trend: points(6, 95, 500, 10000)}}}},
 		Artifacts: []artifact{{Name: "benchgate-bench-run", ID: 2882122893}}, RunURL: "https://github.com/octo/bench/actions/runs/1",
-		ArtifactURL: func(id int64) string { return fmt.Sprintf("https://github.com/octo/bench/actions/runs/1/artifacts/%d", id) }}
+		ArtifactURL: func(id int64) string {
+			return fmt.Sprintf("https://github.com/octo/bench/actions/runs/1/artifacts/%d", id)
+		}}
 	s.Verdict = judge(s.Plan, res, s.Stats, s.Lookback, 0)
 	mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, commentBody(marker, s)), filepath.Join(dir, "comment.png"), 1000, 620)
 }
