@@ -263,6 +263,7 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
 	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended failed with runtime_error (runtime_error) or every failed or incomplete one (all)")
 	filter := fs.String("filter", "", "run only the instance IDs this regular expression matches")
+	checkTimeout := fs.Duration("endpoint-check-timeout", codex.DefaultProbeTimeout, "time limit of the endpoint check the batch runs after instances in a row failed (model list and a one-token POST /responses, answer and body)")
 	maxFailures := fs.Int("max-consecutive-endpoint-failures", swebench.DefaultMaxEndpointFailures, "stop the batch after this many instances in a row failed with runtime_error while the endpoint preflight fails too")
 	progressMD := fs.String("progress-md", "", "rewrite this Markdown file with the table of finished instances after each one (the Action passes its job summary)")
 	slice := fs.String("slice", "", "run only START:END (0-based, END excluded) of the sorted instance list, after --filter")
@@ -303,6 +304,10 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		return sbUsage(env, "batch", fmt.Errorf("--max-consecutive-endpoint-failures %d: expected a whole number >= 1", *maxFailures))
 	}
 	b.MaxEndpointFailures = *maxFailures
+	if *checkTimeout <= 0 {
+		return sbUsage(env, "batch", fmt.Errorf("--endpoint-check-timeout %s: expected a positive duration", *checkTimeout))
+	}
+	b.Args["endpoint_check_timeout"] = checkTimeout.String()
 	if *progressMD != "" {
 		path := sbPath(env, *progressMD)
 		b.OnInstance = func(done []swebench.InstanceReport, total int) {
@@ -369,6 +374,8 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		// After failures, /models answering is not enough: a /responses
 		// that hangs fails every instance while /models looks fine.
 		b.EndpointCheck = func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, *checkTimeout)
+			defer cancel()
 			if err := codex.PreflightProvider(ctx, p, env.Getenv); err != nil {
 				return err
 			}
