@@ -178,7 +178,7 @@ func TestSignalGrace(t *testing.T) {
 			case <-time.After(time.Minute): // a last-resort guard
 				t.Fatal("not exited a minute after SIGTERM")
 			}
-			if !strings.Contains(stderr.String(), "terminated") {
+			if !strings.Contains(stderr.String(), "SIGTERM") {
 				t.Errorf("stderr %q does not name the signal", stderr.String())
 			}
 		})

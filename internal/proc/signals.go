@@ -46,10 +46,10 @@ func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer
 		case <-done:
 			return
 		case s := <-sigs:
-			fmt.Fprintf(stderr, "benchgate: second %s; exiting now\n", s)
+			fmt.Fprintf(stderr, "benchgate: a second %s; exiting now\n", name(s))
 			exit(128 + signum(s))
 		case <-timer.C:
-			fmt.Fprintf(stderr, "benchgate: still running %s after %s; exiting\n", grace, first)
+			fmt.Fprintf(stderr, "benchgate: still running %s after %s; exiting\n", grace, name(first))
 			exit(128 + signum(first))
 		}
 	}()
@@ -63,6 +63,16 @@ func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer
 		close(done)
 		cancel()
 	}
+}
+
+func name(s os.Signal) string {
+	switch s {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case os.Interrupt:
+		return "SIGINT"
+	}
+	return s.String()
 }
 
 func signum(s os.Signal) int {
