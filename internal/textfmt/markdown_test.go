@@ -85,3 +85,38 @@ func TestFence(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEscapeTags: escaping only ever adds a backslash before a '<', so
+// the text reads as it was written, and escaping twice changes nothing
+// more.
+func FuzzEscapeTags(f *testing.F) {
+	f.Add("| a | openai/x/<null> |\n")
+	f.Add("```\n<x>\n```\n`<y>` <z>\n")
+	f.Add("\\<a> ``<b>`` ` <c>")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := EscapeTags(s)
+		if !onlyBackslashesBeforeLT(s, out) {
+			t.Fatalf("EscapeTags(%q) = %q changes more than a backslash before '<'", s, out)
+		}
+		if EscapeTags(out) != out {
+			t.Fatalf("EscapeTags is not stable on %q: %q then %q", s, out, EscapeTags(out))
+		}
+	})
+}
+
+// onlyBackslashesBeforeLT says whether out is s with backslashes added
+// directly before some of its '<'.
+func onlyBackslashesBeforeLT(s, out string) bool {
+	i, j := 0, 0
+	for i < len(s) && j < len(out) {
+		switch {
+		case s[i] == out[j]:
+			i, j = i+1, j+1
+		case s[i] == '<' && out[j] == '\\' && j+1 < len(out) && out[j+1] == '<':
+			j++
+		default:
+			return false
+		}
+	}
+	return i == len(s) && j == len(out)
+}
