@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
 )
 
 // ErrNoFiles is returned when there is nothing to upload. upload-artifact
@@ -54,22 +56,6 @@ type Skipped struct {
 	// Kind says what the file is: "symbolic link", "named pipe (FIFO)",
 	// "socket", "device" or "irregular file".
 	Kind string
-}
-
-// kindOf names the type of a file that is neither a regular file nor a
-// directory, for warnings.
-func kindOf(m fs.FileMode) string {
-	switch t := m.Type(); {
-	case t&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		return "named pipe (FIFO)"
-	case t&fs.ModeSocket != 0:
-		return "socket"
-	case t&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "irregular file"
 }
 
 func sortSkipped(s []Skipped) {
@@ -120,7 +106,7 @@ func collectDir(root string, exclude map[string]bool) (collection, error) {
 			case t.IsRegular():
 				c.entries = append(c.entries, entry{rel: name, name: name})
 			default:
-				c.skipped = append(c.skipped, Skipped{Path: name, Kind: kindOf(t)})
+				c.skipped = append(c.skipped, Skipped{Path: name, Kind: fsutil.Kind(t)})
 			}
 		}
 		return nil
@@ -172,7 +158,7 @@ func collectFiles(root string, files []string) (collection, error) {
 			return collection{}, fmt.Errorf("file %s: expected a regular file, found %s", f, describeMode(fi.Mode()))
 		}
 		if !fi.Mode().IsRegular() {
-			c.skipped = append(c.skipped, Skipped{Path: name, Kind: kindOf(fi.Mode())})
+			c.skipped = append(c.skipped, Skipped{Path: name, Kind: fsutil.Kind(fi.Mode())})
 			continue
 		}
 		if seen[name] {
@@ -285,7 +271,7 @@ func addFile(zw *zip.Writer, root *os.Root, rootDir string, e entry, method uint
 	// A link in the last component gives ELOOP; a link on the way that
 	// leaves the folder, os.Root's "path escapes from parent".
 	if err != nil && (errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "path escapes from parent")) {
-		return kindOf(fs.ModeSymlink), nil
+		return fsutil.Kind(fs.ModeSymlink), nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("zip %s: %w", source, err)
@@ -299,7 +285,7 @@ func addFile(zw *zip.Writer, root *os.Root, rootDir string, e entry, method uint
 		return "", fmt.Errorf("zip %s: expected a regular file, found %s", source, describeMode(fi.Mode()))
 	}
 	if !fi.Mode().IsRegular() {
-		return kindOf(fi.Mode()), nil
+		return fsutil.Kind(fi.Mode()), nil
 	}
 	hdr, err := zip.FileInfoHeader(fi)
 	if err != nil {

@@ -99,21 +99,34 @@ func regular(f *os.File, path string) error {
 	return nil
 }
 
-// describe names a file type for messages.
-func describe(m os.FileMode) string {
+// Kind names the type of a file for messages: "regular file",
+// "directory", "symbolic link", "named pipe (FIFO)", "socket", "device"
+// or "irregular file".
+func Kind(m os.FileMode) string {
 	switch t := m.Type(); {
+	case t == 0:
+		return "regular file"
 	case t&os.ModeDir != 0:
-		return "a directory"
+		return "directory"
 	case t&os.ModeSymlink != 0:
-		return "a symbolic link"
+		return "symbolic link"
 	case t&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
+		return "named pipe (FIFO)"
 	case t&os.ModeSocket != 0:
-		return "a socket"
+		return "socket"
 	case t&os.ModeDevice != 0:
-		return "a device"
+		return "device"
 	}
-	return "an irregular file (" + m.Type().String() + ")"
+	return "irregular file"
+}
+
+// describe is Kind with its article.
+func describe(m os.FileMode) string {
+	k := Kind(m)
+	if k == "irregular file" {
+		return "an " + k
+	}
+	return "a " + k
 }
 
 // LstatIn describes path below root without following a link in its last

@@ -15,7 +15,8 @@ type Finding struct {
 	// Path is the file's path (root joined with its place below root).
 	Path string
 	// What the file was: "setuid file", "setgid file", "setuid and setgid
-	// file", "named pipe (FIFO)", "socket" or "device".
+	// file", or the Kind of a file removed ("named pipe (FIFO)", "socket",
+	// "device").
 	What string
 	// Action is what Scrub did: "cleared the setuid and setgid bits" or
 	// "removed".
@@ -116,15 +117,7 @@ func (s *scrubber) dir(r *os.Root, rel string) {
 			}
 			s.found = append(s.found, Finding{Path: path, What: what, Action: "cleared the setuid and setgid bits"})
 		default:
-			what := "device"
-			switch {
-			case m&fs.ModeNamedPipe != 0:
-				what = "named pipe (FIFO)"
-			case m&fs.ModeSocket != 0:
-				what = "socket"
-			case m&fs.ModeDevice == 0:
-				what = "irregular file (" + m.Type().String() + ")"
-			}
+			what := Kind(m)
 			if err := r.Remove(name); err != nil {
 				s.fail(fmt.Errorf("scrub %s: remove %s: %w", path, what, err))
 				continue
