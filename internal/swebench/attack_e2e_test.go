@@ -33,14 +33,15 @@ import (
 // "privilege" leaves what would give a local user root: a setuid-root
 // and a setgid copy of busybox, device nodes (when mknod is allowed), a
 // FIFO, and a loop that keeps planting a setuid-root binary and a FIFO
-// until the container is removed.
+// until the container is removed; "privilege-hang" does the same and
+// then hangs in the execute phase, for a benchgate to be killed there.
 const attackerCodex = `#!/bin/sh
 case "$1" in --version) echo "codex-cli 0.169.0 (attacker)"; exit 0;; esac
 echo '{"type":"thread.started","thread_id":"t-'"$SWE_BENCH_RUNTIME_PHASE"'"}'
 echo '{"type":"turn.started"}'
 if [ "$SWE_BENCH_RUNTIME_PHASE" = plan ]; then
   echo "1. fix" > "$SWE_BENCH_PLANS_DIR/EXECUTION_PLAN.md"
-  if [ "$ATTACK" = privilege ]; then
+  if [ "$ATTACK" = privilege ] || [ "$ATTACK" = privilege-hang ]; then
     out="$SWE_BENCH_OUTPUT_DIR"
     mkdir -p "$out/logs" "$out/plans/deep"
     cp /bin/busybox "$out/logs/rootsh" && chmod 4755 "$out/logs/rootsh"
@@ -63,6 +64,7 @@ else
     manifest-host) rm -f "$m" && ln -s "$VICTIM" "$m" ;;
     lock-fifo) rm -f "$m.lock" && mkfifo "$m.lock" ;;
     plans-host) rm -rf "$SWE_BENCH_PLANS_DIR" && ln -s "$HOSTDIR" "$SWE_BENCH_PLANS_DIR" ;;
+    privilege-hang) sleep 3600 ;;
   esac
   if [ "$ATTACK" != plans-host ]; then
     mkdir -p "$SWE_BENCH_PLANS_DIR/archive"
@@ -424,5 +426,80 @@ func TestAgentCannotMisleadTheHostReads(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKilledRunsLeftoversAreScrubbed kills the built binary with SIGKILL
+// while the privilege attacker's loop runs in its container: the next
+// run on the engine removes that container and, since the killed run
+// could not, scrubs its output folder, naming what it found.
+func TestKilledRunsLeftoversAreScrubbed(t *testing.T) {
+	dc := dockerClient(t)
+	dir := t.TempDir()
+	killed := "evil__killed-1"
+	importAttackerImage(t, dc, ImageName(DefaultImageTemplate, killed))
+	out1 := filepath.Join(dir, "out", killed)
+	cmd := exec.Command(testenv.Benchgate(t), "swebench", "run", "--instance-id", killed, "--output-dir", out1, "--network", "none",
+		"--dataset-file", datasetFile(t, dir, killed), "--env", "ATTACK=privilege-hang")
+	cmd.Env = append(os.Environ(), "DOCKER_HOST="+testenv.DockerHost(t))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// The execute phase's log exists once the plan phase (the planting)
+	// is over.
+	for {
+		if _, err := os.Stat(filepath.Join(out1, "logs", "codex_execute_1.jsonl")); err == nil {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("benchgate ended before the execute phase: %v\n%s", err, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if info, err := os.Lstat(filepath.Join(out1, "logs", "rootsh")); err != nil || info.Mode()&fs.ModeSetuid == 0 {
+		t.Fatalf("the attack left no setuid file before the reap: %v %v", info, err)
+	}
+
+	id := "evil__after-1"
+	tmpl := "sweb.eval.arm64.{id}:attacker"
+	importAttackerImage(t, dc, ImageName(tmpl, id))
+	o := baseOptions(t, dc, datasetFile(t, dir, id), tmpl, "")
+	o.InstanceID, o.OutputDir = id, filepath.Join(dir, "out", id)
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(out1, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if m := info.Mode(); m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+			t.Errorf("%s is %v after the reap", p, m)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(filepath.Join(o.OutputDir, "logs", "runner.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"removed container benchgate-swebench-" + killed, filepath.Join(out1, "logs", "rootsh") + " is a setuid file"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("runner.log does not say %q:\n%s", want, log)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
@@ -184,12 +185,13 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		return st, fmt.Errorf("runner log: %w", err)
 	}
 	defer runnerLog.Close()
-	if removed, err := ReapContainers(ctx, o.Docker); err != nil {
+	reaped, err := reapContainers(ctx, o.Docker)
+	if err != nil {
 		logf("warning: looking for containers of killed benchgate runs: %v", err)
-	} else {
-		for _, name := range removed {
-			logf("removed container %s, left by a benchgate run that was killed", name)
-		}
+	}
+	for _, c := range reaped {
+		logf("removed container %s, left by a benchgate run that was killed", containerName(c))
+		o.cleanReaped(c, logf)
 	}
 	// The instance's own budgets end it as incomplete with a named detail;
 	// a cancelled run (SIGTERM) stays an interruption.
@@ -662,12 +664,29 @@ func hostname() string {
 // judged (the engine may serve several), and those of benchgate
 // processes still running are left alone. It returns the names removed.
 func ReapContainers(ctx context.Context, dc *container.Client) ([]string, error) {
+	reaped, err := reapContainers(ctx, dc)
+	var removed []string
+	for _, c := range reaped {
+		removed = append(removed, containerName(c))
+	}
+	return removed, err
+}
+
+func containerName(c container.Summary) string {
+	if len(c.Names) > 0 {
+		return strings.TrimPrefix(c.Names[0], "/")
+	}
+	return c.ID
+}
+
+// reapContainers is ReapContainers returning the containers removed.
+func reapContainers(ctx context.Context, dc *container.Client) ([]container.Summary, error) {
 	list, err := dc.List(ctx, LabelOwner)
 	if err != nil {
 		return nil, err
 	}
 	host := hostname()
-	var removed []string
+	var removed []container.Summary
 	for _, c := range list {
 		owner := c.Labels[LabelOwner]
 		if c.Labels[LabelRunner] == "" || c.Labels[LabelHost] != host || owner == "" || proc.OwnerAlive(owner) {
@@ -676,11 +695,27 @@ func ReapContainers(ctx context.Context, dc *container.Client) ([]string, error)
 		if err := dc.RemoveDetached(c.ID, 30*time.Second); err != nil {
 			return removed, err
 		}
-		name := c.ID
-		if len(c.Names) > 0 {
-			name = strings.TrimPrefix(c.Names[0], "/")
-		}
-		removed = append(removed, name)
+		removed = append(removed, c)
 	}
 	return removed, nil
+}
+
+// cleanReaped does for the output folder of a container that a killed
+// benchgate left (and reapContainers removed) what that run could not:
+// the scrub, and the hand-over when the folder is the invoking user's
+// (another user's folder is scrubbed, never taken).
+func (o *Options) cleanReaped(c container.Summary, logf func(string, ...any)) {
+	dir := c.Labels[LabelOutputDir]
+	info, err := os.Lstat(dir)
+	if dir == "" || err != nil || !info.IsDir() {
+		return
+	}
+	r := *o
+	r.OutputDir, r.InstanceID = dir, c.Labels[LabelInstance]
+	if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		r.Owner = ""
+	}
+	r.cleanOutput(c.Image, true, func(format string, a ...any) {
+		logf("%s: "+format, append([]any{containerName(c)}, a...)...)
+	})
 }
