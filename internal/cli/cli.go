@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/exitcode"
 )
@@ -40,6 +42,13 @@ type Env struct {
 	// Result, when set, receives what the mode returned (the Action
 	// renders it instead of looking for the mode's files).
 	Result *action.Result
+	// ParseOnly stops a command once its flags have parsed, with exit 0
+	// (the test of the help texts' examples that need a Docker engine or
+	// a model endpoint checks them this way).
+	ParseOnly bool
+	// onParse, when set, receives every flag set parsed (tests read a
+	// command's flags from it).
+	onParse func(*pflag.FlagSet)
 }
 
 // ProcessEnv returns an Env backed by the real process.
@@ -74,7 +83,7 @@ func Commands() []Command {
 		{Name: "swebench", Summary: "SWE-bench predictions: run, batch, prepare-images, merge", Run: runSwebench},
 		{Name: "qa-audit", Summary: "prove every benchmark question by execution and remediate", Run: runQAAudit},
 		{Name: "pr-comment", Summary: "post a pull-request comment kept in a file (the second stage for forks)", Run: runPRComment},
-		{Name: "action", Summary: "run as the GitHub Action (reads INPUT_* variables)", Run: runAction},
+		{Name: "action", Summary: "run as the GitHub Action (inputs from BENCHGATE_INPUTS or INPUT_*)", Run: runAction},
 	}
 }
 
@@ -118,11 +127,12 @@ func commandNames() []string {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: benchgate <command> [flags]")
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage:\n  benchgate <command> [flags]")
+	fmt.Fprintln(w, "\nbenchgate runs AI-agent benchmarks in CI and judges them row by row; the same\ncommands run as a GitHub Action (benchgate action, docs/action.md).")
+	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range Commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'benchgate <command> --help' for the flags of one command.")
+	fmt.Fprintln(w, "\nRun 'benchgate <command> --help' for its flags and examples.")
+	fmt.Fprintln(w, "\nExit codes: 0 the judged thing holds, 1 it does not, 2 bad flags or bad setup (nothing judged).")
 }

@@ -17,11 +17,29 @@ import (
 // caller must return code: ExitOK for --help, ExitUsage for a bad flag.
 // Every command parses through here so that no flag error is dropped.
 func parseFlags(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
+	h, hasHelp := helpFor(fs.Name())
+	if hasHelp {
+		// --help prints the command's help on stdout; a bad flag prints
+		// only its error (pflag would dump every flag after it).
+		fs.Usage = func() {}
+	}
 	err := fs.Parse(args)
+	if env.onParse != nil {
+		env.onParse(fs)
+	}
+	if hasHelp {
+		fs.Usage = func() { h.Write(env.Stderr, fs) }
+	}
 	switch {
 	case err == nil:
+		if env.ParseOnly {
+			return ExitOK, false
+		}
 		return ExitOK, true
 	case errors.Is(err, pflag.ErrHelp):
+		if hasHelp {
+			h.Write(env.Stdout, fs)
+		}
 		return ExitOK, false
 	}
 	fmt.Fprintf(env.Stderr, "benchgate %s: %v (see benchgate %s --help)\n", fs.Name(), valueError(fs, err), fs.Name())

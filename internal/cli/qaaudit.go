@@ -56,10 +56,6 @@ func checkFlagValues(c *audit.Config) error {
 func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs := pflag.NewFlagSet("qa-audit", pflag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: benchgate qa-audit [flags] QUESTION_FILE_OR_DIR...")
-		fs.PrintDefaults()
-	}
 	var c audit.Config
 	fs.StringArrayVar(&c.Paths, "definitions", nil, "question YAML file or folder (repeatable; positional arguments work too)")
 	fs.StringVar(&c.RepoRoot, "repo-root", ".", "benchmark repository root: code_snippet_ref, fix_error files and pull-request paths are relative to it")

@@ -20,10 +20,6 @@ import (
 func runReport(ctx context.Context, env *Env, args []string) int {
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: benchgate report [--suite-jsonl FILE]... [--gate] [--gate-profile verify_pr|verify_release] [flags]")
-		fs.PrintDefaults()
-	}
 	var opts report.Options
 	fs.StringArrayVar(&opts.SuitePaths, "suite-jsonl", nil, "suite JSONL file (repeatable); default: the latest results/*-<mode>-suite.jsonl per mode")
 	fs.BoolVar(&opts.Gate, "gate", false, "exit 1 when gate v2 fails, and print its checks")

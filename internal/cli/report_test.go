@@ -74,7 +74,7 @@ func TestReportCommand(t *testing.T) {
 		{"runner failures with --gate", []string{"--suite-jsonl", suiteFile(t, "cases", "runner-errors", "agent_direct-suite.jsonl"),
 			"--suite-jsonl", suiteFile(t, "cases", "runner-errors", "ghx-suite.jsonl"), "--gate"}, ExitFailed,
 			[]string{" - [FAIL] reliability_runner_failure_rate: value=10.00 <= threshold=5.00", " - [FAIL] reliability_timeout_stall_rate: value=5.00 <= threshold=2.00"}, nil, true},
-		{"help", []string{"--help"}, ExitOK, nil, []string{"--suite-jsonl", "--gate-profile"}, false},
+		{"help", []string{"--help"}, ExitOK, []string{"--suite-jsonl", "--gate-profile", "Examples:"}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

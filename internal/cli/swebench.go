@@ -23,11 +23,12 @@ import (
 
 // runSwebench dispatches `benchgate swebench run|batch|prepare-images|merge`.
 func runSwebench(ctx context.Context, env *Env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(env.Stderr, "usage: benchgate swebench run|batch|prepare-images|merge [flags]")
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		if len(args) == 0 {
+			fmt.Fprint(env.Stderr, swebenchHelp)
 			return ExitUsage
 		}
+		fmt.Fprint(env.Stdout, swebenchHelp)
 		return ExitOK
 	}
 	switch args[0] {
