@@ -35,6 +35,28 @@ func BenchmarkRunInstance(b *testing.B) {
 	}
 }
 
+// BenchmarkRunInstanceHandOver is BenchmarkRunInstance for a runner
+// that is not root: after the instance container is removed, a second
+// container scrubs the output folder and gives it to the runner's user.
+func BenchmarkRunInstanceHandOver(b *testing.B) {
+	dc := dockerClient(b)
+	dir := b.TempDir()
+	id := "acme__benchhand-1"
+	tmpl := "sweb.eval.arm64.{id}:latest"
+	importImage(b, dc, ImageName(tmpl, id), true)
+	o := baseOptions(b, dc, datasetFile(b, dir, id), tmpl, "success")
+	o.InstanceID, o.Owner = id, "4321:4321"
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		o.OutputDir = filepath.Join(dir, "run", strconv.Itoa(i), id)
+		o.ManifestDir = filepath.Join(dir, "run")
+		st, err := Run(context.Background(), o)
+		if err != nil || st.Status != ralph.StatusSuccess {
+			b.Fatalf("%+v %v", st, err)
+		}
+	}
+}
+
 // BenchmarkRunInstanceBootstrap is BenchmarkRunInstance with an image
 // that lacks codex: each instance mounts the binary read-only and checks
 // it.
