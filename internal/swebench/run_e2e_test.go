@@ -36,6 +36,7 @@ func TestRunEndToEnd(t *testing.T) {
 		wantCheck  string // patch_check
 	}{
 		{name: "success", scenario: "success", image: "codex", owner: "4321:4321", wantStatus: "success", wantPatch: true, wantPhases: 2, wantCheck: "applies"},
+		{name: "success, and the agent committed its change", scenario: "commit", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 2, wantCheck: "applies"},
 		{name: "success on pass 2", scenario: "success", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 4, wantCheck: "applies"},
 		{name: "blocked", scenario: "blocked", image: "codex", wantStatus: "failed", wantCode: "blocked", wantDetail: "toolchain is missing", wantPhases: 2},
 		{name: "incomplete at the loop budget", scenario: "noop", image: "codex", maxLoops: 2, wantStatus: "incomplete", wantCode: "incomplete", wantDetail: "after 2 execute passes", wantPhases: 5},

@@ -7,6 +7,8 @@
 //	                  execute prompt says: edits f in the code folder, runs
 //	                  the prompt's own `git diff ... > patch` command with
 //	                  bash and archives the plans
+//	commit            like success, then also commits the change in the code
+//	                  folder (HEAD moves; the patch is still the base's)
 //	handpatch         execute pass 1 writes a correct diff of f without git
 //	                  (for images that have none) and archives
 //	badcontext        execute pass 1 writes a diff whose context is not in
@@ -99,10 +101,15 @@ func main() {
 			os.Exit(3)
 		case scenario == "hang":
 			time.Sleep(time.Hour)
-		case scenario == "success" && pass == want:
+		case (scenario == "success" || scenario == "commit") && pass == want:
 			code := os.Getenv("SWE_BENCH_CODE_DIR")
 			must(os.WriteFile(filepath.Join(code, "f"), []byte("new\n"), 0o644))
 			runPromptCommand(args[len(args)-1], "git diff")
+			if scenario == "commit" {
+				cmd := exec.Command("git", "-c", "user.name=agent", "-c", "user.email=agent@example.com", "commit", "-qam", "fix")
+				cmd.Dir, cmd.Stdout, cmd.Stderr = code, os.Stderr, os.Stderr
+				must(cmd.Run())
+			}
 			move(plans, "archive")
 		case scenario == "handpatch":
 			must(os.WriteFile(os.Getenv("SWE_BENCH_PATCH_PATH"), []byte("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n"), 0o644))
