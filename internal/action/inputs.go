@@ -133,7 +133,7 @@ func Inputs() []Input {
 		{Name: "pr-labels", Kind: Lines, Flag: "--pr-labels", Modes: []string{"qa-audit"}, Description: "qa-audit: labels of the pull requests, one per line."},
 
 		// secrets and artifacts
-		{Name: "github-token", Kind: Secret, Env: "GITHUB_TOKEN", Default: "${{ github.token }}", Description: "Token for the GitHub API: pull requests of qa-audit, benchmark fixtures, and the artifacts baseline and history download with base-branch (the job needs actions: read)."},
+		{Name: "github-token", Kind: Secret, Env: "GITHUB_TOKEN", Default: "${{ github.token }}", Description: "Token for the GitHub API: pull requests of qa-audit, the pull-request comment (pull-requests: write), benchmark fixtures, and the artifacts baseline and history download with base-branch (the job needs actions: read)."},
 		{Name: "openai-api-key", Kind: Secret, Env: "OPENAI_API_KEY", Description: "API key of an OpenAI-compatible model endpoint."},
 		{Name: "gemini-api-key", Kind: Secret, Env: "GOOGLE_API_KEY", Description: "API key for Gemini models."},
 		{Name: "upload-artifacts", Kind: Adapter, Default: "true", Description: "Upload results as workflow artifacts: one per set folder, one per SWE-bench instance, one for the whole run (true/false)."},
