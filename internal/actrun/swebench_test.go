@@ -227,7 +227,9 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 
 	r := newRunner(t, filepath.Dir(codexBin))
 	artifacts := t.TempDir()
-	args := []string{"--var", "CODEX_BASE_URL=" + srv.BaseURL(), "--secret", "OPENAI_API_KEY=sk-swebench-123456"}
+	// The job token GitHub gives every run; download-artifact needs it
+	// to read earlier attempts' artifacts.
+	args := []string{"--var", "CODEX_BASE_URL=" + srv.BaseURL(), "--secret", "OPENAI_API_KEY=sk-swebench-123456", "--secret", "GITHUB_TOKEN=ghs-job-token"}
 	shard1, shard2 := "batch[job_index=0,job_total=2,shard=1]", "batch[job_index=1,job_total=2,shard=2]"
 
 	// Attempt 1: shard 2 is stopped while its second instance runs.
