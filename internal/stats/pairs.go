@@ -58,8 +58,17 @@ func Excess(base, target, minReductionPct float64) float64 {
 
 // ReductionAt turns an excess back into a reduction in percent:
 // 100 − (100 − t)·e^excess, exactly t at excess 0.
+//
+// A result within 1e-9 percentage points of 0 is 0: with a threshold that
+// is not exact in binary (a tolerance of −10%), the logarithms of two
+// equal medians do not cancel to the last bit, and an unchanged metric
+// must read +0.0%, not a rounding error's −0.0%.
 func ReductionAt(excess, minReductionPct float64) float64 {
-	return 100 - (100-minReductionPct)*math.Exp(excess)
+	r := 100 - (100-minReductionPct)*math.Exp(excess)
+	if math.Abs(r) < 1e-9 {
+		return 0
+	}
+	return r
 }
 
 // Pairs collapses each scenario's repetitions to their medians and
