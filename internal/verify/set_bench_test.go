@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"context"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -17,7 +18,14 @@ import (
 // its rows. own-ms/set is the wall time minus the time spent waiting for
 // children (preflight, seed, the slower of the two paired runs): what
 // benchgate itself costs per set. The target is at most 100 ms.
-func BenchmarkSet(b *testing.B) {
+func BenchmarkSet(b *testing.B) { benchmarkSet(b, false) }
+
+// BenchmarkSetWithProgress is BenchmarkSet with the progress lines on
+// (set's default on the command line): the follower polls both suite
+// files while the benchmark runs and reads them once more at its end.
+func BenchmarkSetWithProgress(b *testing.B) { benchmarkSet(b, true) }
+
+func benchmarkSet(b *testing.B, progress bool) {
 	root := repoRoot()
 	sim := bins["benchsim"]
 	cfg := bench.Default(filepath.Join(root, "examples"))
@@ -45,6 +53,7 @@ func BenchmarkSet(b *testing.B) {
 		res, err := verify.RunSet(context.Background(), verify.SetOptions{
 			Config: cfg, Set: "pr-exec", Provider: "openai", Model: "gpt-5.1-codex-mini", Repetitions: 1,
 			OutDir: filepath.Join(dir, "out"), FixtureManifest: manifest, Report: rep,
+			Progress: progress, Log: io.Discard,
 		})
 		d := time.Since(start)
 		if err != nil || !res.Passed() {
