@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/qaaudit/audit"
+	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 )
 
 // qaAuditFlags are the flags of qa-audit by the option key the audit, its
@@ -77,6 +78,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&c.Image, "image", "", "run each test in a container of this image with --network none instead of a local Python")
 	fs.StringVar(&c.DockerHost, "docker-host", "", "Docker engine for --image (default DOCKER_HOST)")
 	fs.DurationVar(&c.TestTimeout, "test-timeout", 60*time.Second, "timeout of one pytest run (an option's test, or an api_understanding / fix_error check)")
+	testMemory := fs.String("test-memory", "2GiB", "address-space limit of one local pytest run (e.g. 2GiB, 512MiB); a test stopped by it, or by the CPU time, file size or process limit, says which")
 	fs.DurationVar(&c.CaseTimeout, "case-timeout", 20*time.Minute, "deadline of one case, remediation included")
 	fs.UintVar(&c.MaxProofIterations, "max-proof-iterations", 8, "bound of the proof engineer loop per verification")
 	fs.IntVar(&c.MaxRemediations, "max-remediations", 3, "remediation attempts per flawed case (0 or -1 disables remediation)")
@@ -93,6 +95,12 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
+	memory, err := sandbox.ParseSize(*testMemory)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --test-memory %v\n", err)
+		return ExitUsage
+	}
+	c.TestMemory = memory
 	if c.ModelFailureLimit < 1 {
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --max-consecutive-model-failures %d: expected a whole number >= 1\n", c.ModelFailureLimit)
 		return ExitUsage

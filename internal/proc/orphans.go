@@ -148,6 +148,13 @@ func isolate(a *syscall.SysProcAttr) {
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 }
 
+// mapNobody adds to the namespace's mappings uid and gid 1, mapped to the
+// host's nobody (65534), which the child can switch to.
+func mapNobody(a *syscall.SysProcAttr) {
+	a.UidMappings = append(a.UidMappings, syscall.SysProcIDMap{ContainerID: 1, HostID: 65534, Size: 1})
+	a.GidMappings = append(a.GidMappings, syscall.SysProcIDMap{ContainerID: 1, HostID: 65534, Size: 1})
+}
+
 // isolationRefused reports a start failure caused by the namespaces
 // (unprivileged user namespaces disabled, a seccomp or AppArmor policy).
 func isolationRefused(err error) bool {

@@ -37,6 +37,12 @@ type Cmd struct {
 	// namespaces the child runs without them and Result.IsolationError
 	// says why.
 	Isolate bool
+	// IsolateFS adds, with Isolate, a mount namespace and a PID namespace
+	// of its own, in which the child can hide the file system and see
+	// only its own processes. Where the kernel refuses them the child
+	// runs with Isolate's namespaces alone (or none), and
+	// Result.IsolationError says so.
+	IsolateFS bool
 }
 
 // Result tells how a child ended.
@@ -48,6 +54,10 @@ type Result struct {
 	// IsolationError is set when Cmd.Isolate was asked for and the
 	// kernel refused the namespaces; the child then ran without them.
 	IsolationError string
+	// FSIsolationError is set when Cmd.IsolateFS was asked for and the
+	// kernel refused the mount and PID namespaces (or, as root, the
+	// mapping of nobody); the child ran with fewer namespaces.
+	FSIsolationError string
 }
 
 // ErrNotStarted wraps failures to start a child (missing program, bad
@@ -80,18 +90,58 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd.WaitDelay = grace + time.Second
 
 	res := Result{}
-	if c.Isolate {
-		isolate(cmd.SysProcAttr)
+	// The namespaces asked for, most isolated first; where the kernel
+	// refuses one set, the next is tried.
+	type attempt struct {
+		level string // "nobody", "fs", "net" or "" (none)
+		apply func(*syscall.SysProcAttr)
 	}
+	withFS := func(a *syscall.SysProcAttr) {
+		isolate(a)
+		a.Cloneflags |= syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+		// Root inside (the caller's uid outside), so that the child keeps
+		// the capabilities it needs to build its file system across
+		// execve; it gives them up before running anything else.
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	}
+	var attempts []attempt
+	if c.Isolate && c.IsolateFS && os.Getuid() == 0 {
+		// As root, the namespace also maps its uid and gid 1 to nobody
+		// (65534), so that the child can give up root: RLIMIT_NPROC does
+		// not hold for the host's root.
+		attempts = append(attempts, attempt{"nobody", func(a *syscall.SysProcAttr) { withFS(a); mapNobody(a) }})
+	}
+	if c.Isolate && c.IsolateFS {
+		attempts = append(attempts, attempt{"fs", withFS})
+	}
+	if c.Isolate {
+		attempts = append(attempts, attempt{"net", isolate})
+	}
+	attempts = append(attempts, attempt{"", nil})
 	start := time.Now()
-	err := cmd.Start()
-	if err != nil && c.Isolate && isolationRefused(err) {
-		res.IsolationError = err.Error()
-		plain := exec.Command(c.Argv[0], c.Argv[1:]...)
-		plain.Dir, plain.Env, plain.Stdin, plain.Stdout, plain.Stderr, plain.WaitDelay = cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.WaitDelay
-		plain.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		cmd = plain
+	var err error
+	for i, at := range attempts {
+		if i > 0 {
+			again := exec.Command(c.Argv[0], c.Argv[1:]...)
+			again.Dir, again.Env, again.Stdin, again.Stdout, again.Stderr, again.WaitDelay = cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.WaitDelay
+			cmd = again
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if at.apply != nil {
+			at.apply(cmd.SysProcAttr)
+		}
+		start = time.Now()
 		err = cmd.Start()
+		if err == nil || at.apply == nil || !isolationRefused(err) {
+			break
+		}
+		switch at.level {
+		case "fs":
+			res.FSIsolationError = "mount and PID namespaces: " + err.Error()
+		case "net":
+			res.IsolationError = err.Error()
+		}
 	}
 	if err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %s: %v", ErrNotStarted, c.Argv[0], err)

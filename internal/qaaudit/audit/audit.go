@@ -218,7 +218,7 @@ func reportOptions(opts []pipeline.OptionResult) []qreport.Option {
 		out = append(out, qreport.Option{
 			Key: o.Option, Text: o.Text, Claim: o.Claim, Derived: o.Derived, Truth: o.Truth,
 			TestPath: o.TestPath, Outcome: sandbox.Status(o.Outcome), Evidence: o.Evidence, Runs: o.Runs,
-			Message: o.Message, Duration: qreport.Seconds(time.Duration(o.DurationMS) * time.Millisecond),
+			Message: o.Message, Duration: qreport.Seconds(time.Duration(o.DurationMS) * time.Millisecond), Limit: o.Limit,
 		})
 	}
 	return out

@@ -63,6 +63,9 @@ type Config struct {
 
 	Python, Image, DockerHost string
 	TestTimeout, CaseTimeout  time.Duration
+	// TestMemory bounds the address space of each local test (bytes; 0
+	// means sandbox.DefaultMemory).
+	TestMemory int64
 	// ModelFailureLimit is how many model calls in a row may fail before
 	// the audit stops calling the model; zero means the default (3).
 	ModelFailureLimit int
@@ -246,7 +249,8 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	// The sandbox's Python first: without pytest nothing can be proven,
 	// and a missing library settles the multiple_choice cases without a
 	// model.
-	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv}
+	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv,
+		Limits: sandbox.Limits{MemoryBytes: cfg.TestMemory}}
 	missingLibrary := ""
 	if cfg.Image == "" {
 		it, err := runner.Preflight(ctx, cfg.RequireModules)
@@ -254,6 +258,9 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, &exitcode.UsageError{Err: err}
 		}
 		fmt.Fprintf(cfg.Stdout, "qa-audit: sandbox %s: Python %s, pytest %s\n", it.Python, it.Version, it.Pytest)
+		for _, why := range it.Refused {
+			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: the kernel refused the local sandbox %s; a container image (the image option) isolates the tests instead\n", why)
+		}
 		for _, m := range it.Missing {
 			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: %s does not import in %s; every check that needs it is Inconclusive (library not installed)\n", m, it.Python)
 		}

@@ -79,6 +79,8 @@ var adversarialWant = map[string]struct {
 	"adversarial_fix:06_unfixed_exits_at_import":       {verdict.Valid, ""},
 	"adversarial_fix:07_unfixed_sys_exit_module_level": {verdict.Valid, ""},
 	"adversarial_fix:08_subprocess":                    {verdict.Valid, ""},
+	"adversarial_fix:09_loopback":                      {verdict.Valid, ""},
+	"adversarial_fix:13_unfixed_memory_runaway":        {verdict.Valid, "stopped by the memory limit (2 GiB)"},
 	"adversarial_fix:10_fix_does_not_fix_data":         {verdict.Incorrect, "the test passes against the fixed code (fixed): proven false"},
 	"adversarial_fix:11_unfixed_already_works":         {verdict.Incorrect, "every test passed against the unfixed code"},
 	"adversarial_fix:12_fixed_needs_missing_package":   {verdict.Inconclusive, "yaml_not_installed_here is not installed"},

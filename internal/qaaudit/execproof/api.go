@@ -116,6 +116,9 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		case ok:
 			o.TestPath, o.Runs, o.DurationMS = out.TestPath, 1, out.Duration.Milliseconds()
 			o.Outcome, o.Message, o.Truth = string(tc.Status), tc.Message, truthOf(tc.Status)
+			if out.Limit != "" {
+				o.Limit, o.Message, o.Truth = out.Limit, out.Message, verdict.Unknown
+			}
 			o.Evidence = o.Truth != verdict.Unknown
 		default:
 			// The file as a whole did not run (collection error, timeout):

@@ -82,7 +82,7 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 		outputs[i] = out.Message + "\n" + out.Output
 		o := &checks[i]
 		o.TestPath, o.Outcome, o.Runs, o.DurationMS = out.TestPath, string(out.Status), 1, out.Duration.Milliseconds()
-		o.Message = out.Message
+		o.Message, o.Limit = out.Message, out.Limit
 		if !out.Evidence && out.Status != sandbox.StatusSkipped {
 			// The skip reason says it all; other outcomes need the output.
 			o.Message = strings.TrimSpace(o.Message + "\n" + tail(out.Output, 1500))
@@ -102,6 +102,9 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 			if o.Option == UnfixedCheck {
 				o.Truth, o.Message = verdict.False, "every test passed against the unfixed code"
 			}
+		case out.Status == sandbox.StatusFailed && out.Limit != "" && o.Option == FixedCheck:
+			// The fixed code stopped by a limit: the limit may be too
+			// low for it; that is no proof the fix is wrong.
 		case out.Status == sandbox.StatusFailed:
 			o.Truth = verdict.False
 			if o.Option == UnfixedCheck {

@@ -175,7 +175,7 @@ func (a *Auditor) newRunTestTool(v version, dir string, rec *recorder) (tool.Too
 		rec.put(OptionResult{
 			Option: key, Text: texts[key], TestPath: pr.TestPath, Outcome: pr.Outcome,
 			Evidence: pr.Evidence, Truth: truth, Message: textfmt.Truncate(pr.Message, 2000),
-			DurationMS: pr.Duration.Milliseconds(),
+			DurationMS: pr.Duration.Milliseconds(), Limit: pr.Limit,
 		})
 		return runTestResult{Option: key, Outcome: pr.Outcome, Evidence: pr.Evidence, Passed: pr.Passed,
 			Message: textfmt.Truncate(pr.Message, 2000), Pending: strings.Join(rec.pending(), ",")}, nil

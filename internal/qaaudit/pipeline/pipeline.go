@@ -44,6 +44,8 @@ type ProofResult struct {
 	Message  string
 	TestPath string
 	Duration time.Duration
+	// Limit names the sandbox limit the test ran into, or "".
+	Limit string
 }
 
 // Prover runs source as test_option_<option>.py in dir and classifies it.
@@ -125,6 +127,9 @@ type OptionResult struct {
 	Rejected int `json:"rejected,omitempty"`
 	// Derived marks a "None of the above" option, whose truth follows from the others.
 	Derived bool `json:"derived,omitempty"`
+	// Limit names the sandbox limit (memory, cpu, file_size, processes)
+	// its test ran into, or "".
+	Limit string `json:"limit,omitempty"`
 }
 
 // Attempt is one verification of one version of a case: the original

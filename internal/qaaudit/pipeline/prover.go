@@ -27,9 +27,14 @@ func (p SandboxProver) Prove(ctx context.Context, dir, option, source string) (P
 		return ProofResult{}, err
 	}
 	passed, evidence := out.Proven()
+	if out.Limit != "" {
+		// A test stopped by a limit (a MemoryError in its body) says
+		// nothing about the option.
+		passed, evidence = false, false
+	}
 	msg := out.Message
 	if msg == "" && !evidence {
 		msg = out.Output
 	}
-	return ProofResult{Outcome: string(out.Status), Evidence: evidence, Passed: passed, Message: msg, TestPath: out.TestPath, Duration: out.Duration}, nil
+	return ProofResult{Outcome: string(out.Status), Evidence: evidence, Passed: passed, Message: msg, TestPath: out.TestPath, Duration: out.Duration, Limit: out.Limit}, nil
 }

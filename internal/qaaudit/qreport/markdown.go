@@ -105,6 +105,7 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 			flush(false)
 		}
 	}
+	writeLimits(&b, r.Cases)
 	if len(valid) > 0 {
 		fmt.Fprintf(&b, "\n## Valid (%d)\n\n", len(valid))
 		for _, c := range valid {
@@ -247,5 +248,29 @@ func writeErrorGroups(b *bytes.Buffer, cases []Case, flush func()) {
 			fmt.Fprintf(b, "- `%s` (%s:%d)\n", c.ID, c.File, c.Line)
 			flush()
 		}
+	}
+}
+
+// writeLimits lists every test a sandbox limit stopped (memory, CPU time,
+// file size, processes), whatever its case's verdict: a runaway test is
+// named even where its case came out Valid (unfixed code that grows
+// without bound fails, as it should).
+func writeLimits(b *bytes.Buffer, cases []Case) {
+	var lines []string
+	for _, c := range cases {
+		for _, at := range c.Attempts {
+			for _, o := range at.Options {
+				if o.Limit != "" {
+					lines = append(lines, fmt.Sprintf("- `%s` attempt %d, `%s`: %s\n", c.ID, at.Number, o.Key, textfmt.Truncate(textfmt.OneLine(o.Message), 240)))
+				}
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Stopped by a sandbox limit (%d)\n\n", len(lines))
+	for _, l := range lines {
+		b.WriteString(l)
 	}
 }

@@ -166,6 +166,9 @@ type Option struct {
 	ExitCode int     `json:"exit_code,omitempty"`
 	Message  string  `json:"message,omitempty"`
 	Duration Seconds `json:"duration_s"`
+	// Limit names the sandbox limit its test ran into (memory, cpu,
+	// file_size, processes); the message says it too.
+	Limit string `json:"limit,omitempty"`
 }
 
 // testRuns counts the pytest runs of an attempt and their time: each

@@ -19,7 +19,7 @@ func runLocal(ctx context.Context, r *Runner, dir string, _ map[string][]byte, t
 	var out limitedBuffer
 	out.limit = 4 * r.outputLimit()
 	res, err := proc.Run(ctx, proc.Cmd{
-		Argv:    append(append(append([]string(nil), r.Wrapper...), r.python()), pytestArgs(reportPath, testName)...),
+		Argv:    append(append([]string(nil), r.Wrapper...), r.bootstrapArgv(pytestArgs(reportPath, testName))...),
 		Dir:     dir,
 		Env:     r.environment(filepath.Join(dir, homeName)),
 		Stdout:  &out,
@@ -28,12 +28,16 @@ func runLocal(ctx context.Context, r *Runner, dir string, _ map[string][]byte, t
 		Grace:   2 * time.Second,
 		// No network, and no capability that could read benchgate's
 		// own /proc/<pid>/environ (see proc.HideEnvironment).
-		Isolate: true,
+		Isolate:   true,
+		IsolateFS: true,
 	})
 	if err != nil {
 		return rawResult{}, fmt.Errorf("run pytest with %s: %w", r.python(), err)
 	}
 	output := out.Bytes()
+	if res.FSIsolationError != "" && res.IsolationError == "" {
+		output = append([]byte("benchgate-sandbox: refused: "+res.FSIsolationError+"; the test can read this machine's files\n"), output...)
+	}
 	if res.IsolationError != "" {
 		output = append([]byte("sandbox: ran without its own user and network namespaces (the kernel refused them: "+res.IsolationError+"); a container image isolates the tests instead\n"), output...)
 	}

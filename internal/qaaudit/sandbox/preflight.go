@@ -19,6 +19,9 @@ type Interpreter struct {
 	Version string   // Python's version, e.g. 3.11.2
 	Pytest  string   // pytest's version
 	Missing []string // required modules that do not import, with the error
+	// Refused lists what of the sandbox the kernel refused here (hiding
+	// the file system, loopback, a limit): tests still run, less isolated.
+	Refused []string
 }
 
 // preflightScript prints one JSON object: the versions, and for each
@@ -57,13 +60,16 @@ func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, 
 	var out limitedBuffer
 	out.limit = 64 << 10
 	res, err := proc.Run(ctx, proc.Cmd{
-		Argv:    append([]string{r.python(), "-c", preflightScript}, require...),
-		Dir:     dir,
-		Env:     r.environment(dir),
-		Stdout:  &out,
-		Stderr:  &out,
-		Timeout: time.Minute,
-		Isolate: true,
+		// Through the sandbox's bootstrap, so that what the kernel
+		// refuses it is known (and said) before the first case.
+		Argv:      r.bootstrapArgv(append([]string{"-c", preflightScript}, require...)),
+		Dir:       dir,
+		Env:       r.environment(dir),
+		Stdout:    &out,
+		Stderr:    &out,
+		Timeout:   time.Minute,
+		Isolate:   true,
+		IsolateFS: true,
 	})
 	if err != nil {
 		return it, exitcode.Optionf("python", " %s: cannot run it: %w", r.python(), err)
@@ -80,6 +86,12 @@ func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, 
 		return it, exitcode.Optionf("python", " %s: exited %d without reporting its versions: %s", r.python(), res.ExitCode, textfmt.KeepEnds(text, 500))
 	}
 	it.Version, it.Missing = got.Python, got.Missing
+	if res.IsolationError != "" {
+		it.Refused = append(it.Refused, "user and network namespaces ("+res.IsolationError+"): the tests have the network and the file system")
+	} else if res.FSIsolationError != "" {
+		it.Refused = append(it.Refused, res.FSIsolationError+": the tests can read this machine's files")
+	}
+	it.Refused = append(it.Refused, refusals(text)...)
 	if got.Pytest == nil {
 		return it, exitcode.Optionf("python", " %s (Python %s): pytest is not importable (%s); install pytest into that interpreter (python -m pip install pytest) or name another interpreter", r.python(), got.Python, got.PytestError)
 	}

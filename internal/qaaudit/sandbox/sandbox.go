@@ -73,6 +73,9 @@ type Runner struct {
 	OutputLimit int
 	// Getenv reads the parent environment; nil means os.Getenv.
 	Getenv func(string) string
+	// Limits bound each local test's memory, CPU time, file size and
+	// processes (zero fields: the defaults).
+	Limits Limits
 }
 
 // Defaults of a zero Runner.
@@ -108,6 +111,9 @@ type Outcome struct {
 	Errors    int           `json:"errors"`
 	Skipped   int           `json:"skipped"`
 	Message   string        `json:"message,omitempty"` // first failure or error message
+	// Limit names the resource limit the test ran into (memory, cpu,
+	// file_size, processes), or "".
+	Limit string `json:"limit,omitempty"`
 	// Cases is the outcome of each test of the file, from the JUnit report.
 	Cases  []TestCase `json:"cases,omitempty"`
 	Output string     `json:"output"` // pytest's output, truncated to OutputLimit
@@ -188,6 +194,9 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 	if err := os.MkdirAll(filepath.Join(dir, homeName), 0o755); err != nil {
 		return Outcome{}, fmt.Errorf("create sandbox home: %w", err)
 	}
+	if err := os.MkdirAll(filepath.Join(dir, rootName), 0o755); err != nil {
+		return Outcome{}, fmt.Errorf("create sandbox root: %w", err)
+	}
 	run := runLocal
 	if r.Image != "" {
 		run = runContainer
@@ -197,6 +206,11 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := classify(raw)
+	if out.Status != StatusPassed {
+		if out.Limit = limitHit(out.Message + "\n" + string(raw.output)); out.Limit != "" {
+			out.Message = "stopped by " + r.Limits.effective(r.timeout()).describe(out.Limit) + ": " + out.Message
+		}
+	}
 	out.TestPath = filepath.Join(dir, testName)
 	out.Output = textfmt.KeepEnds(string(raw.output), r.outputLimit())
 	if raw.junit != nil && r.Keep {
@@ -211,6 +225,7 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 const (
 	reportName = "junit.xml"
 	homeName   = ".home"
+	rootName   = ".sandbox_root" // where the bootstrap builds the test's file system
 )
 
 // rawResult is what a backend observed.
@@ -344,7 +359,7 @@ func checkRelPath(name string) error {
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
 		return errors.New("path leaves the sandbox folder")
 	}
-	if strings.HasPrefix(clean, homeName) {
+	if strings.HasPrefix(clean, homeName) || strings.HasPrefix(clean, rootName) {
 		return errors.New("path is reserved for the sandbox")
 	}
 	return nil

@@ -1,0 +1,139 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+// TestLimitsStopARunawayTestAndSayWhich runs tests that each exhaust one
+// resource and checks that the kernel stopped them at the limit, and that
+// the outcome names that limit.
+func TestLimitsStopARunawayTestAndSayWhich(t *testing.T) {
+	python := testenv.Python(t)
+	tests := []struct {
+		name   string
+		limits Limits
+		src    string
+		limit  string
+		text   string
+	}{
+		{"memory", Limits{MemoryBytes: 512 << 20}, "def test_option():\n    grow = []\n    while True:\n        grow.append(bytearray(1 << 20))\n",
+			LimitMemory, "stopped by the memory limit (512 MiB)"},
+		{"cpu", Limits{CPUSeconds: 2}, "def test_option():\n    while True:\n        pass\n",
+			LimitCPU, "stopped by the CPU time limit (2 s)"},
+		{"file size", Limits{FileBytes: 1 << 20}, "def test_option():\n    with open('big.bin', 'wb') as f:\n        f.write(b'x' * (4 << 20))\n",
+			LimitFileSize, "stopped by the file size limit (1 MiB)"},
+		{"processes", Limits{Processes: 16}, "import subprocess\n\ndef test_option():\n    ps = [subprocess.Popen(['sleep', '30']) for _ in range(64)]\n",
+			LimitProcesses, "stopped by the process limit (16)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runner{Python: python, WorkDir: t.TempDir(), Timeout: 2 * time.Minute, Limits: tt.limits}
+			start := time.Now()
+			out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(tt.src)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Status == StatusPassed || out.Status == StatusTimeout || out.Limit != tt.limit || !strings.HasPrefix(out.Message, tt.text) {
+				t.Fatalf("status %s limit %q message %q after %s; want limit %q, message starting %q\n%s", out.Status, out.Limit, out.Message, time.Since(start), tt.limit, tt.text, out.Output)
+			}
+		})
+	}
+}
+
+// TestSandboxHidesTheMachine checks what a test sees of this machine: no
+// file outside its folder (a 0600 file beside it, the checkout's .git), no
+// write outside its folder reaching this machine, and a loopback that
+// works.
+func TestSandboxHidesTheMachine(t *testing.T) {
+	python := testenv.Python(t)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "token")
+	if err := os.WriteFile(secret, []byte("ghp_secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A checkout on PYTHONPATH (the benchmark's repository root): its
+	// modules are readable, its .git is not.
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[http] extraheader = AUTHORIZATION: basic c2VjcmV0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "helpers.py"), []byte("ANSWER = 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hostTmp := filepath.Join(os.TempDir(), "qa-sandbox-escape-"+filepath.Base(outside))
+	defer os.Remove(hostTmp)
+	src := `import os, socket, threading
+
+def test_no_file_outside():
+    assert not os.path.exists(` + pyStr(secret) + `)
+    assert not os.path.exists(` + pyStr(outside) + `)
+
+def test_checkout_without_git():
+    import helpers
+    assert helpers.ANSWER == 42
+    assert not os.path.exists(` + pyStr(filepath.Join(repo, ".git", "config")) + `)
+
+def test_writes_stay_inside():
+    with open(` + pyStr(hostTmp) + `, "w") as f:
+        f.write("escaped")
+    open("inside.txt", "w").write("ok")
+
+def test_cannot_write_the_interpreter():
+    import sys
+    try:
+        open(os.path.join(os.path.dirname(os.path.realpath(sys.executable)), "qa-sandbox-probe"), "w")
+    except OSError:
+        return
+    raise AssertionError("wrote beside the interpreter")
+
+def test_loopback():
+    srv = socket.create_server(("127.0.0.1", 0))
+    port = srv.getsockname()[1]
+    threading.Thread(target=lambda: srv.accept()[0].sendall(b"pong"), daemon=True).start()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+        assert c.recv(4) == b"pong"
+`
+	r := &Runner{Python: python, WorkDir: t.TempDir(), Keep: true, Env: []string{"PYTHONPATH=" + repo}}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refused := refusals(out.Output); len(refused) > 0 {
+		if os.Getenv("BENCHGATE_TEST_REQUIRE") == "1" {
+			t.Fatalf("the kernel refused the sandbox: %v", refused)
+		}
+		t.Skipf("the kernel refused the sandbox here: %v", refused)
+	}
+	if out.Status != StatusPassed {
+		t.Fatalf("status %s: %s\n%s", out.Status, out.Message, out.Output)
+	}
+	if _, err := os.Stat(hostTmp); err == nil {
+		t.Errorf("the test wrote %s on this machine", hostTmp)
+	}
+	if data, err := os.ReadFile(filepath.Join(filepath.Dir(out.TestPath), "inside.txt")); err != nil || string(data) != "ok" {
+		t.Errorf("the test's own folder was not writable: %v", err)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"2GiB": 2 << 30, "512MiB": 512 << 20, "1g": 1 << 30, "4096": 4096, "64k": 64 << 10, "3MB": 3 << 20} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1G", "2 gigs", "1.5G", "G"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) accepted", in)
+		}
+	}
+}

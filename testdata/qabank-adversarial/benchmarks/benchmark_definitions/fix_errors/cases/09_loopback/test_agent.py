@@ -1,0 +1,3 @@
+def test_echo():
+    import fixed
+    assert fixed.echo(b"ping") == b"ping"

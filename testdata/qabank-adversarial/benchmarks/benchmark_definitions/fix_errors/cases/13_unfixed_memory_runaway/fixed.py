@@ -1,0 +1,2 @@
+def window(items, n):
+    return list(items)[-n:]
