@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
 
@@ -98,6 +99,41 @@ func BenchmarkBatch100(b *testing.B) {
 		res, err := Batch(context.Background(), BatchOptions{IDs: ids, Instance: o, RunRoot: RunRootFor(filepath.Join(dir, strconv.Itoa(i)), time.Now()), Stdout: io.Discard})
 		if err != nil || res.Counts.Success != 100 {
 			b.Fatalf("%+v %v", res.Counts, err)
+		}
+	}
+}
+
+// BenchmarkPatchCheck measures what the patch check adds to one instance:
+// the base commit read before the first phase (git rev-parse) and, at the
+// end, a temporary index read from it and `git apply --cached --check`
+// of a diff written by git, in a running instance container with the real
+// git.
+func BenchmarkPatchCheck(b *testing.B) {
+	dc := dockerClient(b)
+	dir := b.TempDir()
+	id := "acme__benchcheck-1"
+	image := ImageName(DefaultImageTemplate, id)
+	importImage(b, dc, image, false)
+	ctx := context.Background()
+	cid, err := dc.Create(ctx, container.Spec{Image: image, Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"},
+		NetworkMode: "none", Mounts: []container.Mount{{Source: dir, Target: dir}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = dc.Remove(context.Background(), cid) }()
+	if err := dc.Start(ctx, cid); err != nil {
+		b.Fatal(err)
+	}
+	patch := filepath.Join(dir, id+".patch")
+	if res, err := dc.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"sh", "-c", "echo new > /testbed/f && git -C /testbed diff --full-index HEAD > " + patch}}); err != nil || res.ExitCode != 0 {
+		b.Fatalf("writing the patch: exit %d %v", res.ExitCode, err)
+	}
+	o := Options{Docker: dc, CodeDir: "/testbed"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		base, problem := o.baseCommit(ctx, cid)
+		if check, detail := o.checkPatch(ctx, cid, patch, base, problem); check != PatchApplies {
+			b.Fatalf("%s: %s", check, detail)
 		}
 	}
 }
