@@ -90,9 +90,21 @@ func TestSetProgressWhileTheBenchmarkRuns(t *testing.T) {
 // every progress line off.
 func TestSetQuietAndRerunProgress(t *testing.T) {
 	f := newFixture(t, "flaky.json", nil)
-	code, _, stderr := f.run(f.setArgs("pr-exec")...)
+	table := filepath.Join(f.dir, "progress.md")
+	code, _, stderr := f.run(f.setArgs("pr-exec", "--progress-md", table)...)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0 (the flaky scenario passes on rerun)\n%s", code, stderr)
+	}
+	// The table has a row per attempt: the first run with its failing
+	// scenario, then the rerun that passed.
+	md, err := os.ReadFile(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## benchgate set `pr-exec`: 2 attempt(s) finished", "| first run | 9/9 | 9/9 | pr-branch-update-001 |", "| rerun 1 of 2 | 9/9 | 9/9 | - |"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("progress table lacks %q:\n%s", w, md)
+		}
 	}
 	if !regexp.MustCompile(`(?m)^progress: set pr-exec, first run, ghx: 9/9 rows, 1 failing`).MatchString(stderr) {
 		t.Errorf("no first-run line with 9/9 rows and the flaky failure:\n%s", stderr)
