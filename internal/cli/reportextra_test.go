@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,6 +218,7 @@ func TestReportBaselineAndHistoryThroughBinary(t *testing.T) {
 			if err != nil || !strings.HasPrefix(string(md), "# Benchmark statistics\n") {
 				t.Errorf("latest-stats.md: %v\n%s", err, md)
 			}
+			gfm.Require(t, "latest-stats.md", string(md))
 		})
 	}
 }
