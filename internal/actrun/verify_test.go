@@ -167,6 +167,12 @@ func TestPRVerifyWorkflow(t *testing.T) {
 			t.Errorf("the show step did not print status pass and the tracking path; output:\n%s", out)
 		}
 		jobSummary(t, artifacts, "benchgate-ordered-run", "## benchgate ordered: pass", "## Consolidated summary")
+		// Each set's progress names its place in the run, in the open
+		// step log.
+		if out := res.Output("ordered"); !strings.Contains(out, "progress: set pr-exec (set 1 of 9), first run") ||
+			!strings.Contains(out, "progress: set ci-log-analysis (set 9 of 9), first run") {
+			t.Errorf("the ordered job's log lacks the sets' progress lines with their place:\n%s", tail(out, 4000))
+		}
 	})
 }
 

@@ -89,7 +89,8 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 	return action.Run(ctx, cfg)
 }
 
-const actionHelp = `usage: benchgate action
+const actionHelp = `Usage:
+  benchgate action
 
 Runs as the GitHub Action: reads the step's inputs, runs that mode with the
 same flags a person would type, and writes step outputs, the job summary,

@@ -46,7 +46,7 @@ func TestEveryCommandTeaches(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			out := helpOf(t, strings.Fields(name)...)
-			if !strings.HasPrefix(out, "Usage:\n  benchgate "+name) && !strings.HasPrefix(out, "usage: benchgate "+name) {
+			if !strings.HasPrefix(out, "Usage:\n  benchgate "+name) {
 				t.Errorf("no synopsis first:\n%s", out)
 			}
 			paras := strings.Split(out, "\n\n")
