@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,6 +278,7 @@ func TestQAAuditDryRunWritesPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gfm.Require(t, "plan.md", string(plan))
 	if !strings.Contains(string(plan), "benchgate/qa-audit/weekly") || !strings.Contains(string(plan), "stdlib:drifted_answer") {
 		t.Errorf("plan:\n%s", plan)
 	}

@@ -409,7 +409,15 @@ func Plan(cfg ghpr.Config, changes []ghpr.Change) string {
 	}
 	for _, b := range order {
 		cs := byBranch[b]
-		fmt.Fprintf(&sb, "\n## %s\n\nRepository `%s/%s`, branch `%s`, labels %v\n\n%s\n", ghpr.Title(cs), cfg.Owner, cfg.Repo, b, cfg.Labels, ghpr.Body(cs))
+		labels := "none"
+		if len(cfg.Labels) > 0 {
+			codes := make([]string, len(cfg.Labels))
+			for i, l := range cfg.Labels {
+				codes[i] = textfmt.Code(l)
+			}
+			labels = strings.Join(codes, ", ")
+		}
+		fmt.Fprintf(&sb, "\n## %s\n\nRepository %s, branch %s, labels %s\n\n%s\n", textfmt.Cell(ghpr.Title(cs)), textfmt.Code(cfg.Owner+"/"+cfg.Repo), textfmt.Code(b), labels, ghpr.Body(cs))
 	}
 	return sb.String()
 }
