@@ -10,7 +10,7 @@ import (
 )
 
 // TestSetProgressInTheStepLog runs rerun-scenarios.yml with a benchmark
-// that writes one row per second: the step log shows progress lines that
+// that writes one row every two seconds: the step log shows progress lines that
 // count the rows as they land, before the set's verdict, and outside any
 // collapsed group.
 func TestSetProgressInTheStepLog(t *testing.T) {
@@ -18,7 +18,9 @@ func TestSetProgressInTheStepLog(t *testing.T) {
 	r := newRunner(t, filepath.Dir(pnpm), filepath.Dir(benchsim))
 	repo := benchmarkRepo(t, pnpm, benchsim, "")
 	res := r.exec(t, Run{Repo: repo, Workflow: ".github/workflows/rerun-scenarios.yml", Event: "workflow_dispatch",
-		Env: []string{"BENCHSIM_PACE=1s"},
+		// Two seconds a row: the follower polls every 500 ms, so even a
+		// busy machine shows the rows before the last one.
+		Env: []string{"BENCHSIM_PACE=2s"},
 		Args: []string{"--secret", "OPENAI_API_KEY=sk-test", "--input", "set=pr-exec",
 			"--input", "scenario_ids=pr-merge-execute-001 pr-branch-update-001 pr-reviewers-request-001"}})
 	checkJobs(t, res, map[string]string{"rerun": "success"})
