@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Finding is one thing Scrub changed in a folder an untrusted process
@@ -23,7 +24,11 @@ type Finding struct {
 	Action string
 }
 
-func (f Finding) String() string { return fmt.Sprintf("%s is a %s: %s", f.Path, f.What, f.Action) }
+// String is the finding as one log line: a newline in the path (any
+// byte is allowed in a file name) is written as \n.
+func (f Finding) String() string {
+	return fmt.Sprintf("%s is a %s: %s", strings.ReplaceAll(f.Path, "\n", `\n`), f.What, f.Action)
+}
 
 // Scrub walks root, never following a symbolic link, and makes what an
 // agent left there harmless for whoever gets it next: the setuid and

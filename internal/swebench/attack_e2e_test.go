@@ -3,6 +3,7 @@ package swebench
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"net"
@@ -501,5 +502,85 @@ func TestKilledRunsLeftoversAreScrubbed(t *testing.T) {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("runner.log does not say %q:\n%s", want, log)
 		}
+	}
+}
+
+// TestHandOverScript runs the hand-over (as for a runner that is not
+// root) on a folder of awkward names in the real engine: names that look
+// like options, with spaces, a newline, leading dots; a link into the
+// container's own tree and one to a host file outside the folder. Every
+// file below the folder ends up the runner's, without setuid or setgid
+// bits, the FIFO is gone, and nothing a link points at is changed.
+func TestHandOverScript(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("planting root-owned setuid files needs root")
+	}
+	dc := dockerClient(t)
+	id := "acme__handover-1"
+	ref := ImageName("sweb.eval.arm64.{id}:handover", id)
+	importImage(t, dc, ref, true)
+	base := t.TempDir()
+	dir := filepath.Join(base, "out")
+	outside := filepath.Join(base, "host-suid")
+	if err := os.WriteFile(outside, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(outside, 0o755|os.ModeSetuid); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"-rf", "a b", ".h", "..x", "nl\nname", "d/e/f", "d/.g/-n"}
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o755|os.ModeSetuid|os.ModeSetgid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "d", "p p"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"ln-bin": "/bin", "d/ln-host": outside} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := Options{InstanceID: id, OutputDir: dir, Owner: "4321:4321", Docker: dc}
+	var log strings.Builder
+	o.handOver(ref, func(format string, a ...any) { fmt.Fprintf(&log, format+"\n", a...) })
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if m := info.Mode(); m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeNamedPipe) != 0 {
+			t.Errorf("%q is %v after the hand-over", p, m)
+		}
+		if st := info.Sys().(*syscall.Stat_t); st.Uid != 4321 || st.Gid != 4321 {
+			t.Errorf("%q belongs to %d:%d, want 4321:4321", p, st.Uid, st.Gid)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(outside)
+	if err != nil || info.Mode() != 0o755|os.ModeSetuid || info.Sys().(*syscall.Stat_t).Uid != 0 {
+		t.Errorf("the host file a link points at changed: %v %v", info.Mode(), err)
+	}
+	for _, n := range []string{"-rf", "a b", `nl\nname`, "d/.g/-n", "d/p p"} {
+		if !strings.Contains(log.String(), filepath.Join(dir, n)) {
+			t.Errorf("the log does not name %q:\n%s", n, log.String())
+		}
+	}
+	if strings.Contains(log.String(), "hand the output folder over") {
+		t.Errorf("the hand-over failed:\n%s", log.String())
 	}
 }

@@ -484,16 +484,17 @@ func (o *Options) cleanOutput(image string, removed bool, logf func(string, ...a
 // checks -L first; chown -R -h changes links, not their targets), removes
 // FIFOs, sockets and device nodes, clears setuid and setgid bits, and
 // only then changes the owner. It uses the shell's own tests and rm,
-// chmod and chown, which every instance image has.
+// chmod and chown, which every instance image has. Each change is one
+// NUL-terminated line on stdout (a file name may hold a newline).
 const handOverScript = `scrub() {
   for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do
     if [ -L "$f" ]; then continue; fi
     if [ -p "$f" ] || [ -S "$f" ] || [ -b "$f" ] || [ -c "$f" ]; then
-      rm -f "$f" && echo "removed $f (a FIFO, socket or device)"; continue
+      rm -f "$f" && printf 'removed %s (a FIFO, socket or device)\0' "$f"; continue
     fi
     if [ -d "$f" ]; then scrub "$f"; continue; fi
     if [ -f "$f" ] && { [ -u "$f" ] || [ -g "$f" ]; }; then
-      chmod u-s,g-s "$f" && echo "cleared the setuid/setgid bits of $f"
+      chmod u-s,g-s "$f" && printf 'cleared the setuid/setgid bits of %s\0' "$f"
     fi
   done
 }
@@ -537,9 +538,9 @@ func (o *Options) handOver(image string, logf func(string, ...any)) {
 	}
 	var out, errb strings.Builder
 	res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"/bin/sh", "-c", handOverScript, "sh", o.OutputDir, o.Owner}, Stdout: &out, Stderr: &errb})
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, line := range strings.Split(out.String(), "\x00") {
 		if line != "" {
-			logf("warning: left by the agent: %s", line)
+			logf("warning: left by the agent: %s", strings.ReplaceAll(line, "\n", `\n`))
 		}
 	}
 	if err != nil || res.ExitCode != 0 {
