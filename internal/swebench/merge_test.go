@@ -272,6 +272,30 @@ func TestMergeOutputFolder(t *testing.T) {
 		t.Errorf("temporary folders left: %v", left)
 	}
 
+	// A linked instance folder planted in the earlier merge's output is
+	// never written through: the new merge is built beside it and
+	// renamed into place.
+	host := filepath.Join(dir, "host")
+	if err := os.Mkdir(host, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(out, ids[0])
+	if err := os.RemoveAll(planted); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(host, planted); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := merge(t, out, false, half); err != nil {
+		t.Fatalf("re-merge over a planted link: %v", err)
+	}
+	if left, _ := os.ReadDir(host); len(left) != 0 {
+		t.Errorf("the merge wrote through the planted link into %s: %v", host, left)
+	}
+	if info, err := os.Lstat(planted); err != nil || !info.IsDir() {
+		t.Errorf("%s after the merge: %v %v, want a real folder", planted, info, err)
+	}
+
 	other := filepath.Join(dir, "mine")
 	writeTestFile(t, filepath.Join(other, "notes.txt"), "keep me\n")
 	for _, o := range []string{other, full, filepath.Join(half, "sub"), dir} {
