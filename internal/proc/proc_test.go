@@ -135,28 +135,36 @@ func TestString(t *testing.T) {
 func TestSignalGrace(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
+		first    syscall.Signal
 		signals  int
 		finish   bool
 		wantCode int
 	}{
-		{name: "work that ignores its context", signals: 1, wantCode: 143},
-		{name: "second signal", signals: 2, wantCode: 143},
-		{name: "work that stops in time", signals: 1, finish: true},
+		{name: "work that ignores its context", first: syscall.SIGTERM, signals: 1, wantCode: 143},
+		{name: "second signal", first: syscall.SIGTERM, signals: 2, wantCode: 143},
+		{name: "work that stops in time", first: syscall.SIGTERM, signals: 1, finish: true},
+		{name: "SIGINT then SIGTERM", first: syscall.SIGINT, signals: 2, wantCode: 143},
+		{name: "SIGINT alone waits for the work", first: syscall.SIGINT, signals: 1, finish: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			exited := make(chan int, 1)
 			grace := time.Hour
-			if tc.signals == 1 && !tc.finish {
+			if tc.signals == 1 && !tc.finish || tc.first == syscall.SIGINT {
 				grace = 200 * time.Millisecond
 			}
 			var stderr syncBuffer
 			ctx, stop := notifyContext(context.Background(), grace, &stderr, func(code int) { exited <- code })
 			defer stop()
-			if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+			if err := syscall.Kill(os.Getpid(), tc.first); err != nil {
 				t.Fatal(err)
 			}
 			<-ctx.Done()
 			if tc.finish {
+				if tc.first == syscall.SIGINT {
+					// Longer than the SIGTERM grace of this test: SIGINT
+					// has none.
+					time.Sleep(300 * time.Millisecond)
+				}
 				stop()
 				select {
 				case code := <-exited:

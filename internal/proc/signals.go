@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// StopGrace is how long benchgate has, after the first SIGTERM or SIGINT,
-// to stop its children and write its status files. Past it the process
+// StopGrace is how long benchgate has, after a SIGTERM, to stop its children and write its status files. Past it the process
 // exits anyway: a read that cannot be cancelled (a FIFO, a hung file
 // system) must never keep it alive, and a runner that sends SIGTERM
 // waits only a few seconds before it kills.
@@ -21,8 +20,8 @@ const StopGrace = 4 * time.Second
 // SIGINT. Children started with Run under that context are then stopped
 // as a group, and the caller still gets to write its status files before
 // it exits. The process exits with 128+signal when it is still running
-// StopGrace after the first signal, or at once on a second signal;
-// stop ends this (call it once the caller is done).
+// StopGrace after a SIGTERM, and at once on a second signal of either
+// kind; stop ends this (call it once the caller is done).
 func NotifyContext(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
 	return notifyContext(parent, StopGrace, os.Stderr, os.Exit)
 }
@@ -40,15 +39,22 @@ func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer
 			return
 		}
 		cancel()
-		timer := time.NewTimer(grace)
-		defer timer.Stop()
+		// SIGINT is the polite stop (a terminal's Ctrl-C, a runner's
+		// cancel, which sends SIGTERM itself 7.5 s later): the next
+		// signal ends the process. SIGTERM gives StopGrace.
+		var deadline <-chan time.Time
+		if first == syscall.SIGTERM {
+			timer := time.NewTimer(grace)
+			defer timer.Stop()
+			deadline = timer.C
+		}
 		select {
 		case <-done:
 			return
 		case s := <-sigs:
 			fmt.Fprintf(stderr, "benchgate: a second %s; exiting now\n", name(s))
 			exit(128 + signum(s))
-		case <-timer.C:
+		case <-deadline:
 			fmt.Fprintf(stderr, "benchgate: still running %s after %s; exiting\n", grace, name(first))
 			exit(128 + signum(first))
 		}
