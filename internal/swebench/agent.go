@@ -80,7 +80,9 @@ func (a *containerAgent) Run(ctx context.Context, r ralph.Request) (ralph.Result
 		return ralph.Result{}, err
 	}
 	out := ralph.Result{ExitCode: res.ExitCode, TimedOut: res.TimedOut, Cancelled: res.Cancelled}
-	if ctx.Err() == nil && errors.Is(context.Cause(runCtx), errIdle) {
+	// Only an exec the idle stop ended counts: one that ended by itself
+	// just before a late tick did not.
+	if res.Cancelled && ctx.Err() == nil && errors.Is(context.Cause(runCtx), errIdle) {
 		out.Cancelled, out.IdleTimeout = false, a.idle
 	}
 	if _, err := evf.Seek(0, 0); err == nil {

@@ -173,7 +173,9 @@ func (b BatchOptions) retry(st Status) bool {
 	case RetryAllFailures:
 		return true
 	case RetryRuntimeErrors:
-		return st.FailureReasonCode != nil && *st.FailureReasonCode == ralph.CodeRuntimeError
+		// A patch that failed its check is the agent's or the image's
+		// doing, not the endpoint's or the engine's: only "all" retries it.
+		return st.FailureReasonCode != nil && *st.FailureReasonCode == ralph.CodeRuntimeError && st.PatchCheck == ""
 	}
 	return false
 }

@@ -24,3 +24,27 @@ func TestDefaultsStopADeadEndpointWithin15Minutes(t *testing.T) {
 			worst, DefaultMaxEndpointFailures, codex.DefaultIdleTimeout, perInstanceOverhead, codex.DefaultPreflightTimeout, codex.DefaultProbeTimeout)
 	}
 }
+
+func TestRetry(t *testing.T) {
+	code := func(c string) *string { return &c }
+	tests := []struct {
+		name         string
+		st           Status
+		runtime, all bool
+	}{
+		{"success", Status{Status: "success"}, false, false},
+		{"endpoint or engine failure", Status{Status: "failed", FailureReasonCode: code("runtime_error")}, true, true},
+		{"patch that does not apply", Status{Status: "failed", FailureReasonCode: code("runtime_error"), PatchCheck: PatchDoesNotApply}, false, true},
+		{"patch not checked (no git)", Status{Status: "failed", FailureReasonCode: code("runtime_error"), PatchCheck: PatchNotChecked}, false, true},
+		{"blocked", Status{Status: "failed", FailureReasonCode: code("blocked")}, false, true},
+		{"missing image", Status{Status: "failed", FailureReasonCode: code("missing_image")}, false, true},
+		{"incomplete", Status{Status: "incomplete", FailureReasonCode: code("incomplete")}, false, true},
+	}
+	for _, tc := range tests {
+		for mode, want := range map[string]bool{"": false, RetryRuntimeErrors: tc.runtime, RetryAllFailures: tc.all} {
+			if got := (BatchOptions{RetryFailed: mode}).retry(tc.st); got != want {
+				t.Errorf("%s with --retry-failed %q: retry %v, want %v", tc.name, mode, got, want)
+			}
+		}
+	}
+}
