@@ -493,8 +493,8 @@ func swebenchMerge(env *Env, args []string) int {
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(env.Stderr, "benchgate swebench merge: merged without shard %s (--allow-missing-shards)\n", strings.Join(res.Missing, ", "))
 	}
-	fmt.Fprintf(env.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d\n",
-		sbPath(env, *out), res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete)
+	fmt.Fprintf(env.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d not_run=%d\n",
+		sbPath(env, *out), res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete, res.Counts.NotRun)
 	return res.Counts.ExitCodeFor(*failOn)
 }
 

@@ -160,11 +160,18 @@ func Merge(o MergeOptions) (MergeResult, error) {
 	var rows []Pred
 	for _, id := range res.Order {
 		r := from[id]
-		entry, err := mergeInstance(r, id, out, tmp, dst, &res)
+		entry, finished, err := mergeInstance(r, id, out, tmp, dst, &res)
 		if err != nil {
 			return res, fmt.Errorf("merge: %s: %w", id, err)
 		}
 		entries[id] = entry
+		// Counted as the batch counts its scope: an instance with no
+		// finished status, or an interrupted one, was not run.
+		if finished {
+			res.Counts.addOutcome(entry.Status, entry.Interrupted)
+		} else {
+			res.Counts.addOutcome("", false)
+		}
 		p := PathsFor(filepath.Join(tmp, id), id)
 		pred := ReadPred(p.Pred, id)
 		if entry.Status != ralph.StatusSuccess {
@@ -173,7 +180,6 @@ func Merge(o MergeOptions) (MergeResult, error) {
 		}
 		rows = append(rows, pred)
 	}
-	res.Counts = countEntries(entries)
 	if err := WritePredictions(filepath.Join(tmp, "predictions.jsonl"), rows); err != nil {
 		return res, err
 	}
@@ -349,30 +355,32 @@ func checkOutput(out string) error {
 }
 
 // mergeInstance copies one instance folder of r into dst and returns its
-// merged manifest entry, read from the copied status file.
-func mergeInstance(r *shardRun, id, out, tmp string, dst *os.Root, res *MergeResult) (InstanceEntry, error) {
-	entry := InstanceEntry{InstanceID: id, Status: ralph.StatusFailed, OutputDir: filepath.Join(out, id)}
+// merged manifest entry, read from the copied status file; finished is
+// false when there is no finished status to read (the entry then says
+// why, counted failed).
+func mergeInstance(r *shardRun, id, out, tmp string, dst *os.Root, res *MergeResult) (entry InstanceEntry, finished bool, err error) {
+	entry = InstanceEntry{InstanceID: id, Status: ralph.StatusFailed, OutputDir: filepath.Join(out, id)}
 	runtimeErr := ralph.CodeRuntimeError
 	entry.FailureReasonCode = &runtimeErr
 	src, err := os.OpenRoot(r.root)
 	if err != nil {
-		return entry, err
+		return entry, false, err
 	}
 	defer src.Close()
 	info, err := src.Lstat(id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		entry.FailureReasonDetail = "never started: the batch of " + shardName(r) + " stopped before it"
-		return entry, dst.Mkdir(id, 0o755)
+		return entry, false, dst.Mkdir(id, 0o755)
 	case err != nil:
-		return entry, err
+		return entry, false, err
 	case !info.IsDir():
 		res.Skipped = append(res.Skipped, MergeSkip{Path: filepath.Join(r.root, id), Reason: "the instance folder is a " + typeName(info.Mode()) + ", not a folder; not followed"})
 		entry.FailureReasonDetail = "its folder in " + shardName(r) + " was a " + typeName(info.Mode()) + " and was not merged"
-		return entry, dst.Mkdir(id, 0o755)
+		return entry, false, dst.Mkdir(id, 0o755)
 	}
 	if err := copyTree(src, dst, id, r.root, res); err != nil {
-		return entry, err
+		return entry, false, err
 	}
 	p := PathsFor(filepath.Join(tmp, id), id)
 	b, err := fsutil.ReadFileIn(tmp, p.Status, maxStatusBytes)
@@ -388,7 +396,7 @@ func mergeInstance(r *shardRun, id, out, tmp string, dst *os.Root, res *MergeRes
 			err = fmt.Errorf("instance_id %q, expected %q", st.InstanceID, id)
 		}
 		entry.FailureReasonDetail = fmt.Sprintf("no valid status file in %s: %v", shardName(r), err)
-		return entry, nil
+		return entry, false, nil
 	}
 	// error_log pointed into the shard's folder where it ran; the merged
 	// copy is at out/<id>. A path outside the instance folder (an agent
@@ -408,18 +416,25 @@ func mergeInstance(r *shardRun, id, out, tmp string, dst *os.Root, res *MergeRes
 		}
 		raw["error_log"] = st.ErrorLog
 		if err := fsutil.WriteJSONAtomicIn(tmp, p.Status, raw); err != nil {
-			return entry, err
+			return entry, false, err
 		}
 	}
 	switch st.Status {
 	case ralph.StatusSuccess, ralph.StatusFailed, ralph.StatusIncomplete:
 	default:
 		entry.FailureReasonDetail = fmt.Sprintf("status %q in %s is not a result", st.Status, shardName(r))
-		return entry, nil
+		return entry, false, nil
 	}
-	return InstanceEntry{InstanceID: id, Status: st.Status, FailureReasonCode: st.FailureReasonCode,
+	entry = InstanceEntry{InstanceID: id, Status: st.Status, FailureReasonCode: st.FailureReasonCode,
 		FailureReasonDetail: st.FailureReasonDetail, ErrorLog: st.ErrorLog, OutputDir: filepath.Join(out, id),
-		StartTime: st.StartTime, EndTime: st.EndTime, CodexVersion: st.CodexVersion}, nil
+		Interrupted: st.Interrupted, StartTime: st.StartTime, EndTime: st.EndTime, CodexVersion: st.CodexVersion}
+	// A success is its patch: one whose prediction was not merged (over
+	// the cap, a link) is not a success of the merge.
+	if pi, err := os.Lstat(p.Pred); st.Status == ralph.StatusSuccess && (err != nil || !pi.Mode().IsRegular()) {
+		entry.Status, entry.FailureReasonCode = ralph.StatusFailed, &runtimeErr
+		entry.FailureReasonDetail = "a success in " + shardName(r) + " whose prediction " + id + ".pred was not merged (see merge_skipped)"
+	}
+	return entry, true, nil
 }
 
 func shardName(r *shardRun) string {

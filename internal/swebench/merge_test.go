@@ -107,7 +107,7 @@ func TestMergeKeepsInstancesAnInterruptedShardNeverReached(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "acme__a-1,acme__b-2,acme__c-3"
-	if strings.Join(res.Order, ",") != want || res.Counts != (Counts{Total: 3, Success: 1, Failed: 1, Incomplete: 1}) {
+	if strings.Join(res.Order, ",") != want || res.Counts != (Counts{Total: 3, Success: 1, Failed: 1, Incomplete: 1, NotRun: 1}) {
 		t.Fatalf("merged %v %+v, want %s with the unreached instance counted failed", res.Order, res.Counts, want)
 	}
 	preds, err := os.ReadFile(filepath.Join(out, "predictions.jsonl"))
@@ -381,11 +381,16 @@ func TestMergeSkipsWhatItMustNotTake(t *testing.T) {
 	})
 	var m Manifest
 	readJSON(t, filepath.Join(out, ManifestFile), &m)
-	if m.Counts != res.Counts || res.Counts != (Counts{Total: 4, Success: 2, Failed: 2}) || len(m.MergeSkipped) != len(res.Skipped) {
+	// acme__big-1's success lost its prediction, so it is not a success
+	// of the merge; acme__link-2 has no status the merge could read.
+	if m.Counts != res.Counts || res.Counts != (Counts{Total: 4, Success: 1, Failed: 3, NotRun: 1}) || len(m.MergeSkipped) != len(res.Skipped) {
 		t.Errorf("merge counts %+v, manifest %+v; skipped %d in the manifest of %d", res.Counts, m.Counts, len(m.MergeSkipped), len(res.Skipped))
 	}
 	if e := m.Instances["acme__log-3"]; e.ErrorLog != "" {
 		t.Errorf("error_log carried over: %q", e.ErrorLog)
+	}
+	if e := m.Instances["acme__big-1"]; e.Status != "failed" || !strings.Contains(e.FailureReasonDetail, "acme__big-1.pred was not merged") {
+		t.Errorf("the success without its prediction: %+v", e)
 	}
 	preds, _ := os.ReadFile(filepath.Join(out, "predictions.jsonl"))
 	if !strings.Contains(string(preds), `"instance_id":"acme__big-1","model_patch":""`) {
