@@ -485,7 +485,7 @@ func TestSwebenchBatchMode(t *testing.T) {
 		t.Fatalf("exit %d, want 0 (the batch ran; fail-on never)\n%s", s.code, s.stdout)
 	}
 	out := s.outputs(t)
-	if out["status"] != "fail" || out["exit-code"] != "0" || out["instances-total"] != "2" || out["instances-success"] != "1" || out["instances-failed"] != "1" || out["instances-incomplete"] != "0" {
+	if out["status"] != "fail" || out["exit-code"] != "0" || out["instances-total"] != "2" || out["instances-success"] != "1" || out["instances-failed"] != "1" || out["instances-incomplete"] != "0" || out["instances-not-run"] != "0" {
 		t.Errorf("outputs status=%q exit-code=%q counts %s/%s/%s/%s, want fail, 0 and 2 total, 1 success, 1 failed, 0 incomplete",
 			out["status"], out["exit-code"], out["instances-total"], out["instances-success"], out["instances-failed"], out["instances-incomplete"])
 	}

@@ -28,6 +28,7 @@ func Outputs() []Output {
 		{"instances-success", "swebench-batch: instances that ended success."},
 		{"instances-failed", "swebench-batch: instances that ended failed (missing image, bootstrap, blocked, runtime error, or never reached)."},
 		{"instances-incomplete", "swebench-batch: instances that ended incomplete."},
+		{"instances-not-run", "swebench-batch: instances with no finished status (never started or interrupted); they are among instances-failed."},
 		{"quality-report", "qa-audit: path of quality_report.json."},
 		{"pr-urls", "qa-audit: URLs of the pull requests opened or updated, one per line."},
 		{"failing-rows", "Number of suite rows that break a blocking rule (success, output_valid, error)."},
@@ -91,6 +92,7 @@ func (r *reporter) batchCounts(b *swebench.BatchResult) {
 	r.output("instances-success", strconv.Itoa(b.Counts.Success))
 	r.output("instances-failed", strconv.Itoa(b.Counts.Failed))
 	r.output("instances-incomplete", strconv.Itoa(b.Counts.Incomplete))
+	r.output("instances-not-run", strconv.Itoa(b.Counts.NotRun))
 }
 
 // failingRows counts rows with at least one violation.
