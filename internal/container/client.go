@@ -107,7 +107,12 @@ var retryDelays = []time.Duration{200 * time.Millisecond, time.Second, 3 * time.
 func transient(err error) bool {
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ENOENT) // the socket is being re-created
+		errors.Is(err, syscall.ENOENT) || // the socket is being re-created
+		// net/http's own error (unexported) for a kept-alive connection
+		// the engine closed just as a request went out on it: the engine
+		// never read the request. It retries idempotent requests itself,
+		// never a POST.
+		strings.Contains(err.Error(), "http: server closed idle connection")
 }
 
 // doJSON sends in (when not nil) as JSON and decodes the answer into out
