@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -94,6 +93,21 @@ func (a *shardAgent) answer(r fakeresponses.Request) []fakeresponses.Item {
 // read it.
 func artifactFileGlob(t *testing.T, dir, artifact, pattern string) []byte {
 	t.Helper()
+	var names []string
+	for _, f := range artifactEntries(t, dir, artifact) {
+		if ok, _ := path.Match(pattern, f); ok {
+			names = append(names, f)
+		}
+	}
+	if len(names) != 1 {
+		t.Fatalf("artifact %s: files %v match %s, want one", artifact, names, pattern)
+	}
+	return artifactFile(t, dir, artifact, names[0])
+}
+
+// artifactEntries lists the file names in an uploaded artifact.
+func artifactEntries(t *testing.T, dir, artifact string) []string {
+	t.Helper()
 	zips, _ := filepath.Glob(filepath.Join(dir, "*", artifact, artifact+".zip"))
 	if len(zips) != 1 {
 		t.Fatalf("artifact %s: %d uploads (%v), want 1; artifacts: %v", artifact, len(zips), zips, artifactNames(t, dir))
@@ -103,25 +117,11 @@ func artifactFileGlob(t *testing.T, dir, artifact, pattern string) []byte {
 		t.Fatal(err)
 	}
 	defer zr.Close()
-	var found []*zip.File
+	var names []string
 	for _, f := range zr.File {
-		if ok, _ := path.Match(pattern, f.Name); ok {
-			found = append(found, f)
-		}
+		names = append(names, f.Name)
 	}
-	if len(found) != 1 {
-		t.Fatalf("artifact %s: %d files match %s, want 1", artifact, len(found), pattern)
-	}
-	rc, err := found[0].Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return names
 }
 
 // gitBlob is git's object ID of a file with content c.

@@ -375,8 +375,8 @@ func mergeInstance(r *shardRun, id, out, tmp string, dst *os.Root, res *MergeRes
 	case err != nil:
 		return entry, false, err
 	case !info.IsDir():
-		res.Skipped = append(res.Skipped, MergeSkip{Path: filepath.Join(r.root, id), Reason: "the instance folder is a " + typeName(info.Mode()) + ", not a folder; not followed"})
-		entry.FailureReasonDetail = "its folder in " + shardName(r) + " was a " + typeName(info.Mode()) + " and was not merged"
+		res.Skipped = append(res.Skipped, MergeSkip{Path: filepath.Join(r.root, id), Reason: "the instance folder is a " + fsutil.Kind(info.Mode()) + ", not a folder; not followed"})
+		entry.FailureReasonDetail = "its folder in " + shardName(r) + " was a " + fsutil.Kind(info.Mode()) + " and was not merged"
 		return entry, false, dst.Mkdir(id, 0o755)
 	}
 	if err := copyTree(src, dst, id, r.root, res); err != nil {
@@ -444,20 +444,6 @@ func shardName(r *shardRun) string {
 	return r.root
 }
 
-func typeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
-}
-
 // copyTree copies the folder name of src to dst: folders and regular
 // files only, every path resolved inside its root, every file opened
 // without following a link. What it leaves out goes to res.Skipped.
@@ -476,7 +462,7 @@ func copyTree(src, dst *os.Root, name, srcPath string, res *MergeResult) error {
 		case d.IsDir():
 			return dst.Mkdir(p, 0o755)
 		case !d.Type().IsRegular():
-			skip(p, "a "+typeName(d.Type())+"; only folders and regular files are merged")
+			skip(p, "a "+fsutil.Kind(d.Type())+"; only folders and regular files are merged")
 			return nil
 		}
 		in, err := src.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
