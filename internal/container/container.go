@@ -35,6 +35,20 @@ type Spec struct {
 	CapDrop     []string
 	CapAdd      []string
 	SecurityOpt []string
+	// Memory caps the container's memory (bytes, its cgroup); PidsLimit
+	// its processes; Ulimits set resource limits of its processes
+	// ("as", "cpu", "fsize", "nproc"). Zero values leave the engine's
+	// defaults.
+	Memory    int64
+	PidsLimit int64
+	Ulimits   []Ulimit
+}
+
+// Ulimit is one resource limit of a container's processes.
+type Ulimit struct {
+	Name string `json:"Name"`
+	Soft int64  `json:"Soft"`
+	Hard int64  `json:"Hard"`
 }
 
 // AgentCapabilities are the only capabilities LeastPrivilege keeps for
@@ -76,6 +90,9 @@ type createBody struct {
 		CapAdd      []string    `json:"CapAdd,omitempty"`
 		SecurityOpt []string    `json:"SecurityOpt,omitempty"`
 		Init        bool        `json:"Init"`
+		Memory      int64       `json:"Memory,omitempty"`
+		PidsLimit   int64       `json:"PidsLimit,omitempty"`
+		Ulimits     []Ulimit    `json:"Ulimits,omitempty"`
 	} `json:"HostConfig"`
 }
 
@@ -106,6 +123,7 @@ func (c *Client) Create(ctx context.Context, s Spec) (string, error) {
 	b.HostConfig.NetworkMode = s.NetworkMode
 	b.HostConfig.ExtraHosts = s.ExtraHosts
 	b.HostConfig.CapDrop, b.HostConfig.CapAdd, b.HostConfig.SecurityOpt = s.CapDrop, s.CapAdd, s.SecurityOpt
+	b.HostConfig.Memory, b.HostConfig.PidsLimit, b.HostConfig.Ulimits = s.Memory, s.PidsLimit, s.Ulimits
 	var out struct {
 		ID string `json:"Id"`
 	}

@@ -103,6 +103,7 @@ def visible_paths():
 
 def hide_file_system():
     root = os.path.join(here, ".sandbox_root")
+    os.makedirs(root, exist_ok=True)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
     # First, so that the folders bound below (often under /tmp) stay
@@ -167,6 +168,7 @@ def give_up_privileges(can_switch):
     otherwise in one more user namespace, where the capabilities of this
     one (over its mounts and network) are gone."""
     if can_switch:
+        os.makedirs(os.path.join(here, ".home"), exist_ok=True)
         for p in (here, os.path.join(here, ".home")):
             os.chown(p, 1, 1)
         os.setresgid(1, 1, 1)
@@ -212,7 +214,8 @@ if hidden:
         give_up_privileges(switch)
     except OSError as e:
         say("refused: giving up its privileges (%s); the test could undo its file system" % e)
-if host_root and not (hidden and switch) and cfg.get("limits", {}).get("processes"):
+# (In a container, hide is off and the engine's pids limit holds instead.)
+if cfg.get("hide") and host_root and not (hidden and switch) and cfg.get("limits", {}).get("processes"):
     say("refused: the processes limit (the kernel does not hold RLIMIT_NPROC for the host's root)")
 
 pid = os.fork()

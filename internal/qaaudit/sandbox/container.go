@@ -27,7 +27,15 @@ func runContainer(ctx context.Context, r *Runner, dir string, files map[string][
 		return rawResult{}, err
 	}
 	idle := int(r.timeout()/time.Second) + 120
+	l := r.Limits.effective(r.timeout())
 	id, err := client.Create(ctx, container.Spec{
+		// The same limits as a local test: CPU time, file size and
+		// processes here, the address space (a MemoryError names it) by
+		// the bootstrap, since runc itself would not start under it; the
+		// cgroup's memory, twice the address space, is a backstop.
+		Memory:      2 * l.MemoryBytes,
+		PidsLimit:   l.Processes,
+		Ulimits:     []container.Ulimit{{Name: "cpu", Soft: l.CPUSeconds, Hard: l.CPUSeconds}, {Name: "fsize", Soft: l.FileBytes, Hard: l.FileBytes}},
 		Image:       r.Image,
 		Entrypoint:  []string{"sleep"},
 		Cmd:         []string{strconv.Itoa(idle)},
@@ -58,7 +66,7 @@ func runContainer(ctx context.Context, r *Runner, dir string, files map[string][
 	var out limitedBuffer
 	out.limit = 4 * r.outputLimit()
 	res, err := client.Exec(ctx, id, container.ExecSpec{
-		Cmd:        append([]string{r.python()}, pytestArgs(reportPath, testName)...),
+		Cmd:        r.bootstrapArgvFor(false, pytestArgs(reportPath, testName)),
 		Env:        r.containerEnv(),
 		WorkingDir: containerDir,
 		Stdout:     &out,

@@ -27,6 +27,8 @@ for a in "$@"; do
 done
 env | sort
 echo "interfaces: $(ls /sys/class/net | tr '\n' ' ')"
+echo "limits: cpu=$(ulimit -t) cgroup=$(cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null)"
+echo "argv: $*"
 if grep -q HANG "$test"; then sleep 600; fi
 if grep -q NOREPORT "$test"; then echo internal error; exit 3; fi
 if grep -q FAIL "$test"; then
@@ -72,6 +74,7 @@ func sandboxImage(t *testing.T) (string, *container.Client) {
 func TestContainerSandbox(t *testing.T) {
 	image, dc := sandboxImage(t)
 	r := &Runner{Image: image, DockerHost: testenv.DockerHost(t), Timeout: 3 * time.Second, WorkDir: t.TempDir(), Keep: true,
+		Limits:   Limits{MemoryBytes: 256 << 20, CPUSeconds: 7},
 		AllowEnv: []string{"ADK_FLAVOUR"},
 		Getenv: func(k string) string {
 			return map[string]string{"PATH": "/host/only", "GITHUB_TOKEN": "ghs_secret", "ADK_FLAVOUR": "allowed"}[k]
@@ -101,7 +104,7 @@ func TestContainerSandbox(t *testing.T) {
 			if tt.status == StatusTimeout {
 				return
 			}
-			for _, want := range []string{"interfaces: lo \n", "HOME=/sandbox/.home", "ADK_FLAVOUR=allowed", "PYTHONDONTWRITEBYTECODE=1", "PATH=/usr/local/sbin:"} {
+			for _, want := range []string{"interfaces: lo \n", "HOME=/sandbox/.home", "ADK_FLAVOUR=allowed", "limits: cpu=7 cgroup=536870912\n", `"memory":268435456`, "PYTHONDONTWRITEBYTECODE=1", "PATH=/usr/local/sbin:"} {
 				if !strings.Contains(out.Output, want) {
 					t.Errorf("output lacks %q:\n%s", want, out.Output)
 				}

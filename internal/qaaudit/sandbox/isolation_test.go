@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,4 +137,27 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("ParseSize(%q) accepted", in)
 		}
 	}
+}
+
+// FuzzParseSize: any text either parses to a positive size that a
+// second parse of its byte count gives back, or is an error naming it.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"2GiB", "512MiB", "1g", "4096", "0", "-1G", "9999999999999999999T", " 3 kb ", "1.5G"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSize(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), fmt.Sprintf("%q", s)) {
+				t.Fatalf("error %q does not name the value %q", err, s)
+			}
+			return
+		}
+		if n <= 0 {
+			t.Fatalf("ParseSize(%q) = %d", s, n)
+		}
+		if again, err := ParseSize(fmt.Sprint(n)); err != nil || again != n {
+			t.Fatalf("ParseSize(%d) = %d, %v", n, again, err)
+		}
+	})
 }

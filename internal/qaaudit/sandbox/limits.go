@@ -86,9 +86,15 @@ var bootstrap string
 // bootstrapArgv is the interpreter's argv that runs args (after the
 // interpreter) under the bootstrap.
 func (r *Runner) bootstrapArgv(args []string) []string {
+	return r.bootstrapArgvFor(true, args)
+}
+
+// bootstrapArgvFor is bootstrapArgv; hide is false in a container, which
+// sees none of this machine's files anyway.
+func (r *Runner) bootstrapArgvFor(hide bool, args []string) []string {
 	l := r.Limits.effective(r.timeout())
 	cfg, _ := json.Marshal(map[string]any{
-		"hide":   true,
+		"hide":   hide,
 		"limits": map[string]int64{"memory": l.MemoryBytes, "cpu": l.CPUSeconds, "file_size": l.FileBytes, "processes": l.Processes},
 	})
 	return append([]string{r.python(), "-c", bootstrap, string(cfg)}, args...)
