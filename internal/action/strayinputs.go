@@ -47,6 +47,10 @@ func strayInput(k string, fromJSON bool) string {
 	}
 	canonical := "INPUT_" + strings.ToUpper(best.Name)
 	switch {
+	case fromJSON && k == canonical:
+		// The runner's own copy of an input given under with: (act
+		// sets them for a composite action's steps too).
+		return ""
 	case fromJSON:
 		return k + " is set in the environment, but this action reads its inputs from `with:`; give `" + best.Name + ":` under `with:` instead"
 	case k == canonical:

@@ -25,15 +25,24 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate action: takes no arguments (got %q); options come from INPUT_* variables\n", args)
 		return ExitUsage
 	}
-	getenv, err := inputGetenv(env.Getenv)
+	in, err := inputGetenv(env.Getenv)
 	if err != nil {
 		fmt.Fprintf(env.Stdout, "::error title=benchgate::%s\n", err)
 		return ExitUsage
 	}
+	getenv := in.getenv
 	gha := githubactions.New(githubactions.WithWriter(env.Stdout), githubactions.WithGetenv(getenv))
 	cfg := action.Config{
-		Environ:        os.Environ,
-		InputsFromJSON: env.Getenv(inputsVar) != "",
+		Environ: func() []string {
+			// The INPUT_* variables the step removed still count for
+			// the warning about inputs given the wrong way.
+			environ := os.Environ()
+			for _, name := range in.removed {
+				environ = append(environ, name+"=(removed by the step)")
+			}
+			return environ
+		},
+		InputsFromJSON: in.fromJSON,
 		GHA:            gha,
 		Stdout:         env.Stdout,
 		Getenv:         getenv,

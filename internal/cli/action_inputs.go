@@ -29,6 +29,24 @@ const inputsFileVar = "BENCHGATE_INPUTS_FILE"
 // inputs: the token the artifact upload needs.
 var fileVars = map[string]bool{"ACTIONS_RUNTIME_TOKEN": true}
 
+// removedInputLine names, once per line of the inputs file, an INPUT_*
+// variable the step removed from benchgate's environment (its value is
+// never written): benchgate still warns about one that looks like an
+// input but is not read.
+const removedInputLine = "REMOVED_INPUT"
+
+// stepInputs is where the step's inputs came from.
+type stepInputs struct {
+	// getenv answers INPUT_* lookups from the inputs and the rest from
+	// the environment.
+	getenv func(string) string
+	// fromJSON says the inputs came as one JSON object (file or
+	// variable), so no INPUT_* variable is read.
+	fromJSON bool
+	// removed lists the INPUT_* variables the step removed, by name.
+	removed []string
+}
+
 // maxInputsFile bounds the inputs file: inputs are a few kilobytes.
 const maxInputsFile = 4 << 20
 
@@ -37,22 +55,23 @@ const maxInputsFile = 4 << 20
 // underscores) from the inputs file or from BENCHGATE_INPUTS when either
 // is set, and everything else from getenv. Without them, INPUT_*
 // variables are read as a container or JavaScript action gets them.
-func inputGetenv(getenv func(string) string) (func(string) string, error) {
+func inputGetenv(getenv func(string) string) (stepInputs, error) {
 	raw, where := []byte(getenv(inputsVar)), inputsVar
 	vars := map[string]string{}
+	var removed []string
 	if path := getenv(inputsFileVar); path != "" {
 		var err error
-		if raw, vars, err = readInputsFile(path); err != nil {
-			return nil, err
+		if raw, vars, removed, err = readInputsFile(path); err != nil {
+			return stepInputs{}, err
 		}
 		where = path
 	}
 	if len(raw) == 0 {
-		return getenv, nil
+		return stepInputs{getenv: getenv}, nil
 	}
 	var fields map[string]any
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("%s: expected a JSON object of input names and values (toJSON(inputs)): %v", where, err)
+		return stepInputs{}, fmt.Errorf("%s: expected a JSON object of input names and values (toJSON(inputs)): %v", where, err)
 	}
 	inputs := make(map[string]string, len(fields))
 	for name, v := range fields {
@@ -64,11 +83,11 @@ func inputGetenv(getenv func(string) string) (func(string) string, error) {
 		case bool, float64:
 			s = fmt.Sprint(v)
 		default:
-			return nil, fmt.Errorf("%s: input %q: expected a string, got %T", where, name, v)
+			return stepInputs{}, fmt.Errorf("%s: input %q: expected a string, got %T", where, name, v)
 		}
 		inputs["INPUT_"+strings.ReplaceAll(strings.ToUpper(name), " ", "_")] = s
 	}
-	return func(k string) string {
+	return stepInputs{fromJSON: true, removed: removed, getenv: func(k string) string {
 		if strings.HasPrefix(k, "INPUT_") {
 			return inputs[k]
 		}
@@ -76,40 +95,39 @@ func inputGetenv(getenv func(string) string) (func(string) string, error) {
 			return v
 		}
 		return getenv(k)
-	}, nil
+	}}, nil
 }
 
 // readInputsFile reads and removes the inputs file: the JSON object of
-// the inputs, then lines NAME=value of fileVars. It is opened without
+// the inputs, then lines NAME=value of fileVars and REMOVED_INPUT=name. It is opened without
 // following a link and must be a regular file, so a planted link or FIFO
 // can neither redirect the read nor hang it.
-func readInputsFile(path string) ([]byte, map[string]string, error) {
+func readInputsFile(path string) (raw []byte, vars map[string]string, removed []string, err error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s (%s): %w", inputsFileVar, path, err)
+		return nil, nil, nil, fmt.Errorf("%s (%s): %w", inputsFileVar, path, err)
 	}
 	defer f.Close()
 	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s (%s): expected a regular file", inputsFileVar, path)
+		return nil, nil, nil, fmt.Errorf("%s (%s): expected a regular file", inputsFileVar, path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxInputsFile+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s (%s): %w", inputsFileVar, path, err)
+		return nil, nil, nil, fmt.Errorf("%s (%s): %w", inputsFileVar, path, err)
 	}
 	// Read once: the secrets in it are not left on disk for the rest of
 	// the job.
 	if err := os.Remove(path); err != nil {
-		return nil, nil, fmt.Errorf("%s (%s): cannot remove it after reading: %w", inputsFileVar, path, err)
+		return nil, nil, nil, fmt.Errorf("%s (%s): cannot remove it after reading: %w", inputsFileVar, path, err)
 	}
 	if len(data) > maxInputsFile {
-		return nil, nil, fmt.Errorf("%s (%s): expected at most %d bytes", inputsFileVar, path, maxInputsFile)
+		return nil, nil, nil, fmt.Errorf("%s (%s): expected at most %d bytes", inputsFileVar, path, maxInputsFile)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return nil, nil, fmt.Errorf("%s (%s): expected a JSON object of input names and values first: %v", inputsFileVar, path, err)
+	if err := dec.Decode((*json.RawMessage)(&raw)); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s (%s): expected a JSON object of input names and values first: %v", inputsFileVar, path, err)
 	}
-	vars := map[string]string{}
+	vars = map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(data[dec.InputOffset():]))
 	sc.Buffer(nil, maxInputsFile)
 	for line := 1; sc.Scan(); line++ {
@@ -118,10 +136,14 @@ func readInputsFile(path string) ([]byte, map[string]string, error) {
 			continue
 		}
 		k, v, ok := strings.Cut(text, "=")
-		if !ok || !fileVars[k] {
-			return nil, nil, fmt.Errorf("%s (%s): line %d after the inputs: expected ACTIONS_RUNTIME_TOKEN=value, got %q", inputsFileVar, path, line, k)
+		switch {
+		case ok && k == removedInputLine:
+			removed = append(removed, v)
+		case ok && fileVars[k]:
+			vars[k] = v
+		default:
+			return nil, nil, nil, fmt.Errorf("%s (%s): line %d after the inputs: expected ACTIONS_RUNTIME_TOKEN=value or %s=name, got %q", inputsFileVar, path, line, removedInputLine, k)
 		}
-		vars[k] = v
 	}
-	return raw, vars, nil
+	return raw, vars, removed, nil
 }

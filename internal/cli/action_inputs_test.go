@@ -43,7 +43,7 @@ func TestInputGetenv(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := got(tt.key); v != tt.want {
+			if v := got.getenv(tt.key); v != tt.want {
 				t.Errorf("%s = %q, want %q", tt.key, v, tt.want)
 			}
 		})
@@ -62,7 +62,8 @@ func TestInputsFile(t *testing.T) {
 		{name: "inputs and the artifact token", content: "{\n  \"mode\": \"set\",\n  \"openai-api-key\": \"sk-x\"\n}\nACTIONS_RUNTIME_TOKEN=tok.en\n", key: "ACTIONS_RUNTIME_TOKEN", want: "tok.en"},
 		{name: "an input", content: "{\"openai-api-key\": \"sk-x\"}\n", key: "INPUT_OPENAI-API-KEY", want: "sk-x"},
 		{name: "other variables from the environment", content: "{}\n", key: "GITHUB_WORKSPACE", want: "/w"},
-		{name: "an unknown variable after the inputs", content: "{}\nGITHUB_TOKEN=x\n", wantErr: "line 2 after the inputs: expected ACTIONS_RUNTIME_TOKEN=value, got \"GITHUB_TOKEN\""},
+		{name: "an unknown variable after the inputs", content: "{}\nGITHUB_TOKEN=x\n", wantErr: "line 2 after the inputs: expected ACTIONS_RUNTIME_TOKEN=value or REMOVED_INPUT=name, got \"GITHUB_TOKEN\""},
+		{name: "names of removed variables", content: "{}\nREMOVED_INPUT=INPUT_SUITE_JSONL\n", key: "INPUT_SUITE_JSONL", want: ""},
 		{name: "not JSON", content: "mode=set\n", wantErr: "expected a JSON object of input names and values first"},
 		{name: "a link is not followed", link: true, wantErr: "too many levels of symbolic links"},
 	}
@@ -92,7 +93,7 @@ func TestInputsFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := got(tt.key); v != tt.want {
+			if v := got.getenv(tt.key); v != tt.want {
 				t.Errorf("%s = %q, want %q", tt.key, v, tt.want)
 			}
 			if _, err := os.Lstat(path); !os.IsNotExist(err) {
