@@ -279,7 +279,7 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 // rather than the stats gate's reduction against a threshold.
 func changeReason(r stats.Result, tol float64) string {
 	level := fmt.Sprintf("%.2f%%", r.Confidence*100)
-	iv := fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", -r.EstimatePct, -r.HighPct, -r.LowPct)
+	iv := fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", change(r.EstimatePct), change(r.HighPct), change(r.LowPct))
 	t := fmt.Sprintf("+%s%%", strconvTrim(tol))
 	switch r.Verdict {
 	case stats.Pass:

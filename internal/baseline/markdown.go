@@ -46,8 +46,8 @@ func (c *Comparison) Markdown() string {
 				continue
 			}
 			// Reductions become changes: a 12% reduction is -12%.
-			lo, hi := -e.HighPct, -e.LowPct
-			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | %s |\n", metricTitle[e.Name], -e.EstimatePct, lo, hi, e.Scenarios, e.Verdict, textfmt.CodeCell(bar(lo, hi, c.TolerancePct)))
+			lo, hi := change(e.HighPct), change(e.LowPct)
+			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | %s |\n", metricTitle[e.Name], change(e.EstimatePct), lo, hi, e.Scenarios, e.Verdict, textfmt.CodeCell(bar(lo, hi, c.TolerancePct)))
 		}
 		b.WriteString("\n")
 		if s.Verdict != Pass {
@@ -120,3 +120,7 @@ func trim(v float64) string {
 	}
 	return s
 }
+
+// change turns a reduction into the change it is (its negative), with an
+// unchanged metric as +0 rather than -0, which would print as -0.0%.
+func change(reductionPct float64) float64 { return -reductionPct + 0 }
