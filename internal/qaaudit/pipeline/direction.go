@@ -38,7 +38,7 @@ var (
 	// saysFailure covers options that claim a failure, a refusal or an
 	// absence in other words than "raises": a test may expect an error
 	// for them.
-	saysFailure = regexp.MustCompile(`(?i)\b(errors?|exceptions?|fails?|failed|failing|failure|rejects?|rejected|refuses?|refused|invalid|not\s+allowed|disallowed|forbidden|crash(es)?|cannot|can't|no|not|never|none|neither|nor|without|missing|absent|lacks?|doesn't|does\s+not|isn't|is\s+not|aren't|won't|deprecated|removed|undefined)\b|n't\b`)
+	saysFailure = regexp.MustCompile(`(?i)\b(errors?|exceptions?|fails?|failed|failing|failure|rejects?|rejected|refuses?|refused|invalid|not\s+allowed|disallowed|forbidden|crash(es)?|cannot|can't|no|not|never|none|neither|nor|without|missing|absent|lacks?|doesn't|does\s+not|isn't|is\s+not|aren't|won't|deprecated|removed|undefined|only|must|required|requires|mandatory|unique|duplicates?|at\s+most|at\s+least|exactly|restrict\w*|prevent\w*|validat\w*|enforc\w*|conflict\w*|mutually\s+exclusive)\b|n't\b`)
 	expectedErr = regexp.MustCompile(`(?:pytest\.raises|assertRaises\w*)\s*\(\s*\(?\s*([A-Za-z_][\w.]*)`)
 )
 

@@ -31,6 +31,10 @@ func TestDirectionProblem(t *testing.T) {
 		{"absence claim, raises AttributeError", "json has no parse function", "import json\nimport pytest\n\ndef test_option():\n    with pytest.raises(AttributeError):\n        json.parse\n", ""},
 		{"rejection claim, raises", "Passing name='a b' is rejected at construction", raises, ""},
 		{"failure claim, raises", "The call fails because the key is unknown", raises, ""},
+		// A restriction is a claim that something is refused: a test may
+		// expect the error.
+		{"restriction claim, raises", "An agent can only have one parent agent", raises, ""},
+		{"uniqueness claim, raises", "Sub-agent names must be unique", raises, ""},
 		{"existence claim, plain test", "json.loads parses a string", plain, ""},
 		{"word raises in the test is not a catch", "It raises KeyError", "def test_option():\n    d = {}\n    assert 'raises' not in d\n", "neither expects"},
 	}
