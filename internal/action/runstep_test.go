@@ -33,11 +33,12 @@ func TestRunStepScript(t *testing.T) {
 tr '\0' '\n' </proc/self/environ >"$0.environ"
 cp "$BENCHGATE_INPUTS_FILE" "$0.inputs"
 stat -c %a "$BENCHGATE_INPUTS_FILE" >"$0.mode"
+umask >"$0.umask"
 echo "$@" >"$0.args"
 `), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", "umask 022\n"+script)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "RUNNER_TEMP=" + dir, "BENCHGATE_BINARY=" + fake,
 		`BENCHGATE_INPUTS={"mode": "report", "openai-api-key": "sk-in-inputs"}`,
 		"ACTIONS_RUNTIME_TOKEN=runtime-token", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=oidc-token",
@@ -75,6 +76,12 @@ echo "$@" >"$0.args"
 	}
 	if mode := strings.TrimSpace(read(".mode")); mode != "600" {
 		t.Errorf("inputs file mode %s, want 600", mode)
+	}
+	// The step leaves the umask alone: what benchgate and its children
+	// create (results, the qa-audit sandbox's folders) keeps the runner's
+	// usual modes.
+	if got := strings.TrimSpace(read(".umask")); got != "0022" {
+		t.Errorf("benchgate started with umask %s, want the step's 0022", got)
 	}
 	if args := strings.TrimSpace(read(".args")); args != "action" {
 		t.Errorf("benchgate ran with %q, want action", args)

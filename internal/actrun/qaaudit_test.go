@@ -84,7 +84,7 @@ func TestWeeklyQAAuditWorkflow(t *testing.T) {
 
 	pulls := gh.Pulls()
 	if len(pulls) != 1 {
-		t.Fatalf("pull requests = %+v, want one with the fix", pulls)
+		t.Fatalf("pull requests = %+v, want one with the fix; audit output:\n%s", pulls, tail(res.Output("audit"), 6000))
 	}
 	fixed, ok := gh.File(pulls[0].Head, bank)
 	if !ok || !strings.Contains(fixed, "correct_answer: A\n  explanation: 'len counts the items: 3.'") {

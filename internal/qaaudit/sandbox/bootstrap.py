@@ -82,14 +82,27 @@ ETC = ["passwd", "group", "hosts", "nsswitch.conf", "localtime", "ld.so.cache", 
        "resolv.conf", "ssl", "ca-certificates", "mime.types", "os-release", "alternatives", "python3", "timezone"]
 
 
+def executable_dirs():
+    """The folder of every link on the way from sys.executable to the
+    interpreter: a venv's python may point at a tool cache's python that
+    points at /usr/bin, and exec follows each hop."""
+    dirs, p = [], sys.executable
+    for _ in range(40):
+        dirs.append(os.path.dirname(p))
+        if not os.path.islink(p):
+            break
+        p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
+    return dirs
+
+
 def visible_paths():
     """What a test may read: the system's programs and libraries, this
     interpreter (its prefixes and every folder on sys.path, the
     benchmark's library included) and a few files of /etc."""
     paths = set(p for p in SYSTEM if os.path.lexists(p))
     paths.update("/etc/" + e for e in ETC if os.path.lexists("/etc/" + e))
-    for p in [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
-              os.path.dirname(sys.executable)] + sys.path + os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    for p in [sys.prefix, sys.base_prefix, sys.exec_prefix] + executable_dirs() + sys.path + \
+            os.environ.get("PYTHONPATH", "").split(os.pathsep):
         if p and os.path.isabs(p) and os.path.exists(p):
             paths.add(os.path.abspath(p))
             paths.add(os.path.realpath(p))
@@ -225,6 +238,8 @@ if pid == 0:
         orig = getattr(sys, "orig_argv", [sys.executable, "-c"])
         flags = orig[1:orig.index("-c")] if "-c" in orig else []
         os.execv(sys.executable, [sys.executable] + flags + argv)
+    except OSError as e:
+        say("cannot start %s: %s" % (sys.executable, e))
     finally:
         os._exit(127)
 # As the namespace's first process this one reaps every orphan, and its

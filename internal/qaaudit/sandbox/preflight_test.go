@@ -19,6 +19,20 @@ func TestPreflight(t *testing.T) {
 	if err := os.WriteFile(bare, []byte("#!/bin/sh\nexec "+python+" -S \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A venv whose python is a link to a tool cache's python, itself a
+	// link to the system's (setup-python's layout): exec follows each
+	// hop inside the hidden file system, so each must be there.
+	chain := t.TempDir()
+	cached := filepath.Join(chain, "toolcache", "Python", "3.11", "bin", "python3")
+	venvPython := filepath.Join(chain, "work", ".venv", "bin", "python")
+	for _, l := range []struct{ link, target string }{{cached, python}, {venvPython, cached}} {
+		if err := os.MkdirAll(filepath.Dir(l.link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(l.target, l.link); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name    string
 		python  string
@@ -28,6 +42,7 @@ func TestPreflight(t *testing.T) {
 	}{
 		{"pytest and the stdlib", python, []string{"json", "logging.handlers"}, "", ""},
 		{"a library that is not installed", python, []string{"json", "benchgate_no_such_lib.sub"}, "", "benchgate_no_such_lib.sub (ModuleNotFoundError"},
+		{"an interpreter reached through two links", venvPython, []string{"json"}, "", ""},
 		{"no pytest", bare, nil, "pytest is not importable (ModuleNotFoundError: No module named 'pytest'); install pytest", ""},
 		{"no interpreter", filepath.Join(t.TempDir(), "python9"), nil, "cannot run it", ""},
 	}
