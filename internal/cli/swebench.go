@@ -77,6 +77,20 @@ func (r *runFlags) register(fs *pflag.FlagSet, env *Env) {
 	fs.StringArrayVar(&r.extraEnv, "env", nil, "K=V passed to codex inside the container (repeatable)")
 }
 
+// checkCredentials refuses the job's own credentials as --api-key-env and
+// as --env names: both reach the agent's container.
+func (r *runFlags) checkCredentials() error {
+	if err := checkAPIKeyEnv(r.apiKeyEnv); err != nil {
+		return err
+	}
+	for _, kv := range r.extraEnv {
+		if err := checkEnvEntry(kv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	o := swebench.Options{MaxLoops: r.maxLoops, PhaseTimeout: r.phaseTimeout, ImageTemplate: r.imageTmpl,
 		CodexBinary: codexBinaryPath(env, r.codexBinary), CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
@@ -88,19 +102,14 @@ func (r *runFlags) options(env *Env) (swebench.Options, error) {
 	if r.idleTimeout < 0 {
 		return o, fmt.Errorf("--idle-timeout %s: expected 0 (none) or a positive duration", r.idleTimeout)
 	}
-	for _, kv := range r.extraEnv {
-		if err := checkEnvEntry(kv); err != nil {
-			return o, err
-		}
+	if err := r.checkCredentials(); err != nil {
+		return o, err
 	}
 	if !strings.Contains(r.imageTmpl, "{id}") {
 		return o, fmt.Errorf("--image-template %q: must contain {id}", r.imageTmpl)
 	}
 	if r.maxLoops < 1 {
 		return o, fmt.Errorf("--max-loops %d: expected a whole number >= 1", r.maxLoops)
-	}
-	if err := checkAPIKeyEnv(r.apiKeyEnv); err != nil {
-		return o, err
 	}
 	if r.codexConfig != "" {
 		if err := codex.CheckProfileFile(sbPath(env, r.codexConfig)); err != nil {
@@ -275,13 +284,10 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	if fs.NArg() > 0 {
 		return sbUsage(env, "batch", fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
-	if err := checkAPIKeyEnv(rf.apiKeyEnv); err != nil {
+	// Before the instance file is read: a refused credential is the
+	// first thing to say.
+	if err := rf.checkCredentials(); err != nil {
 		return sbUsage(env, "batch", err)
-	}
-	for _, kv := range rf.extraEnv {
-		if err := checkEnvEntry(kv); err != nil {
-			return sbUsage(env, "batch", err)
-		}
 	}
 	b := swebench.BatchOptions{Stdout: env.Stdout, Args: rf.args(env)}
 	for k, v := range map[string]any{"instance_file": sbPath(env, *instFile), "resume": sbPath(env, *resume), "shard": *shard,
