@@ -159,12 +159,7 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	if s.pull(w, r) == nil {
 		return
 	}
-	if req.Body == nil || *req.Body == "" {
-		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "missing_field"}})
-		return
-	}
-	if len([]rune(*req.Body)) > 65536 {
-		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "custom", Message: "Body is too long (maximum is 65536 characters)"}})
+	if !validBody(w, req.Body) {
 		return
 	}
 	n, _ := strconv.Atoi(r.PathValue("number"))
@@ -197,15 +192,24 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusNotFound, "Not Found", nil)
 		return
 	}
-	if req.Body == nil || *req.Body == "" {
-		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "missing_field"}})
-		return
-	}
-	if len([]rune(*req.Body)) > 65536 {
-		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "custom", Message: "Body is too long (maximum is 65536 characters)"}})
+	if !validBody(w, req.Body) {
 		return
 	}
 	c.Body, c.Updated = *req.Body, s.now()
 	c.Edits++
 	writeJSON(w, http.StatusOK, s.commentJSON(r, c))
+}
+
+// validBody answers 422 as GitHub does for a comment body that is missing,
+// empty or over 65,536 characters, and reports whether body is fine.
+func validBody(w http.ResponseWriter, body *string) bool {
+	switch {
+	case body == nil || *body == "":
+		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "missing_field"}})
+		return false
+	case len([]rune(*body)) > 65536:
+		writeErr(w, http.StatusUnprocessableEntity, "Validation Failed", []fieldErr{{Resource: "IssueComment", Field: "body", Code: "custom", Message: "Body is too long (maximum is 65536 characters)"}})
+		return false
+	}
+	return true
 }
