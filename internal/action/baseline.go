@@ -303,7 +303,7 @@ func regressions(c *baseline.Comparison) []string {
 		}
 		for _, e := range m.Efficiency {
 			if string(e.Verdict) == baseline.Fail {
-				out = append(out, fmt.Sprintf("%s %s %+.1f%% [%+.1f%%, %+.1f%%], tolerance +%.0f%%", m.Mode, e.Name, -e.EstimatePct+0, -e.HighPct+0, -e.LowPct+0, c.TolerancePct))
+				out = append(out, fmt.Sprintf("%s %s %s, tolerance +%.0f%%", m.Mode, e.Name, baseline.ChangeInterval(e.Result), c.TolerancePct))
 			}
 		}
 	}

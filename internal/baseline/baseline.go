@@ -274,12 +274,19 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 	return m, nil
 }
 
+// ChangeInterval writes a metric's change against the baseline with its
+// interval, "+3.2% [-1.0%, +7.5%]": the reductions the stats compute,
+// turned into changes.
+func ChangeInterval(r stats.Result) string {
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", change(r.EstimatePct), change(r.HighPct), change(r.LowPct))
+}
+
 // changeReason says why a metric got its verdict in the terms of a
 // baseline comparison, a change against the baseline and a tolerance,
 // rather than the stats gate's reduction against a threshold.
 func changeReason(r stats.Result, tol float64) string {
 	level := fmt.Sprintf("%.2f%%", r.Confidence*100)
-	iv := fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", change(r.EstimatePct), change(r.HighPct), change(r.LowPct))
+	iv := ChangeInterval(r)
 	t := fmt.Sprintf("+%s%%", strconvTrim(tol))
 	switch r.Verdict {
 	case stats.Pass:
