@@ -47,6 +47,21 @@ func openRoot(root string) (*os.Root, error) {
 	return r, nil
 }
 
+// openIn opens root and returns path's name relative to it; path must
+// lie below root. The caller closes the root.
+func openIn(root, path string) (*os.Root, string, error) {
+	r, err := openRoot(root)
+	if err != nil {
+		return nil, "", err
+	}
+	name, err := rel(root, path)
+	if err != nil {
+		r.Close()
+		return nil, "", err
+	}
+	return r, name, nil
+}
+
 // named turns the errors of a refused link into ErrSymlink, naming path.
 func named(path string, err error) error {
 	if errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "path escapes from parent") {
@@ -58,15 +73,11 @@ func named(path string, err error) error {
 // CreateIn creates or truncates path, which must lie below root, for
 // writing, with its parent folders, never through a symbolic link.
 func CreateIn(root, path string) (*os.File, error) {
-	r, err := openRoot(root)
+	r, name, err := openIn(root, path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	name, err := rel(root, path)
-	if err != nil {
-		return nil, err
-	}
 	if dir := filepath.Dir(name); dir != "." {
 		if err := r.MkdirAll(dir, 0o755); err != nil {
 			return nil, named(path, err)
@@ -134,15 +145,11 @@ func describe(m os.FileMode) string {
 // link out of root is an error wrapping ErrSymlink, so that asking about
 // a path the agent controls says nothing about host paths.
 func LstatIn(root, path string) (os.FileInfo, error) {
-	r, err := openRoot(root)
+	r, name, err := openIn(root, path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	name, err := rel(root, path)
-	if err != nil {
-		return nil, err
-	}
 	info, err := r.Lstat(name)
 	if err != nil {
 		return nil, named(path, err)
@@ -152,15 +159,11 @@ func LstatIn(root, path string) (os.FileInfo, error) {
 
 // MkdirAllIn creates path and its parents below root, refusing links.
 func MkdirAllIn(root, path string) error {
-	r, err := openRoot(root)
+	r, name, err := openIn(root, path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	name, err := rel(root, path)
-	if err != nil {
-		return err
-	}
 	if err := r.MkdirAll(name, 0o755); err != nil {
 		return named(path, err)
 	}
@@ -171,15 +174,11 @@ func MkdirAllIn(root, path string) error {
 // temporary file is created and renamed inside root, so neither a planted
 // link at path nor a linked parent folder can redirect the write.
 func WriteFileAtomicIn(root, path string, data []byte, perm os.FileMode) error {
-	r, err := openRoot(root)
+	r, name, err := openIn(root, path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	name, err := rel(root, path)
-	if err != nil {
-		return err
-	}
 	if dir := filepath.Dir(name); dir != "." {
 		if err := r.MkdirAll(dir, 0o755); err != nil {
 			return named(path, err)
@@ -230,15 +229,11 @@ func WriteJSONAtomicIn(root, path string, v any) error {
 // than max bytes (a planted /dev/zero or a huge file must not exhaust
 // memory). A missing file gives an error wrapping fs.ErrNotExist.
 func ReadFileIn(root, path string, max int64) ([]byte, error) {
-	r, err := openRoot(root)
+	r, name, err := openIn(root, path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	name, err := rel(root, path)
-	if err != nil {
-		return nil, err
-	}
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, named(path, err)
