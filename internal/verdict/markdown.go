@@ -1,0 +1,338 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
+)
+
+// maxHeadlineChecks is how many deciding checks the headline names; the
+// rest are counted.
+const maxHeadlineChecks = 2
+
+// MaxListed is how many failing or flaky scenarios a comment names.
+const MaxListed = 10
+
+// Headline is the first line of the comment and of the job summary, as
+// Markdown: the status mark, the mode and its status, the deciding
+// checks in words with value against threshold (or why nothing was
+// judged), the counts, and the commits compared.
+func (v *Verdict) Headline() string {
+	return v.headline(true)
+}
+
+// PlainHeadline is the headline as plain text, for the log and
+// annotations.
+func (v *Verdict) PlainHeadline() string {
+	return v.headline(false)
+}
+
+func (v *Verdict) headline(md bool) string {
+	cell, code := textfmt.Cell, textfmt.Code
+	if !md {
+		cell, code = textfmt.OneLine, textfmt.OneLine
+	}
+	parts := []string{}
+	title := fmt.Sprintf("benchgate %s: %s", v.Mode, v.Status)
+	if md {
+		title = "**" + title + "**"
+	}
+	first := v.Mark() + " " + title
+	if why := v.Why(); why != "" {
+		first += ": " + cell(why)
+	}
+	parts = append(parts, first)
+	if v.Stopped == "" {
+		parts = append(parts, v.countsText())
+	}
+	if c := v.comparedText(md, code); c != "" {
+		parts = append(parts, c)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// Why is the reason in words: the deciding checks with value against
+// threshold, what an unenforced gate would have failed on, or why the
+// mode stopped.
+func (v *Verdict) Why() string {
+	if v.Stopped != "" {
+		return "stopped before judging: " + v.Stopped
+	}
+	if !v.Enforced {
+		if wf := v.WouldFail(); len(wf) > 0 {
+			return "gate not enforced (gate: false); it would have failed on " + sentences(wf)
+		}
+	}
+	if d := v.Deciding(); len(d) > 0 {
+		return sentences(d)
+	}
+	if v.ExitCode == 0 {
+		n := 0
+		for _, c := range v.Checks {
+			if !c.Recorded {
+				n++
+			}
+		}
+		switch {
+		case n == 1:
+			return "the check passes"
+		case n > 1:
+			return fmt.Sprintf("all %d checks pass", n)
+		}
+	}
+	return ""
+}
+
+func sentences(cs []Check) string {
+	shown := cs
+	if len(shown) > maxHeadlineChecks {
+		shown = shown[:maxHeadlineChecks]
+	}
+	out := make([]string, len(shown))
+	for i, c := range shown {
+		out[i] = c.Sentence()
+	}
+	s := strings.Join(out, "; ")
+	if n := len(cs) - len(shown); n > 0 {
+		s += fmt.Sprintf("; and %d more", n)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func (v *Verdict) countsText() string {
+	c := v.Counts()
+	s := plural(c.ChecksFailed, "check failed", "checks failed") + ", " + plural(c.ScenariosFailing, "scenario failing", "scenarios failing")
+	if c.NewFailures > 0 {
+		s += fmt.Sprintf(" (%d new)", c.NewFailures)
+	}
+	notRun := 0
+	for _, st := range v.Sets {
+		if st.Status == NotRun {
+			notRun++
+		}
+	}
+	if notRun > 0 {
+		s += fmt.Sprintf(", %d of %d sets not run", notRun, len(v.Sets))
+	}
+	return s
+}
+
+func (v *Verdict) comparedText(md bool, code func(string) string) string {
+	c := v.Compared
+	if c.Head == "" {
+		return ""
+	}
+	link := func(sha, url string) string {
+		s := code(short(sha))
+		if md && url != "" {
+			s = "[" + s + "](" + url + ")"
+		}
+		return s
+	}
+	s := "head " + link(c.Head, c.HeadURL)
+	var against []string
+	if c.Base != "" {
+		against = append(against, "base "+link(c.Base, c.BaseURL))
+	}
+	if c.Baseline != "" {
+		b := "baseline " + textfmt.OneLine(c.Baseline)
+		if md {
+			b = "baseline " + textfmt.Cell(c.Baseline)
+			if c.BaselineURL != "" {
+				b = "[" + b + "](" + c.BaselineURL + ")"
+			}
+		}
+		against = append(against, b)
+	}
+	if len(against) > 0 {
+		s += " against " + strings.Join(against, " and ")
+	}
+	return s
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// TableHeader and TableRows are the table of every check: mark, check
+// in words, value, threshold, and a note (what decided, what was only
+// recorded, what the figure is, how much more data would decide it).
+var TableHeader = []string{"", "check", "value", "needs", "note"}
+
+// TableRows are the rows of the checks table, as Markdown cells.
+func (v *Verdict) TableRows() [][]string {
+	var rows [][]string
+	for _, c := range v.Checks {
+		name := c.Name
+		if c.Set != "" {
+			name = c.Set + ": " + name
+		}
+		var notes []string
+		switch {
+		case c.Decided && c.Status != Pass:
+			notes = append(notes, "**decided the exit code**")
+		case c.Recorded && !v.Enforced && (v.Mode == "report"):
+			notes = append(notes, "not enforced (gate: false)")
+		case c.Recorded:
+			notes = append(notes, "recorded only")
+		}
+		if c.Method != "" {
+			notes = append(notes, c.Method)
+		}
+		if c.Also != "" {
+			notes = append(notes, c.Also)
+		}
+		if c.More != "" {
+			notes = append(notes, c.More)
+		}
+		rows = append(rows, []string{c.Mark(), textfmt.Cell(name), textfmt.Cell(c.ValueText()), textfmt.Cell(c.NeedsText()), textfmt.Cell(strings.Join(notes, "; "))})
+	}
+	return rows
+}
+
+// ScenarioLine is one failing scenario as a Markdown list item:
+// "**new** `ghx/issue-list` (set pr-core): 3 of 5 iterations failed in
+// ghx; first error: …; [row](url)".
+func (s Scenario) ScenarioLine() string {
+	var b strings.Builder
+	if s.New {
+		b.WriteString("**new** ")
+	}
+	id := s.ID
+	if s.Set != "" {
+		id = s.Set + "/" + id
+	}
+	b.WriteString(textfmt.Code(id))
+	b.WriteString(": ")
+	if s.Iterations > 0 {
+		fmt.Fprintf(&b, "%d of %d iterations failed", s.Failed, s.Iterations)
+	} else {
+		b.WriteString("failed")
+	}
+	if len(s.Modes) > 0 {
+		b.WriteString(" in " + textfmt.Cell(strings.Join(s.Modes, " and ")))
+	}
+	if s.FirstError != "" {
+		b.WriteString("; first error: " + textfmt.Code(textfmt.Truncate(s.FirstError, 200)))
+	}
+	switch {
+	case s.URL != "" && s.Where != "":
+		b.WriteString("; [" + textfmt.Cell(s.Where) + "](" + s.URL + ")")
+	case s.Where != "":
+		b.WriteString("; " + textfmt.Code(s.Where))
+	}
+	return b.String()
+}
+
+// Blocks are the comment's parts after the headline, as Markdown
+// paragraphs: the checks table, the sets, the failing scenarios (new
+// failures first), the flaky ones, the next step and the links.
+func (v *Verdict) Blocks() []string {
+	var out []string
+	if len(v.Checks) > 0 {
+		out = append(out, table(TableHeader, v.TableRows()))
+	}
+	if s := v.setsText(); s != "" {
+		out = append(out, s)
+	}
+	if len(v.Failing) > 0 {
+		items := []string{}
+		for i, s := range v.Failing {
+			if i == MaxListed {
+				items = append(items, fmt.Sprintf("- and %d more (job summary)", len(v.Failing)-MaxListed))
+				break
+			}
+			items = append(items, "- "+s.ScenarioLine())
+		}
+		out = append(out, fmt.Sprintf("**Failing scenarios** (%d):\n\n%s", len(v.Failing), strings.Join(items, "\n")))
+	}
+	if len(v.Flaky) > 0 {
+		var ids []string
+		for i, f := range v.Flaky {
+			if i == MaxListed {
+				ids = append(ids, fmt.Sprintf("and %d more", len(v.Flaky)-MaxListed))
+				break
+			}
+			ids = append(ids, fmt.Sprintf("%s (passed %d of %d earlier runs)", textfmt.Code(f.Mode+"/"+f.ID), f.RunsPassed, f.RunsSeen))
+		}
+		out = append(out, fmt.Sprintf("**Flaky in earlier runs** (%d): %s.", len(v.Flaky), strings.Join(ids, ", ")))
+	}
+	if len(v.Next) > 0 || v.Rerun != "" {
+		s := "**Next**: " + textfmt.Cell(strings.Join(v.Next, " "))
+		if v.Rerun != "" {
+			s += "\n\n" + textfmt.Fence("sh", v.Rerun)
+		}
+		out = append(out, strings.TrimSpace(s))
+	}
+	if len(v.Links) > 0 {
+		var ls []string
+		for _, l := range v.Links {
+			ls = append(ls, "["+textfmt.Cell(l.Title)+"]("+l.URL+")")
+		}
+		out = append(out, strings.Join(ls, " · "))
+	}
+	return out
+}
+
+func (v *Verdict) setsText() string {
+	var notRun, failed []string
+	for _, s := range v.Sets {
+		switch s.Status {
+		case NotRun:
+			notRun = append(notRun, textfmt.Code(s.Name))
+		case "pass":
+		default:
+			failed = append(failed, textfmt.Code(s.Name)+" "+textfmt.Cell(s.Status))
+		}
+	}
+	if len(failed) == 0 && len(notRun) == 0 {
+		return ""
+	}
+	var parts []string
+	if len(failed) > 0 {
+		parts = append(parts, "failed: "+strings.Join(failed, ", "))
+	}
+	if len(notRun) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d not run: %s", len(notRun), len(v.Sets), strings.Join(notRun, ", ")))
+	}
+	return "**Sets**: " + strings.Join(parts, "; ") + "."
+}
+
+// table renders a Markdown table whose cells are Markdown already.
+func table(header []string, rows [][]string) string {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for range header {
+		b.WriteString("---|")
+	}
+	for _, r := range rows {
+		b.WriteString("\n| " + strings.Join(r, " | ") + " |")
+	}
+	return b.String()
+}
+
+// Comment is the pull-request comment's body, without its marker line:
+// the headline, then Blocks, cut to limit bytes by leaving out the
+// parts at the end first.
+func (v *Verdict) Comment(limit int) string {
+	parts := append([]string{v.Headline()}, v.Blocks()...)
+	for len(parts) > 1 {
+		s := strings.Join(parts, "\n\n") + "\n"
+		if len(s) <= limit {
+			return s
+		}
+		parts = parts[:len(parts)-1]
+	}
+	return textfmt.Truncate(parts[0], limit-1) + "\n"
+}

@@ -1,0 +1,355 @@
+// Package verdict is the one judgement of a run: the checks with their
+// values and thresholds, the failing scenarios, what was compared, and
+// what to do next. A mode's adapter builds one Verdict; the pull-request
+// comment, the job summary's opening, the annotations, the step outputs
+// and the log line all render that one value, so they cannot disagree.
+//
+// The type is plain data with a JSON form (Schema), so that a run that
+// cannot post its comment (a pull request from a fork) can hand the
+// verdict to a trusted run, which validates it and renders the comment
+// itself.
+package verdict
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Schema is the version of the JSON form; a reader refuses another.
+const Schema = 1
+
+// Status is a check's outcome.
+type Status string
+
+// The outcomes of a check.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	// Undecided: the data do not decide it either way (inconclusive,
+	// underpowered, or not measured).
+	Undecided Status = "undecided"
+)
+
+// Direction says which side of the threshold passes.
+type Direction string
+
+// The directions of a threshold.
+const (
+	AtLeast Direction = ">="
+	AtMost  Direction = "<="
+)
+
+// Verdict is the judgement of one run of one mode.
+type Verdict struct {
+	Schema int `json:"schema"`
+	// Mode is the benchgate mode that ran (report, set, ordered,
+	// swebench-batch, qa-audit).
+	Mode string `json:"mode"`
+	// Status is the step's status word (pass, fail, incomplete, error)
+	// and ExitCode its exit code.
+	Status   string `json:"status"`
+	ExitCode int    `json:"exitCode"`
+	// Enforced is false when the user turned the gate off: the checks
+	// were computed and recorded, and did not decide the exit code.
+	Enforced bool `json:"enforced"`
+	// Stopped says why the mode ended before judging (bad input, a
+	// crash, an engine it could not reach); "" when it judged.
+	Stopped string `json:"stopped,omitempty"`
+	// Checks are every check that ran, deciding ones first within
+	// their group.
+	Checks []Check `json:"checks"`
+	// Failing are the failing scenarios, new failures first.
+	Failing []Scenario `json:"failing"`
+	// Flaky are scenarios that both passed and failed in earlier runs.
+	Flaky []Flaky `json:"flaky,omitempty"`
+	// Sets are set and ordered's sets, in order, those not run included.
+	Sets []Set `json:"sets,omitempty"`
+	// Compared is what was judged against what.
+	Compared Compared `json:"compared"`
+	// Next says what to do next, in plain sentences.
+	Next []string `json:"next,omitempty"`
+	// Rerun is a command that reruns the failing scenarios.
+	Rerun string `json:"rerun,omitempty"`
+	// Links are where to read more (the job summary, artifacts).
+	Links []Link `json:"links,omitempty"`
+}
+
+// Check is one check, with what it measured and what it needed.
+type Check struct {
+	// Set names the set the check belongs to (set, ordered); "" for
+	// report.
+	Set string `json:"set,omitempty"`
+	// Group is reliability, efficiency, success, baseline, rows,
+	// instances or questions.
+	Group string `json:"group"`
+	// ID is the machine name ("efficiency_tool_call_reduction"); Name
+	// says it in words ("tool-call reduction").
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Value and Threshold are in Unit ("%", "points", "rows", ...);
+	// Low and High bound the value's interval when it has one.
+	Value     float64   `json:"value"`
+	Low       *float64  `json:"low,omitempty"`
+	High      *float64  `json:"high,omitempty"`
+	Threshold float64   `json:"threshold"`
+	Unit      string    `json:"unit"`
+	Direction Direction `json:"direction"`
+	Status    Status    `json:"status"`
+	// Recorded: the check ran and is kept, but could not set the exit
+	// code (the gate was turned off, or the mode is decided by rows).
+	Recorded bool `json:"recorded"`
+	// Decided: this check decided the exit code (a failing enforced
+	// check of a failed run; every enforced check of a passing one).
+	Decided bool `json:"decided"`
+	// Method says what the value is when two figures could answer the
+	// same question ("paired estimate, 95% interval"); Also gives the
+	// other figure with its label.
+	Method string `json:"method,omitempty"`
+	Also   string `json:"also,omitempty"`
+	// More is how much more data would decide an undecided check, as the
+	// statistics state it.
+	More string `json:"more,omitempty"`
+}
+
+// Scenario is one failing scenario.
+type Scenario struct {
+	Set string `json:"set,omitempty"`
+	ID  string `json:"id"`
+	// Modes are the benchmark modes it fails in.
+	Modes []string `json:"modes"`
+	// Failed of Iterations repetitions failed.
+	Failed     int `json:"failed"`
+	Iterations int `json:"iterations"`
+	// FirstError is the first failing row's reason.
+	FirstError string `json:"firstError,omitempty"`
+	// Where is the first failing row ("suites/ghx-suite.jsonl:12"),
+	// relative to the workspace or inside the artifact; URL links it.
+	Where string `json:"where,omitempty"`
+	URL   string `json:"url,omitempty"`
+	// New: it passed in every earlier run and fails now.
+	New bool `json:"new,omitempty"`
+}
+
+// Flaky is a scenario that both passed and failed in earlier runs.
+type Flaky struct {
+	Mode       string `json:"mode"`
+	ID         string `json:"id"`
+	RunsPassed int    `json:"runsPassed"`
+	RunsSeen   int    `json:"runsSeen"`
+	FailingNow bool   `json:"failingNow"`
+}
+
+// Set is one set of set or ordered.
+type Set struct {
+	Name string `json:"name"`
+	// Status is the set's final status (pass, fail, terminal_fail) or
+	// "not run".
+	Status  string `json:"status"`
+	Failing int    `json:"failing"`
+}
+
+// NotRun is the Status of a set that never ran.
+const NotRun = "not run"
+
+// Compared is what the run judged against what.
+type Compared struct {
+	Repository  string `json:"repository,omitempty"`
+	PullRequest int    `json:"pullRequest,omitempty"`
+	// Head is the commit judged: the pull request's head commit (not
+	// the merge commit GitHub builds), else the run's commit.
+	Head    string `json:"head,omitempty"`
+	HeadURL string `json:"headUrl,omitempty"`
+	// Base is the commit the pull request targets.
+	Base    string `json:"base,omitempty"`
+	BaseURL string `json:"baseUrl,omitempty"`
+	// Baseline names the earlier run compared with ("run 345 at
+	// abc1234"), "" without one.
+	Baseline    string `json:"baseline,omitempty"`
+	BaselineURL string `json:"baselineUrl,omitempty"`
+}
+
+// Link is a titled URL.
+type Link struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
+// Counts are the figures of the headline.
+type Counts struct {
+	ChecksFailed, ScenariosFailing, NewFailures int
+}
+
+// Counts counts the failed checks (enforced or recorded), the failing
+// scenarios and the new failures.
+func (v *Verdict) Counts() Counts {
+	var c Counts
+	for _, ch := range v.Checks {
+		if ch.Status == Fail {
+			c.ChecksFailed++
+		}
+	}
+	c.ScenariosFailing = len(v.Failing)
+	for _, s := range v.Failing {
+		if s.New {
+			c.NewFailures++
+		}
+	}
+	return c
+}
+
+// Deciding are the checks that decided the exit code; when none is
+// marked, the failing or undecided checks that would have decided it
+// had they been enforced.
+func (v *Verdict) Deciding() []Check {
+	var out []Check
+	for _, c := range v.Checks {
+		if c.Decided && c.Status != Pass {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WouldFail are the recorded checks that failed: what an enforced gate
+// would have failed on.
+func (v *Verdict) WouldFail() []Check {
+	var out []Check
+	for _, c := range v.Checks {
+		if c.Recorded && c.Status == Fail {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Mark is the headline's status mark: ✅ a pass with nothing failing or
+// undecided, ❌ a failed step, ⚠️ a pass with something to look at (a
+// check that failed but was only recorded, an undecided check, a failing
+// scenario) or an incomplete run.
+func (v *Verdict) Mark() string {
+	switch {
+	case v.ExitCode != 0 && v.Status != "incomplete":
+		return "❌"
+	case v.Status != "pass":
+		return "⚠️"
+	}
+	for _, c := range v.Checks {
+		if c.Status != Pass {
+			return "⚠️"
+		}
+	}
+	if len(v.Failing) > 0 {
+		return "⚠️"
+	}
+	return "✅"
+}
+
+// ValueText is the check's value with its unit and interval:
+// "16.67%", "31.61% [-7.81%, 57.25%]", "-30.00 points", "3 rows".
+func (c Check) ValueText() string {
+	s := number(c.Value, c.Unit)
+	if c.Low != nil && c.High != nil {
+		s += fmt.Sprintf(" [%s, %s]", number(*c.Low, c.Unit), number(*c.High, c.Unit))
+	}
+	return s
+}
+
+// NeedsText is the threshold with its direction: "≥ 20.00%".
+func (c Check) NeedsText() string {
+	d := "≥"
+	if c.Direction == AtMost {
+		d = "≤"
+	}
+	return d + " " + number(c.Threshold, c.Unit)
+}
+
+// Sentence says the check in words with its value against its
+// threshold: "tool-call reduction 16.67%, needs ≥ 20.00%".
+func (c Check) Sentence() string {
+	who := c.Name
+	if c.Set != "" {
+		who = c.Set + ": " + who
+	}
+	s := fmt.Sprintf("%s %s, needs %s", who, c.ValueText(), c.NeedsText())
+	if c.Status == Undecided {
+		s += " (undecided)"
+	}
+	return s
+}
+
+// number prints a value in its unit: percentages and points with two
+// decimals, counts as whole numbers.
+func number(v float64, unit string) string {
+	switch unit {
+	case "%":
+		return fmt.Sprintf("%.2f%%", v)
+	case "points":
+		return fmt.Sprintf("%+.2f points", v)
+	case "":
+		return trimFloat(v)
+	}
+	return trimFloat(v) + " " + unit
+}
+
+func trimFloat(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// Mark is a check's mark in the table: ✅ pass, ❌ fail, ⚠️ undecided.
+func (c Check) Mark() string {
+	switch c.Status {
+	case Pass:
+		return "✅"
+	case Fail:
+		return "❌"
+	}
+	return "⚠️"
+}
+
+var (
+	shaPattern    = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+	statusPattern = regexp.MustCompile(`^(pass|fail|incomplete|error)$`)
+)
+
+// Validate checks a verdict read from elsewhere before it is rendered:
+// the schema, the status words, commit IDs and link schemes.
+func (v *Verdict) Validate() error {
+	if v.Schema != Schema {
+		return fmt.Errorf("verdict schema %d, expected %d", v.Schema, Schema)
+	}
+	if !statusPattern.MatchString(v.Status) {
+		return fmt.Errorf("verdict status %q, expected pass, fail, incomplete or error", v.Status)
+	}
+	for _, sha := range []string{v.Compared.Head, v.Compared.Base} {
+		if sha != "" && !shaPattern.MatchString(sha) {
+			return fmt.Errorf("verdict commit %q is not a commit ID", sha)
+		}
+	}
+	for i, c := range v.Checks {
+		switch c.Status {
+		case Pass, Fail, Undecided:
+		default:
+			return fmt.Errorf("check %d (%s): status %q, expected pass, fail or undecided", i+1, c.ID, c.Status)
+		}
+		if c.Direction != AtLeast && c.Direction != AtMost {
+			return fmt.Errorf("check %d (%s): direction %q, expected >= or <=", i+1, c.ID, c.Direction)
+		}
+	}
+	urls := []string{v.Compared.HeadURL, v.Compared.BaseURL, v.Compared.BaselineURL}
+	for _, l := range v.Links {
+		urls = append(urls, l.URL)
+	}
+	for _, s := range v.Failing {
+		urls = append(urls, s.URL)
+	}
+	for _, u := range urls {
+		if u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+			return fmt.Errorf("verdict link %q is not an http(s) URL", u)
+		}
+	}
+	return nil
+}

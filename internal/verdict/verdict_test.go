@@ -1,0 +1,134 @@
+package verdict
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func ptr(f float64) *float64 { return &f }
+
+func TestHeadline(t *testing.T) {
+	toolCalls := Check{Group: "efficiency", ID: "efficiency_tool_call_reduction", Name: "tool-call reduction", Value: 16.67, Threshold: 20, Unit: "%", Direction: AtLeast, Status: Fail}
+	success := Check{Group: "reliability", ID: "reliability_success_rate_non_inferior", Name: "success rate change", Value: 0, Threshold: -5, Unit: "points", Direction: AtLeast, Status: Pass}
+	head := Compared{Head: "0123456789abcdef0123456789abcdef01234567", HeadURL: "https://github.com/o/r/commit/0123456789abcdef0123456789abcdef01234567", Base: "fedcba9876543210fedcba9876543210fedcba98"}
+	tests := []struct {
+		name string
+		v    Verdict
+		want []string
+		not  []string
+	}{
+		{
+			name: "enforced gate fails on one check",
+			v: Verdict{Mode: "report", Status: "fail", ExitCode: 1, Enforced: true, Compared: head,
+				Checks: []Check{success, with(toolCalls, func(c *Check) { c.Decided = true })}},
+			want: []string{"❌ **benchgate report: fail**: tool-call reduction 16.67%, needs ≥ 20.00%", "1 check failed, 0 scenarios failing", "head [`0123456`](https://github.com/o/r/commit/", "against base `fedcba9`"},
+			not:  []string{"not enforced"},
+		},
+		{
+			name: "gate turned off says what would have failed",
+			v: Verdict{Mode: "report", Status: "pass", Enforced: false, Compared: head,
+				Checks: []Check{with(success, func(c *Check) { c.Recorded = true }), with(toolCalls, func(c *Check) { c.Recorded = true })}},
+			want: []string{"⚠️ **benchgate report: pass**: gate not enforced (gate: false); it would have failed on tool-call reduction 16.67%, needs ≥ 20.00%"},
+		},
+		{
+			name: "a clear pass counts its checks",
+			v:    Verdict{Mode: "report", Status: "pass", Enforced: true, Compared: head, Checks: []Check{with(success, func(c *Check) { c.Decided = true })}},
+			want: []string{"✅ **benchgate report: pass**: the check passes", "0 checks failed"},
+		},
+		{
+			name: "an undecided interval shows its bounds",
+			v: Verdict{Mode: "report", Status: "fail", ExitCode: 1, Enforced: true,
+				Checks: []Check{{Name: "active-token reduction", Value: 31.61, Low: ptr(-7.81), High: ptr(57.25), Threshold: 15, Unit: "%", Direction: AtLeast, Status: Undecided, Decided: true}}},
+			want: []string{"❌", "active-token reduction 31.61% [-7.81%, 57.25%], needs ≥ 15.00% (undecided)", "0 checks failed"},
+		},
+		{
+			name: "a stopped mode says why and counts nothing",
+			v:    Verdict{Mode: "report", Status: "error", ExitCode: 2, Stopped: "--stats-confidence: expected 0.5 to 0.999, got 95"},
+			want: []string{"❌ **benchgate report: error**: stopped before judging: --stats-confidence"},
+			not:  []string{"checks failed"},
+		},
+		{
+			name: "sets not run and new failures are counted",
+			v: Verdict{Mode: "ordered", Status: "fail", ExitCode: 1, Enforced: true,
+				Failing: []Scenario{{Set: "s3", ID: "a", New: true}, {Set: "s3", ID: "b"}},
+				Sets:    []Set{{Name: "s1", Status: "pass"}, {Name: "s2", Status: "pass"}, {Name: "s3", Status: "terminal_fail"}, {Name: "s4", Status: NotRun}}},
+			want: []string{"2 scenarios failing (1 new), 1 of 4 sets not run"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.v.Schema = Schema
+			h := tt.v.Headline()
+			if strings.Contains(h, "\n") {
+				t.Errorf("headline spans lines: %q", h)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(h, w) {
+					t.Errorf("headline %q\nlacks %q", h, w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(h, w) {
+					t.Errorf("headline %q\nhas %q", h, w)
+				}
+			}
+			if err := tt.v.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+}
+
+func with(c Check, f func(*Check)) Check { f(&c); return c }
+
+func TestJSONRoundTripAndValidate(t *testing.T) {
+	v := Verdict{Schema: Schema, Mode: "report", Status: "fail", ExitCode: 1, Enforced: true,
+		Checks:   []Check{{ID: "x", Name: "x", Status: Fail, Direction: AtLeast, Unit: "%", Decided: true}},
+		Compared: Compared{Head: "abcdef1"}}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Verdict
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Headline() != v.Headline() {
+		t.Errorf("headline changed through JSON:\n%s\n%s", back.Headline(), v.Headline())
+	}
+	bad := []func(*Verdict){
+		func(v *Verdict) { v.Schema = 2 },
+		func(v *Verdict) { v.Status = "PASS" },
+		func(v *Verdict) { v.Compared.Head = "main; rm -rf" },
+		func(v *Verdict) { v.Checks[0].Status = "ok" },
+		func(v *Verdict) { v.Checks[0].Direction = "=" },
+		func(v *Verdict) { v.Links = []Link{{Title: "x", URL: "javascript:alert(1)"}} },
+	}
+	for i, f := range bad {
+		c := back
+		c.Checks = append([]Check(nil), back.Checks...)
+		f(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("case %d: Validate accepted a bad verdict", i)
+		}
+	}
+}
+
+func TestCommentFitsLimit(t *testing.T) {
+	v := Verdict{Schema: Schema, Mode: "set", Status: "fail", ExitCode: 1, Enforced: true}
+	for i := 0; i < 500; i++ {
+		v.Failing = append(v.Failing, Scenario{ID: strings.Repeat("x", 100), FirstError: strings.Repeat("e", 300)})
+	}
+	got := v.Comment(2000)
+	if len(got) > 2000 {
+		t.Fatalf("comment is %d bytes, limit 2000", len(got))
+	}
+	if !strings.HasPrefix(got, "❌ **benchgate set: fail**") {
+		t.Errorf("comment does not open with the headline: %.80q", got)
+	}
+	full := v.Comment(1 << 20)
+	if n := strings.Count(full, "\n- "); n != MaxListed+1 {
+		t.Errorf("%d list items, want %d named and one counting the rest", n, MaxListed+1)
+	}
+}
