@@ -20,7 +20,7 @@ func FuzzUnzipArchive(f *testing.F) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		unzipArchive(bytes.NewReader(b), int64(len(b)), dir)
+		unzipArchive(bytes.NewReader(b), int64(len(b)), dir, 1<<20)
 		filepath.WalkDir(parent, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return nil

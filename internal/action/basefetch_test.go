@@ -59,6 +59,8 @@ func TestDownloadArtifacts(t *testing.T) {
 		setup     setup
 		token     string
 		workflow  string
+		events    []string
+		budget    int64
 		want      int
 		wantRuns  int
 		wantFiles []string
@@ -83,18 +85,18 @@ func TestDownloadArtifacts(t *testing.T) {
 			wantFiles: []string{"latest-summary.json", "results/ghx-suite.jsonl"}},
 		{name: "expired newest falls back to an older run", want: 1, wantRuns: 1,
 			setup: func(s *ghfake.Server) int64 {
-				old := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				old := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
 				s.AddArtifact(old, name, map[string]string{"old.txt": "old"}, false)
-				newer := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				newer := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
 				s.AddArtifact(newer, name, map[string]string{"new.txt": "new"}, true)
-				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
 				return 0
 			},
 			wantFiles: []string{"old.txt"}, wantNotes: []string{"no matching artifact", "artifact benchgate-bench-run has expired"}},
 		{name: "several runs across pages", want: 3, wantRuns: 3,
 			setup: func(s *ghfake.Server) int64 {
 				for i := 0; i < 40; i++ {
-					id := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+					id := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
 					if i < 3 {
 						s.AddArtifact(id, name, map[string]string{"f.txt": "x"}, false)
 					}
@@ -104,25 +106,64 @@ func TestDownloadArtifacts(t *testing.T) {
 			wantFiles: []string{"f.txt"}},
 		{name: "hostile archive: only regular files inside the folder", want: 1, wantRuns: 1,
 			setup: func(s *ghfake.Server) int64 {
-				id := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				id := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
 				s.AddArtifactZip(id, name, hostileZip(t), false)
 				return 0
 			},
 			wantFiles: []string{"ok/latest-summary.json"}},
+		// A fork's pull request from its branch main is a run "on main":
+		// whatever its event, a run whose head commit came from another
+		// repository is passed over, and so is a run of an event not asked
+		// for, even when the API's filter let it through.
+		{name: "a fork's runs on a branch called main are passed over", want: 1, wantRuns: 1, events: []string{"push", "pull_request"},
+			setup: func(s *ghfake.Server) int64 {
+				own := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
+				s.AddArtifact(own, name, map[string]string{"own.txt": "own"}, false)
+				for _, ev := range []string{"pull_request", "push", "pull_request_target", "workflow_run"} {
+					fork := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: ev, HeadRepository: "mallory/bench"})
+					s.AddArtifact(fork, name, map[string]string{"planted.txt": "x"}, false)
+				}
+				sched := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "schedule"})
+				s.AddArtifact(sched, name, map[string]string{"sched.txt": "x"}, false)
+				return 0
+			},
+			wantFiles: []string{"own.txt"}, wantNotes: []string{
+				"run 1005 (#6) skipped: started by schedule, not push or pull_request",
+				"run 1004 (#5) skipped: started by workflow_run, not push or pull_request",
+				"run 1003 (#4) skipped: started by pull_request_target, not push or pull_request",
+				"run 1002 (#3) skipped: its head commit came from mallory/bench, not octo/bench",
+				"run 1001 (#2) skipped: its head commit came from mallory/bench, not octo/bench",
+			}},
+		{name: "a repository whose name differs only in case is the same one", want: 1, wantRuns: 1,
+			setup: func(s *ghfake.Server) int64 {
+				own := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push", HeadRepository: "Octo/Bench"})
+				s.AddArtifact(own, name, map[string]string{"own.txt": "own"}, false)
+				return 0
+			},
+			wantFiles: []string{"own.txt"}},
+		{name: "the downloads of all runs share one size budget", want: 3, wantRuns: 1, budget: 1000,
+			setup: func(s *ghfake.Server) int64 {
+				for i := 0; i < 3; i++ {
+					id := s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
+					s.AddArtifact(id, name, map[string]string{"f.txt": strings.Repeat("x", 600)}, false)
+				}
+				return 0
+			},
+			wantFiles: []string{"f.txt"}, wantNotes: []string{"archive", "no further run is read"}},
 		{name: "no run has the artifact", want: 1, wantRuns: 0,
 			setup: func(s *ghfake.Server) int64 {
-				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
 				return 0
 			},
 			wantNotes: []string{"no matching artifact"}},
 		{name: "bad token", want: 1, token: "wrong", wantErr: "401 Unauthorized: Bad credentials",
 			setup: func(s *ghfake.Server) int64 {
-				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
 				return 0
 			}},
 		{name: "unknown workflow", want: 1, workflow: "nope.yml", wantErr: "list runs of workflow nope.yml on branch main: 404 Not Found: Not Found (GitHub knows no workflow nope.yml in octo/bench: its file is not on the default branch yet, or the token lacks actions: read)",
 			setup: func(s *ghfake.Server) int64 {
-				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main"})
+				s.AddRun(ghfake.WorkflowRun{Workflow: benchWorkflow, HeadBranch: "main", Event: "push"})
 				return 0
 			}},
 	}
@@ -133,7 +174,7 @@ func TestDownloadArtifacts(t *testing.T) {
 			cur := tt.setup(s)
 			dest := t.TempDir()
 			src := artifactSource{API: s.URL + "/api-v3", Token: orDefault(tt.token, "tok"), Owner: "octo", Repo: "bench",
-				Workflow: orDefault(tt.workflow, "bench.yml"), Branch: "main", SkipRunID: cur, Match: match, Want: tt.want, Dest: dest}
+				Workflow: orDefault(tt.workflow, "bench.yml"), Branch: "main", Events: tt.events, Budget: tt.budget, SkipRunID: cur, Match: match, Want: tt.want, Dest: dest}
 			got, notes, err := downloadArtifacts(context.Background(), src)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -158,7 +199,7 @@ func TestDownloadArtifacts(t *testing.T) {
 					t.Errorf("files of run %d = %v, want %v", g.RunID, files, tt.wantFiles)
 				}
 			}
-			if len(s.ArchiveDownloads()) != tt.wantRuns {
+			if tt.budget == 0 && len(s.ArchiveDownloads()) != tt.wantRuns {
 				t.Errorf("archives served %v, want %d", s.ArchiveDownloads(), tt.wantRuns)
 			}
 			for _, w := range tt.wantNotes {

@@ -45,6 +45,11 @@ type lookbackPlan struct {
 	BaselineFrom, HistoryFrom string
 	// Missing says why a requested baseline or history is not used.
 	Missing []string
+	// Passed says which runs the download passed over and why (a fork's
+	// run on a branch of the same name, an expired artifact): text from
+	// the API, shown escaped.
+	Passed []string
+	events []string
 	// cleanup removes downloads made outside RUNNER_TEMP.
 	cleanup func()
 }
@@ -153,7 +158,7 @@ func (r *reporter) fetchLookback(ctx context.Context, p *Plan, lp *lookbackPlan,
 	if err != nil {
 		return nil, "cannot create a folder for the download: " + err.Error()
 	}
-	return r.downloadLookback(ctx, p, filepath.Join(dest, "runs"), n)
+	return r.downloadLookback(ctx, p, lp, filepath.Join(dest, "runs"), n)
 }
 
 // fetchedRuns are the runs whose artifacts a base-branch input
@@ -183,7 +188,7 @@ func (f *fetchedRuns) pick(newestOnly bool) (string, string) {
 
 // downloadLookback fetches up to n runs' artifacts into dir, or says why
 // nothing could be had.
-func (r *reporter) downloadLookback(ctx context.Context, p *Plan, dir string, n int) (*fetchedRuns, string) {
+func (r *reporter) downloadLookback(ctx context.Context, p *Plan, lp *lookbackPlan, dir string, n int) (*fetchedRuns, string) {
 	env := r.cfg.Getenv
 	owner, repo, ok := strings.Cut(env("GITHUB_REPOSITORY"), "/")
 	if !ok {
@@ -212,18 +217,44 @@ func (r *reporter) downloadLookback(ctx context.Context, p *Plan, dir string, n 
 		match, what = r.ownArtifact(p)
 	}
 	api := orDefault(env("GITHUB_API_URL"), "https://api.github.com")
+	events, _ := lookbackEvents(r.a.GetInput("baseline-events")) // checked by BuildPlan
 	got, notes, err := downloadArtifacts(ctx, artifactSource{API: api, Token: token, Owner: owner, Repo: repo, Workflow: wf,
-		Branch: branch, SkipRunID: current, Match: match, Want: n, Dest: dir})
+		Branch: branch, Events: events, SkipRunID: current, Match: match, Want: n, Dest: dir})
 	for _, note := range notes {
-		r.a.Infof("baseline search: %s", note)
+		r.a.Infof("baseline search: %s", textfmt.LogLine(note))
 	}
+	lp.Passed, lp.events = append(lp.Passed, notes...), events
 	if err != nil {
 		return nil, err.Error()
 	}
 	if len(got) == 0 {
-		return nil, fmt.Sprintf("no completed run of %s on branch %s kept an unexpired artifact %s", wf, branch, what)
+		return nil, fmt.Sprintf("no completed %s run of %s on branch %s of %s/%s kept an unexpired artifact %s", strings.Join(events, " or "), wf, branch, owner, repo, what)
 	}
 	return &fetchedRuns{dir: dir, workflow: wf, branch: branch, runs: got}, ""
+}
+
+// lookbackEvents reads the baseline-events input: events separated by
+// commas or line breaks, each one of LookbackEvents; empty is
+// DefaultLookbackEvents.
+func lookbackEvents(v string) ([]string, error) {
+	var out []string
+	for _, e := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' }) {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		if !contains(LookbackEvents, e) {
+			return nil, &InputError{Input: "baseline-events", Value: v, Expected: "events among " + strings.Join(LookbackEvents, ", ") +
+				" (pull_request_target and workflow_run runs carry the base branch's name while they may run a fork's code)"}
+		}
+		if !contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return DefaultLookbackEvents, nil
+	}
+	return out, nil
 }
 
 // ownArtifact matches the name this step gives its results artifact
@@ -329,6 +360,10 @@ func (r *reporter) lookbackSummary(doc *jobsummary.Doc, lp *lookbackPlan, lb *Lo
 	for _, m := range lp.Missing {
 		sec.Para("%s; the run was judged without it.", textfmt.Cell(m))
 	}
+	if len(lp.Passed) > 0 {
+		sec.Para("Runs passed over (only this repository's own %s runs of the branch are used):", "`"+strings.Join(lp.events, "`, `")+"`")
+		sec.Para("%s", passedList(lp.Passed))
+	}
 	if lb == nil {
 		return
 	}
@@ -339,6 +374,23 @@ func (r *reporter) lookbackSummary(doc *jobsummary.Doc, lp *lookbackPlan, lb *Lo
 		sec.Para("%s", nest(lb.History.Markdown()))
 		trendCharts(sec, lb.History)
 	}
+}
+
+// maxPassedShown bounds the passed-over runs the summary lists.
+const maxPassedShown = 20
+
+// passedList is a Markdown list of the passed-over runs, the first
+// maxPassedShown of them.
+func passedList(passed []string) string {
+	var b strings.Builder
+	for i, n := range passed {
+		if i == maxPassedShown {
+			fmt.Fprintf(&b, "- and %d more (in the step log)\n", len(passed)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- %s\n", textfmt.Cell(n))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // nest pushes Markdown headings two levels down, under the summary's own.

@@ -61,16 +61,39 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 				"::notice title=ghx%3A s-003::flaky: passed 3 of 4 recent runs",
 			},
 			wantSummary: []string{"## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: fail", "##### ghx", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 3 of 4 | `PFPP` |"}},
+		// A fork opens a pull request from its own branch called main: its
+		// run is a pull_request run "on main", newer than main's own, and
+		// its artifact claims ghx used a tenth of the tokens and that s-005
+		// fails now and then. Neither reaches the honest pull request.
+		{name: "a fork's run on a branch called main is neither baseline nor history", ghxTokens: 500, wantCode: 0, wantVerdict: "pass", wantFlaky: "", wantServed: 3,
+			setup: func(s *ghfake.Server) {
+				for day := 1; day <= 3; day++ {
+					id := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main", Event: "push", HeadSHA: fmt.Sprintf("%040d", day)})
+					s.AddArtifact(id, "benchgate-bench-run", map[string]string{
+						"agent_direct-suite.jsonl": suiteText("agent_direct", day, n, 1000),
+						"ghx-suite.jsonl":          suiteText("ghx", day, n, 500),
+					}, false)
+				}
+				for _, ev := range []string{"pull_request", "pull_request_target", "push"} {
+					fork := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main", Event: ev, HeadRepository: "mallory/bench"})
+					s.AddArtifact(fork, "benchgate-bench-run", map[string]string{
+						"agent_direct-suite.jsonl": suiteText("agent_direct", 5, n, 1000),
+						"ghx-suite.jsonl":          suiteText("ghx", 5, n, 50, 5),
+					}, false)
+				}
+			},
+			wantLog:     []string{"baseline search: run 1005 (#6) skipped: its head commit came from mallory/bench, not octo/bench"},
+			wantSummary: []string{"Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: pass", "- run 1005 (#6) skipped: its head commit came from mallory/bench, not octo/bench"}},
 		{name: "nothing on main: a notice, and the step passes", ghxTokens: 650, wantCode: 0, wantVerdict: "", wantFlaky: "", wantServed: 0,
 			setup: func(s *ghfake.Server) {
 				id := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main"})
 				s.AddArtifact(id, "benchgate-bench-run", map[string]string{"x": "y"}, true)
 			},
 			wantLog: []string{
-				"::notice title=benchgate baseline::no baseline: no completed run of bench.yml on branch main kept an unexpired artifact benchgate-bench-run; the run is judged without one",
+				"::notice title=benchgate baseline::no baseline: no completed push run of bench.yml on branch main of octo/bench kept an unexpired artifact benchgate-bench-run; the run is judged without one",
 				"::notice title=benchgate history::no history:",
 			},
-			wantSummary: []string{"no baseline: no completed run of bench.yml on branch main kept an unexpired artifact benchgate-bench-run; the run was judged without it."}},
+			wantSummary: []string{"no baseline: no completed push run of bench.yml on branch main of octo/bench kept an unexpired artifact benchgate-bench-run; the run was judged without it."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

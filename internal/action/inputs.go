@@ -91,6 +91,7 @@ func Inputs() []Input {
 		{Name: "baseline-artifact", Kind: Adapter, Description: "report, set: with base-branch, the artifact to download (default: the name this step gives its own results, <artifact-prefix>-<job>-run for report, <artifact-prefix>-<job>-<set> for set)."},
 		{Name: "baseline-tolerance", Kind: Text, Flag: "--baseline-tolerance", Modes: lookbackModes, Description: "report, set: growth in percent of active tokens, latency or tool calls allowed against the baseline (default 10)."},
 		{Name: "history", Kind: Adapter, Description: "report, set: earlier runs to name flaky scenarios from: base-branch downloads the artifacts of the newest history-runs completed runs, or a folder of earlier runs' files (relative to working-directory; a missing one is a notice)."},
+		{Name: "baseline-events", Kind: Adapter, Description: "report, set: with base-branch, the events whose runs a baseline or history may come from, one per line or comma-separated: push (default), schedule, workflow_dispatch, merge_group, release, pull_request. Runs whose head commit came from another repository (a fork) are never used, whatever their branch is called."},
 		{Name: "history-runs", Kind: Adapter, Description: "report, set: how many recent runs the history looks at, this run included (default 10)."},
 
 		// set / ordered
@@ -348,6 +349,9 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 				return nil, &InputError{Input: "baseline", Value: v,
 					Expected: "an existing folder or file (relative to working-directory: " + resolve(p.WorkDir, v) + " does not exist), or " + BaseBranch}
 			}
+		}
+		if _, err := lookbackEvents(get("baseline-events")); err != nil {
+			return nil, err
 		}
 	}
 	switch mode {

@@ -66,7 +66,7 @@ func TestBenchBaselineWorkflow(t *testing.T) {
 		checkJobs(t, res, map[string]string{"bench": "success"})
 		gh.CompleteRun(id, "success")
 		notes := strings.Join(res.Commands("bench", "notice"), "\n")
-		if want := "no baseline: no completed run of bench-baseline.yml on branch main kept an unexpired artifact benchgate-bench-run"; push.day == 1 && !strings.Contains(notes, want) {
+		if want := "no baseline: no completed push run of bench-baseline.yml on branch main of octo/bench kept an unexpired artifact benchgate-bench-run"; push.day == 1 && !strings.Contains(notes, want) {
 			t.Errorf("the first push does not say it has no baseline (%q); notices:\n%s", want, notes)
 		}
 		if got := res.Output("bench"); !strings.Contains(got, "report: pass, statistical gate: pass") {
@@ -83,6 +83,15 @@ func TestBenchBaselineWorkflow(t *testing.T) {
 		gh.AddArtifactZip(id, "benchgate-bench-run", zip, false)
 		served = len(gh.ArchiveDownloads())
 	}
+
+	// A fork's pull request from its own branch called main ran after
+	// them and kept an artifact where ghx spent ten times the tokens: as
+	// a baseline it would hide the pull request's regression.
+	fork := gh.AddRun(ghfake.WorkflowRun{Workflow: workflow, HeadBranch: "main", Event: "pull_request", HeadRepository: "mallory/bench", HeadSHA: fmt.Sprintf("%040d", 9)})
+	gh.AddArtifact(fork, "benchgate-bench-run", map[string]string{
+		"agent_direct-suite.jsonl": testenv.SuiteJSONL("agent_direct", 3, 12, 1000, nil),
+		"ghx-suite.jsonl":          testenv.SuiteJSONL("ghx", 3, 12, 5000, nil),
+	}, false)
 
 	// The pull request: ghx spends 30% more active tokens than on main.
 	commit(3, 650, nil)

@@ -66,6 +66,19 @@ func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// LogLine makes text safe as part of one line of a GitHub Actions step
+// log: OneLine, so that no line break can start a line of its own, and
+// every "::" and "##[" broken by a zero-width space, so that the runner
+// reads no workflow command (::add-mask::, ::stop-commands::, a forged
+// ::error) in it wherever the line ends up starting. It reads the same.
+func LogLine(s string) string {
+	s = OneLine(s)
+	for strings.Contains(s, "::") {
+		s = strings.ReplaceAll(s, "::", ":\u200b:")
+	}
+	return strings.ReplaceAll(s, "##[", "##\u200b[")
+}
+
 // Cell makes text safe inside a Markdown table cell, and anywhere in one
 // line of Markdown: OneLine, then backslashes and pipes escaped, so that
 // no value can end its cell or row early; a backtick escaped, so that it

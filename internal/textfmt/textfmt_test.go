@@ -76,3 +76,29 @@ func TestKeepEndsKeepsCharacters(t *testing.T) {
 		t.Errorf("KeepEnds(short, 5) = %q", got)
 	}
 }
+
+// TestLogLine: whatever the text, no line of the result is a workflow
+// command the runner would act on (it trims leading space, then reads a
+// line starting with "::"; the older form "##[" anywhere).
+func TestLogLine(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"a\n::add-mask::x", "a :\u200b:add-mask:\u200b:x"},
+		{"::stop-commands::tok", ":\u200b:stop-commands:\u200b:tok"},
+		{"  :::error::x", ":\u200b:\u200b:error:\u200b:x"},
+		{"x\r\n##[set-output name=a]b", "x ##\u200b[set-output name=a]b"},
+		{"name\u2028::notice::forged", "name :\u200b:notice:\u200b:forged"},
+		{"C::D in a type name", "C:\u200b:D in a type name"},
+	}
+	for _, tc := range tests {
+		got := LogLine(tc.in)
+		if got != tc.want {
+			t.Errorf("LogLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if strings.HasPrefix(strings.TrimLeft(l, " \t"), "::") || strings.Contains(l, "##[") {
+				t.Errorf("LogLine(%q) keeps a command line %q", tc.in, l)
+			}
+		}
+	}
+}

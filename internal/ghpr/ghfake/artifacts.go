@@ -25,10 +25,14 @@ type WorkflowRun struct {
 	HeadBranch string
 	HeadSHA    string
 	Event      string // push, pull_request, ...
-	Status     string // completed, in_progress, queued
-	Conclusion string // success, failure, ... ("" until completed)
-	RunNumber  int
-	CreatedAt  time.Time
+	// HeadRepository is the full name (owner/name) of the repository the
+	// run's head commit came from: a fork's for a pull request from a
+	// fork; "" is the fake's own repository.
+	HeadRepository string
+	Status         string // completed, in_progress, queued
+	Conclusion     string // success, failure, ... ("" until completed)
+	RunNumber      int
+	CreatedAt      time.Time
 }
 
 // Artifact is a stored artifact: its zip and whether it has expired.
@@ -194,8 +198,21 @@ func (s *Server) runJSON(r *http.Request, run *WorkflowRun) map[string]any {
 		"head_branch": run.HeadBranch, "head_sha": run.HeadSHA, "event": run.Event, "status": run.Status,
 		"conclusion": nullIfEmpty(run.Conclusion), "run_number": run.RunNumber, "workflow_id": workflowID(run.Workflow),
 		"created_at": run.CreatedAt.Format(time.RFC3339), "updated_at": run.CreatedAt.Format(time.RFC3339),
-		"url":           s.url(r, "actions/runs/"+strconv.FormatInt(run.ID, 10)),
-		"artifacts_url": s.url(r, "actions/runs/"+strconv.FormatInt(run.ID, 10)+"/artifacts"),
+		"repository":      s.repoJSON(s.Owner + "/" + s.Repo),
+		"head_repository": s.repoJSON(orRef(run.HeadRepository, s.Owner+"/"+s.Repo)),
+		"url":             s.url(r, "actions/runs/"+strconv.FormatInt(run.ID, 10)),
+		"artifacts_url":   s.url(r, "actions/runs/"+strconv.FormatInt(run.ID, 10)+"/artifacts"),
+	}
+}
+
+// repoJSON is the minimal repository object GitHub nests in a run: a
+// fork has its own ID and full name, and fork set.
+func (s *Server) repoJSON(fullName string) map[string]any {
+	owner, name, _ := strings.Cut(fullName, "/")
+	h := sha256.Sum256([]byte(strings.ToLower(fullName)))
+	return map[string]any{
+		"id": int64(h[0])<<16 | int64(h[1])<<8 | int64(h[2]) + 1000000, "name": name, "full_name": fullName,
+		"owner": map[string]any{"login": owner}, "fork": !strings.EqualFold(fullName, s.Owner+"/"+s.Repo),
 	}
 }
 
