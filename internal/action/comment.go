@@ -209,7 +209,7 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 	pr, _ := gctx.Event["pull_request"].(map[string]any)
 	num, _ := pr["number"].(float64)
 	if pr == nil || num < 1 {
-		r.a.Infof("pr-comment: the event %s is not a pull request; no comment", orDefault(gctx.EventName, "(none)"))
+		r.a.Infof("pr-comment: the event %s is not a pull request; no comment", textfmt.LogLine(orDefault(gctx.EventName, "(none)")))
 		return
 	}
 	head, _ := pr["head"].(map[string]any)
@@ -242,7 +242,7 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 	case err != nil:
 		r.a.WithFieldsMap(map[string]string{"title": "benchgate pr-comment"}).Warningf("the comment on pull request #%d was not posted: %v", c.PullRequest, err)
 	default:
-		r.a.Infof("pr-comment: %s %s", res.Action(), orDefault(res.URL, "(no comment yet; on-failure creates one when the step fails)"))
+		r.a.Infof("pr-comment: %s %s", res.Action(), textfmt.LogLine(orDefault(res.URL, "(no comment yet; on-failure creates one when the step fails)")))
 		r.output("pr-comment-url", res.URL)
 	}
 }

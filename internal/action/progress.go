@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // withProgressMD gives the modes that run for hours --progress-md with
@@ -33,7 +35,9 @@ func withProgressMD(mode string, args []string, summary string) []string {
 func openModeLog(a *githubactions.Action, mode string, args []string) func() {
 	title := "benchgate " + strings.Join(args, " ")
 	if mode == "set" || mode == "ordered" {
-		a.Infof("%s", title)
+		// Before the stop-commands window: an input with a line break
+		// (model: "x\n::add-mask::...") must not become a command.
+		a.Infof("%s", textfmt.LogLine(title))
 		return func() {}
 	}
 	a.Group(title)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/artifacts"
+	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -27,7 +28,8 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 	}
 	in, err := inputGetenv(env.Getenv)
 	if err != nil {
-		fmt.Fprintf(env.Stdout, "::error title=benchgate::%s\n", err)
+		// The error may quote the inputs: escaped as command data.
+		githubactions.New(githubactions.WithWriter(env.Stdout)).WithFieldsMap(map[string]string{"title": "benchgate"}).Errorf("%s", err)
 		return ExitUsage
 	}
 	getenv := in.getenv
@@ -82,7 +84,9 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 	if client, err := artifacts.NewClientFromEnv(getenv); err != nil {
 		cfg.UploadUnavailable = err
 	} else {
-		client.SetLogger(func(format string, a ...any) { gha.Infof(format, a...) })
+		// Its lines name files of the results folder, which the mode's
+		// children may have named.
+		client.SetLogger(func(format string, a ...any) { gha.Infof("%s", textfmt.LogLine(fmt.Sprintf(format, a...))) })
 		cfg.Upload = func(ctx context.Context, name, dir string, exclude []string) (int64, int64, error) {
 			up, err := client.UploadDirExcept(ctx, name, dir, exclude)
 			// A link in a results folder may point anywhere (a planted

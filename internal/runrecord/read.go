@@ -12,11 +12,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/suite"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // SummaryFileName is report's default summary JSON name. A folder that
@@ -221,8 +224,8 @@ func DecodeRecord(name string, b []byte) (*Record, error) {
 	modes := map[string]bool{}
 	for i, m := range rec.Modes {
 		at := fmt.Sprintf("modes[%d]", i)
-		if m.Mode == "" {
-			return nil, bad(at+".mode", "a mode name", `""`)
+		if !suite.IsMode(m.Mode) {
+			return nil, bad(at+".mode", "one of agent_direct, mcp, ghx", strconv.Quote(textfmt.Truncate(m.Mode, 80)))
 		}
 		if modes[m.Mode] {
 			return nil, bad(at+".mode", "each mode once", fmt.Sprintf("%q again", m.Mode))
@@ -234,8 +237,10 @@ func DecodeRecord(name string, b []byte) (*Record, error) {
 		for j, s := range m.Scenarios {
 			at := fmt.Sprintf("%s.scenarios[%d]", at, j)
 			switch {
-			case s.ID == "":
-				return nil, bad(at+".id", "a scenario ID", `""`)
+			case !ident.ScenarioID.Match(s.ID):
+				// IDs from an artifact reach outputs, annotations and
+				// summaries: only the benchmark's own form is read.
+				return nil, bad(at+".id", ident.ScenarioID.Expected, strconv.Quote(textfmt.Truncate(s.ID, 80)))
 			case j > 0 && m.Scenarios[j-1].ID >= s.ID:
 				return nil, bad(at+".id", fmt.Sprintf("IDs sorted and unique (after %q)", m.Scenarios[j-1].ID), fmt.Sprintf("%q", s.ID))
 			case s.Rows < 1:

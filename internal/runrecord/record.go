@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/suite"
 )
 
@@ -255,13 +256,15 @@ func (m *modeAcc) scenario(id string) *scenarioAcc {
 
 // AddChecked adds one line judged leniently: a line that is not a valid
 // row still counts as a failing row of the scenario it names, as set
-// counts it; a line that names no mode or scenario is left out.
+// counts it; a line that names no mode or scenario, or names them in a
+// form no valid row has (an ID with a line break or a workflow command,
+// from a downloaded artifact), is left out.
 func (b *Builder) AddChecked(c suite.Checked) {
 	if c.Row != nil {
 		b.AddRow(c.Row)
 		return
 	}
-	if c.Mode == "" || c.ScenarioID == "" {
+	if !suite.IsMode(c.Mode) || !ident.ScenarioID.Match(c.ScenarioID) {
 		return
 	}
 	m := b.mode(c.Mode)

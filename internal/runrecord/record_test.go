@@ -146,7 +146,7 @@ func TestReadPath(t *testing.T) {
 		{name: "symbolic link left out", files: map[string]string{"x.txt": "x"}, link: true, wantErr: "no *suite.jsonl"},
 		{name: "empty folder", files: map[string]string{}, wantErr: "no *suite.jsonl, run-record.json or latest-summary.json found"},
 		{name: "bad record names its field", files: map[string]string{
-			"run-record.json": `{"schema":"benchgate.run-record/v1","modes":[{"mode":"ghx","source":"","run_ids":[],"started_at":"","model_signatures":[],"scenarios":[{"id":"a","rows":2,"passed":3,"stable":0,"median_active_tokens":null,"median_latency_ms":null,"median_tool_calls":null}]}]}`,
+			"run-record.json": `{"schema":"benchgate.run-record/v1","modes":[{"mode":"ghx","source":"","run_ids":[],"started_at":"","model_signatures":[],"scenarios":[{"id":"s-001","rows":2,"passed":3,"stable":0,"median_active_tokens":null,"median_latency_ms":null,"median_tool_calls":null}]}]}`,
 		}, wantErr: "modes[0].scenarios[0].passed: expected 0 to rows (2), got 3"},
 	}
 	for _, tt := range tests {
@@ -196,8 +196,8 @@ func TestDecodeRecordErrors(t *testing.T) {
 	good := func(mut func(*Record)) string {
 		v := 1.0
 		r := Record{Schema: Schema, Modes: []Mode{{Mode: "ghx", Scenarios: []Scenario{
-			{ID: "a", Rows: 1, Passed: 1, Stable: 1, MedianActiveTokens: &v, MedianLatencyMs: &v, MedianToolCalls: &v},
-			{ID: "b", Rows: 2, Passed: 0, Stable: 0},
+			{ID: "s-001", Rows: 1, Passed: 1, Stable: 1, MedianActiveTokens: &v, MedianLatencyMs: &v, MedianToolCalls: &v},
+			{ID: "s-002", Rows: 2, Passed: 0, Stable: 0},
 		}}}}
 		mut(&r)
 		b, _ := json.Marshal(r)
@@ -210,9 +210,12 @@ func TestDecodeRecordErrors(t *testing.T) {
 		{"schema", good(func(r *Record) { r.Schema = "v0" }), `schema: expected "benchgate.run-record/v1", got "v0"`},
 		{"unknown key", `{"schema":"benchgate.run-record/v1","modes":[],"extra":1}`, `unknown field "extra"`},
 		{"trailing data", `{"schema":"benchgate.run-record/v1","modes":[]} {}`, "data after the JSON object"},
-		{"empty mode", good(func(r *Record) { r.Modes[0].Mode = "" }), "modes[0].mode: expected a mode name"},
+		{"empty mode", good(func(r *Record) { r.Modes[0].Mode = "" }), `modes[0].mode: expected one of agent_direct, mcp, ghx, got ""`},
+		{"unknown mode", good(func(r *Record) { r.Modes[0].Mode = "ghx\n::add-mask::x" }), `modes[0].mode: expected one of agent_direct, mcp, ghx, got "ghx\n::add-mask::x"`},
+		{"empty scenario ID", good(func(r *Record) { r.Modes[0].Scenarios[0].ID = "" }), `modes[0].scenarios[0].id: expected lower-case words joined by '-' and ending in a three-digit number, such as pr-view-001, got ""`},
+		{"scenario ID with a workflow command", good(func(r *Record) { r.Modes[0].Scenarios[1].ID = "s-002\n::stop-commands::x-003" }), `modes[0].scenarios[1].id: expected lower-case words joined by '-' and ending in a three-digit number, such as pr-view-001, got "s-002\n::stop-commands::x-003"`},
 		{"mode twice", good(func(r *Record) { r.Modes = append(r.Modes, r.Modes[0]) }), `modes[1].mode: expected each mode once, got "ghx" again`},
-		{"unsorted", good(func(r *Record) { r.Modes[0].Scenarios[1].ID = "a" }), `modes[0].scenarios[1].id: expected IDs sorted and unique (after "a"), got "a"`},
+		{"unsorted", good(func(r *Record) { r.Modes[0].Scenarios[1].ID = "s-001" }), `modes[0].scenarios[1].id: expected IDs sorted and unique (after "s-001"), got "s-001"`},
 		{"no rows", good(func(r *Record) { r.Modes[0].Scenarios[1].Rows = 0 }), "modes[0].scenarios[1].rows: expected at least 1, got 0"},
 		{"stable over rows", good(func(r *Record) { r.Modes[0].Scenarios[1].Stable = 3 }), "modes[0].scenarios[1].stable: expected 0 to rows (2), got 3"},
 		{"median without stable", good(func(r *Record) { r.Modes[0].Scenarios[1].MedianToolCalls = r.Modes[0].Scenarios[0].MedianToolCalls }), "modes[0].scenarios[1].median_tool_calls: expected null exactly when stable is 0, got 1"},
@@ -316,5 +319,31 @@ func TestFromSuitesMalformedAndSplitMode(t *testing.T) {
 	}
 	if m.Source != a+", "+b || m.Scenario("s-002") == nil {
 		t.Errorf("source %q scenarios %+v", m.Source, m.Scenarios)
+	}
+}
+
+// A line that is not a valid row counts as a failing row of the scenario
+// it names only when it names a mode and a scenario in the form valid
+// rows have: an ID with a line break and a workflow command (a planted
+// artifact) never becomes a scenario of the record.
+func TestSalvagedLinesNeedWellFormedNames(t *testing.T) {
+	in := strings.Join([]string{
+		`{"mode":"ghx","scenario_id":"s-001","success":false}`,
+		`{"mode":"ghx","scenario_id":"s-002\n::add-mask::x","success":false}`,
+		`{"mode":"ghx\n::error::forged","scenario_id":"s-003","success":false}`,
+		`{"mode":"other","scenario_id":"s-004","success":false}`,
+	}, "\n")
+	rec, err := readSuite(strings.NewReader(in), "ghx-suite.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range rec.Modes {
+		for _, s := range m.Scenarios {
+			got = append(got, m.Mode+"/"+s.ID)
+		}
+	}
+	if strings.Join(got, " ") != "ghx/s-001" {
+		t.Errorf("scenarios = %q, want only ghx/s-001", got)
 	}
 }

@@ -124,7 +124,7 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 			if err != nil {
 				return &Diagnostic{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: err.(*Diagnostic).Got}
 			}
-			if s != ModeAgentDirect && s != ModeMCP && s != ModeGhx {
+			if !IsMode(s) {
 				return &Diagnostic{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: strconv.Quote(s)}
 			}
 			r.Mode = s

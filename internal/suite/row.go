@@ -21,6 +21,9 @@ const (
 	ModeGhx         = "ghx"
 )
 
+// IsMode reports whether s is one of the benchmark modes a row may carry.
+func IsMode(s string) bool { return s == ModeAgentDirect || s == ModeMCP || s == ModeGhx }
+
 // Error types the benchmark runner writes into a row's error object.
 const (
 	ErrorAssertionFailed = "assertion_failed"

@@ -1,0 +1,149 @@
+package action_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+)
+
+// ownCommands are the workflow commands benchgate issues itself.
+var ownCommands = map[string]bool{"add-mask": true, "group": true, "endgroup": true, "stop-commands": true,
+	"error": true, "warning": true, "notice": true, "debug": true}
+
+// forgedCommands returns the lines of a step log the runner would read as
+// workflow commands that benchgate did not issue: outside the
+// stop-commands window, a line that (after leading space, as the runner
+// trims it) starts with "::" and is not one of ownCommands, or whose
+// name and properties hold the marker text planted in hostile input (its
+// message may quote hostile text, escaped, on its one line); and any
+// other line holding "##[" (the runner's older command form).
+func forgedCommands(log, marker string) []string {
+	var bad []string
+	resume := ""
+	for _, l := range strings.Split(log, "\n") {
+		t := strings.TrimLeft(l, " \t")
+		if resume != "" {
+			if t == resume {
+				resume = ""
+			}
+			continue
+		}
+		if !strings.HasPrefix(t, "::") {
+			if strings.Contains(l, "##[") {
+				bad = append(bad, l)
+			}
+			continue
+		}
+		head, _, _ := strings.Cut(strings.TrimPrefix(t, "::"), "::")
+		name, _, _ := strings.Cut(head, " ")
+		if name == "stop-commands" {
+			resume = "::" + strings.TrimPrefix(t, "::stop-commands::") + "::"
+		}
+		if !ownCommands[name] || strings.Contains(head, marker) {
+			bad = append(bad, l)
+		}
+	}
+	return bad
+}
+
+// zipWithBadEntry is an archive whose one entry has a hostile name and a
+// wrong checksum, so that unpacking it fails and the failure quotes it.
+func zipWithBadEntry(t *testing.T, name string) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	body := []byte("{}")
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Store, CRC32: crc32.ChecksumIEEE(body) + 1,
+		CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(body)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// TestHostileTextIsNoWorkflowCommand: text benchgate did not write (an
+// input, a zip entry's name, a scenario ID in a downloaded run record)
+// never reaches the step log as a workflow command, before, in or after
+// the mode's run, and the flaky-scenarios output holds no line break from
+// an artifact.
+func TestHostileTextIsNoWorkflowCommand(t *testing.T) {
+	const marker = "forged"
+	inject := "\n::error title=" + marker + "::PASS\n::add-mask::tok\n::stop-commands::" + marker + "\n##[set-output name=status;]" + marker + "\n"
+	record := func(id string, passed int) string {
+		b, _ := json.Marshal(map[string]any{"schema": "benchgate.run-record/v1", "modes": []any{map[string]any{
+			"mode": "ghx", "source": "", "run_ids": []string{}, "run_id_count": 0, "started_at": "", "model_signatures": []string{},
+			"scenarios": []any{map[string]any{"id": id, "rows": 3, "passed": passed, "stable": 0, "median_active_tokens": nil, "median_latency_ms": nil, "median_tool_calls": nil}},
+		}}})
+		return string(b)
+	}
+	tests := []struct {
+		name   string
+		inputs map[string]string
+		setup  func(s *ghfake.Server)
+	}{
+		{name: "set: an input with line breaks, printed before the mode runs",
+			inputs: map[string]string{"mode": "set", "set": "pr-exec", "provider": "openai", "model": "gpt" + inject}},
+		{name: "report: a zip entry name with line breaks in a failed download",
+			inputs: map[string]string{"mode": "report", "suite-jsonl": "cur/ghx-suite.jsonl", "baseline": "base-branch"},
+			setup: func(s *ghfake.Server) {
+				id := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main", Event: "push"})
+				s.AddArtifactZip(id, "benchgate-bench-run", zipWithBadEntry(t, "x"+inject+"latest-summary.json"), false)
+			}},
+		{name: "report: a scenario ID with line breaks in a downloaded run record",
+			inputs: map[string]string{"mode": "report", "suite-jsonl": "cur/ghx-suite.jsonl", "history": "base-branch", "history-runs": "3"},
+			setup: func(s *ghfake.Server) {
+				// The scenario passed in one run and failed in the other:
+				// flaky, if its ID were read.
+				for _, passed := range []int{3, 0} {
+					id := s.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main", Event: "push"})
+					s.AddArtifact(id, "benchgate-bench-run", map[string]string{"run-record.json": record("s-001"+inject+"x-001", passed)}, false)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gh := ghfake.New("octo", "bench", "main", "tok", nil)
+			defer gh.Close()
+			if tt.setup != nil {
+				tt.setup(gh)
+			}
+			inputs := map[string]string{"github-token": "tok", "upload-artifacts": "false"}
+			for k, v := range tt.inputs {
+				inputs[k] = v
+			}
+			s := newStep(t, inputs)
+			for k, v := range map[string]string{
+				"GITHUB_API_URL": gh.URL + "/api-v3", "GITHUB_REPOSITORY": "octo/bench", "GITHUB_BASE_REF": "main",
+				"GITHUB_WORKFLOW_REF": "octo/bench/.github/workflows/bench.yml@refs/pull/12/merge", "RUNNER_TEMP": t.TempDir(),
+			} {
+				s.env[k] = v
+			}
+			p := filepath.Join(s.ws, "cur", "ghx-suite.jsonl")
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte(suiteText("ghx", 4, 3, 500)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s.run(t)
+			if bad := forgedCommands(s.stdout, marker); len(bad) > 0 {
+				t.Errorf("the step log has commands benchgate did not issue:\n%s\n--- log:\n%s", strings.Join(bad, "\n"), s.stdout)
+			}
+			out := s.outputs(t)
+			if f := out["flaky-scenarios"]; strings.Contains(f, marker) {
+				t.Errorf("flaky-scenarios = %q", f)
+			}
+			for k, v := range out {
+				if strings.Contains(v, "::"+marker) || strings.Contains(v, "\n::") {
+					t.Errorf("output %s = %q holds a workflow command", k, v)
+				}
+			}
+		})
+	}
+}
