@@ -28,19 +28,19 @@ func TestQAAuditStdlibQuestionBank(t *testing.T) {
 		t.Fatalf("exit %d, want 1:\n%s", code, log)
 	}
 	want := map[string]struct{ verdict, reason string }{
-		"bank:valid":                        {"Valid", "proven true"},
+		"bank:valid":                        {"Valid", "checked: "},
 		"bank:wrong_name":                   {"Incorrect", "json.decoder.LazyJSONDecoder"},
 		"bank:answer_names_nothing":         {"Incorrect", "lazy_objects"},
-		"bank:init_attribute":               {"Valid", "proven true"},
+		"bank:init_attribute":               {"Valid", "checked: "},
 		"bank:kwargs":                       {"Inconclusive", "takes **kwargs, so help may be a keyword it forwards"},
-		"bank:kwargs_forwarded":             {"Valid", "proven true"},
-		"bank:fix_works":                    {"Valid", "proven true"},
+		"bank:kwargs_forwarded":             {"Valid", "checked: "},
+		"bank:fix_works":                    {"Valid", "checked: "},
 		"bank:fix_does_not_fix":             {"Incorrect", "the test passes against the fixed code (fixed): proven false: test_mean_of_nothing_is_zero: ZeroDivisionError"},
 		"bank:unfixed_already_passes":       {"Incorrect", "the test fails against the unfixed code (unfixed): proven false: every test passed against the unfixed code"},
 		"bank:hangs":                        {"Inconclusive", "killed after the timeout"},
 		"bank:fixed_does_not_compile":       {"Incorrect", "the fixed code does not compile in this Python: SyntaxError"},
-		"bank:unfixed_hangs":                {"Valid", "proven true"},
-		"bank:unfixed_syntax_module_import": {"Valid", "proven true"},
+		"bank:unfixed_hangs":                {"Valid", "checked: "},
+		"bank:unfixed_syntax_module_import": {"Valid", "checked: "},
 	}
 	raw, err := os.ReadFile(filepath.Join(bank, "qa-audit", "quality_report.json"))
 	if err != nil {

@@ -24,31 +24,35 @@ func TestAbsenceFromDirIsNotProof(t *testing.T) {
 		id, fqn, answer string
 		want            verdict.Verdict
 		reason          string // substring of the case reason
+		question        string // "" words no kind: "q"
 	}{
-		{"t:jsonerr_lineno", "json.JSONDecodeError", "lineno", verdict.Valid, ""},
-		{"t:logrecord_levelname", "logging.LogRecord", "levelname", verdict.Valid, ""},
-		{"t:basicconfig_format", "logging.basicConfig", "format", verdict.Valid, ""},
-		{"t:add_argument_help", "argparse.ArgumentParser.add_argument", "help", verdict.Inconclusive, "takes **kwargs, so help may be a keyword it forwards"},
-		{"t:decoder_keyword", "json.decoder.JSONDecoder", "object_hook", verdict.Valid, ""},
-		{"t:decoder_wrong", "json.decoder.JSONDecoder", "parse_lazily", verdict.Incorrect, "proven false"},
+		{"t:jsonerr_lineno", "json.JSONDecodeError", "lineno", verdict.Valid, "", ""},
+		{"t:logrecord_levelname", "logging.LogRecord", "levelname", verdict.Valid, "", ""},
+		{"t:basicconfig_format", "logging.basicConfig", "format", verdict.Valid, "", ""},
+		{"t:add_argument_help", "argparse.ArgumentParser.add_argument", "help", verdict.Inconclusive, "takes **kwargs, so help may be a keyword it forwards", ""},
+		{"t:decoder_keyword", "json.decoder.JSONDecoder", "object_hook", verdict.Valid, "", ""},
+		{"t:decoder_wrong", "json.decoder.JSONDecoder", "parse_lazily", verdict.Incorrect, "proven false", ""},
 		// subprocess.run passes its **kwargs to Popen, whose parameters
 		// are known: a keyword of Popen is one of run's, a name that is
 		// none is provably not.
-		{"t:run_forwards_cwd", "subprocess.run", "cwd", verdict.Valid, ""},
-		{"t:run_reads_stdin", "subprocess.run", "stdin", verdict.Valid, ""},
-		{"t:run_no_such_keyword", "subprocess.run", "working_folder", verdict.Incorrect, "proven false"},
+		{"t:run_forwards_cwd", "subprocess.run", "cwd", verdict.Valid, "", ""},
+		{"t:run_reads_stdin", "subprocess.run", "stdin", verdict.Valid, "", ""},
+		{"t:run_no_such_keyword", "subprocess.run", "working_folder", verdict.Incorrect, "proven false", "Which keyword argument of subprocess.run sets the working folder?"},
+		// A question that names no kind may mean an attribute of what the
+		// function returns: its world is open, so absence proves nothing.
+		{"t:run_no_such_name", "subprocess.run", "working_folder", verdict.Inconclusive, "what it returns or decorates", ""},
 		// basicConfig tests "if kwargs:", a use that cannot be followed.
-		{"t:basicconfig_unknown", "logging.basicConfig", "colour", verdict.Inconclusive, "cannot be followed"},
+		{"t:basicconfig_unknown", "logging.basicConfig", "colour", verdict.Inconclusive, "cannot be followed", ""},
 		// json.dump passes **kw to cls(...), a parameter whose default is
 		// None and which the body sets to JSONEncoder: its keywords are
 		// known, and parse_float (a keyword of json.load) is none of them.
-		{"t:dump_forwards_to_a_parameter", "json.dump", "parse_float", verdict.Incorrect, "parse_float"},
-		{"t:dump_forwards_indent", "json.dump", "indent", verdict.Valid, ""},
+		{"t:dump_forwards_to_a_parameter", "json.dump", "parse_float", verdict.Incorrect, "parse_float", "Which parameter of json.dump parses floats?"},
+		{"t:dump_forwards_indent", "json.dump", "indent", verdict.Valid, "", ""},
 	}
 	var b strings.Builder
 	b.WriteString("benchmarks:\n")
 	for _, tc := range tests {
-		b.WriteString("- id: " + tc.id + "\n  category: c\n  question: q\n  rationale: r\n  benchmark_type: api_understanding\n  template: identifier\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: " + tc.answer + "\n    fully_qualified_class_name: [" + tc.fqn + "]\n  file: f.py\n")
+		b.WriteString("- id: " + tc.id + "\n  category: c\n  question: " + question(tc.question) + "\n  rationale: r\n  benchmark_type: api_understanding\n  template: identifier\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: " + tc.answer + "\n    fully_qualified_class_name: [" + tc.fqn + "]\n  file: f.py\n")
 	}
 	path := filepath.Join(t.TempDir(), "absence.benchmark.yaml")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -151,4 +155,11 @@ func TestPydanticFieldsDecideKeywords(t *testing.T) {
 			}
 		})
 	}
+}
+
+func question(q string) string {
+	if q == "" {
+		return "q"
+	}
+	return q
 }

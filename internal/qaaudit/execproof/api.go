@@ -3,13 +3,14 @@ package execproof
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/ident"
-	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
@@ -32,11 +33,14 @@ var fqnPrelude string
 type apiCheck struct {
 	key, text, claim, fn string
 	bad                  string // why the check fails without running (not a dotted name)
+	// answer marks the check of the answer itself (its kind, value,
+	// exception or absence), as opposed to a name's existence.
+	answer bool
 }
 
 // apiChecks plans one check per fully qualified name and one per
 // identifier answer, writes them as one pytest file and runs it.
-func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.OptionResult, []questions.Problem, error) {
+func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]caseresult.OptionResult, []questions.Problem, error) {
 	var checks []apiCheck
 	var problems []questions.Problem
 	var src strings.Builder
@@ -50,6 +54,7 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 			problems = append(problems, questions.Problem{CaseID: c.ID, File: c.File, Line: line,
 				Field: fmt.Sprintf("answers[%d].fully_qualified_class_name", i), Message: "missing or empty; nothing proves the answer without it"})
 		}
+		shape := ReadShape(c.Question, ans.Answer)
 		var good []string
 		for j, fqn := range ans.FullyQualifiedClassName {
 			ck := apiCheck{
@@ -64,24 +69,27 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 				checks = append(checks, ck)
 				continue
 			}
+			if shape.Polarity != Positive {
+				ck.claim = "the name " + fqn + " resolves in the configured Python, or is the absent name a negative question asks for"
+			}
 			good = append(good, fqn)
-			fmt.Fprintf(&src, "\n\ndef %s():\n    resolve(%s)\n", ck.fn, strconv.Quote(fqn))
+			fmt.Fprintf(&src, "\n\ndef %s():\n    run_check(check_name, %s, %s, %s)\n", ck.fn, strconv.Quote(fqn), strconv.Quote(strings.TrimSpace(ans.Answer)), strconv.Quote(string(shape.Polarity)))
 			checks = append(checks, ck)
 		}
-		if len(good) > 0 && ident.PythonName.Match(ans.Answer) && (ans.AnswerTemplate == "" || ans.AnswerTemplate == "StringMatchAnswer") {
+		if answer := strings.TrimSpace(ans.Answer); len(good) > 0 && answer != "" && (ans.AnswerTemplate == "" || ans.AnswerTemplate == "StringMatchAnswer") {
 			ck := apiCheck{
-				key:   fmt.Sprintf("answers[%d].answer", i),
-				text:  ans.Answer,
-				claim: "the answer " + ans.Answer + " is the name or a member of " + strings.Join(good, " or "),
-				fn:    fmt.Sprintf("test_answer_%d", i),
+				key:    fmt.Sprintf("answers[%d].answer", i),
+				text:   answer,
+				claim:  answerClaim(answer, good, shape),
+				fn:     fmt.Sprintf("test_answer_%d", i),
+				answer: true,
 			}
 			quoted := make([]string, len(good))
 			for k, g := range good {
 				quoted[k] = strconv.Quote(g)
 			}
-			kind := ClaimKind(c.Question)
-			ck.claim = fmt.Sprintf("the answer %s is the name or %s of %s", ans.Answer, kindWords[kind], strings.Join(good, " or "))
-			fmt.Fprintf(&src, "\n\ndef %s():\n    check_answer(%s, [%s], %s)\n", ck.fn, strconv.Quote(ans.Answer), strings.Join(quoted, ", "), strconv.Quote(kind))
+			js, _ := json.Marshal(shape)
+			fmt.Fprintf(&src, "\n\ndef %s():\n    run_check(check_answer, %s, [%s], json.loads(%s))\n", ck.fn, strconv.Quote(answer), strings.Join(quoted, ", "), strconv.Quote(string(js)))
 			checks = append(checks, ck)
 		}
 	}
@@ -107,9 +115,9 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 	for _, tc := range out.Cases {
 		byName[tc.Name] = tc
 	}
-	var results []pipeline.OptionResult
+	var results []caseresult.OptionResult
 	for _, ck := range checks {
-		o := pipeline.OptionResult{Option: ck.key, Text: ck.text, Claim: ck.claim, Truth: verdict.Unknown}
+		o := caseresult.OptionResult{Option: ck.key, Text: ck.text, Claim: ck.claim, Truth: verdict.Unknown, AnswerCheck: ck.answer}
 		switch tc, ok := byName[ck.fn]; {
 		case ck.bad != "":
 			o.Outcome, o.Evidence, o.Truth, o.Message = string(sandbox.StatusFailed), true, verdict.False, ck.bad
@@ -120,6 +128,7 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]pipeline.
 				o.Limit, o.Message, o.Truth = out.Limit, out.Message, verdict.Unknown
 			}
 			o.Evidence = o.Truth != verdict.Unknown
+			o.Undecided = undecided(tc)
 		default:
 			// The file as a whole did not run (collection error, timeout):
 			// every check carries the file's outcome and proves nothing.
@@ -141,4 +150,22 @@ func runnable(checks []apiCheck) bool {
 		}
 	}
 	return false
+}
+
+// undecidedMark starts the skip reason of a check the rules did not
+// decide (fqn_prelude.py's UNDECIDED).
+const undecidedMark = "undecided: "
+
+// undecided is what a skipped check left undecided, or "" when it was
+// decided or skipped for the environment's sake (a package that is not
+// installed), which no prover can change.
+func undecided(tc sandbox.TestCase) string {
+	if tc.Status != sandbox.StatusSkipped {
+		return ""
+	}
+	msg := strings.TrimSpace(tc.Message)
+	if i := strings.Index(msg, undecidedMark); i >= 0 {
+		return strings.TrimSpace(msg[i+len(undecidedMark):])
+	}
+	return ""
 }

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
 )
@@ -87,8 +87,8 @@ var notInstalled = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*) is not installe
 // interpreter that exits, a limit, a module it imports that the fixed code
 // does without). Only a package the fixed code imports as well would be
 // the environment's doing; that stays unknown.
-func decideFromFixedRun(checks []pipeline.OptionResult, f fixFiles) {
-	var un, fx *pipeline.OptionResult
+func decideFromFixedRun(checks []caseresult.OptionResult, f fixFiles) {
+	var un, fx *caseresult.OptionResult
 	for i := range checks {
 		switch checks[i].Option {
 		case UnfixedCheck:

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
@@ -131,8 +131,8 @@ func describeCompile(which, msg string) string {
 //     so the test fails against the unfixed code.
 //
 // The compile probe runs only when one of the first two can apply.
-func (a *Auditor) decideFromCompile(ctx context.Context, c *questions.Case, dir string, files fixFiles, checks []pipeline.OptionResult, outputs []string) {
-	var un, fx *pipeline.OptionResult
+func (a *Auditor) decideFromCompile(ctx context.Context, c *questions.Case, dir string, files fixFiles, checks []caseresult.OptionResult, outputs []string) {
+	var un, fx *caseresult.OptionResult
 	unOut := ""
 	for i := range checks {
 		switch checks[i].Option {

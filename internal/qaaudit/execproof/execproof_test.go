@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
@@ -111,7 +111,7 @@ func TestAuditCaseProvesByExecution(t *testing.T) {
 			if r.ModelCalls != 0 || r.Fix != nil || len(r.Attempts) != 1 {
 				t.Errorf("model calls %d, fix %v, %d attempts: want 0, none, 1", r.ModelCalls, r.Fix, len(r.Attempts))
 			}
-			got := map[string]pipeline.OptionResult{}
+			got := map[string]caseresult.OptionResult{}
 			for _, o := range r.Attempts[0].Options {
 				got[o.Option] = o
 			}

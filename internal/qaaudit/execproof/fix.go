@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/ident"
-	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
+	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
@@ -40,10 +40,10 @@ type fixFiles struct {
 // content in both runs, since the benchmark's own test checks that the
 // unfixed code is broken. Files that are missing, unreadable or outside
 // the repository root are problems of the case; nothing runs then.
-func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]pipeline.OptionResult, []questions.Problem, error) {
-	checks := []pipeline.OptionResult{
-		{Option: UnfixedCheck, Text: c.UnfixedFile, Claim: "the test fails against the unfixed code", Truth: verdict.Unknown},
-		{Option: FixedCheck, Text: c.FixedFile, Claim: "the test passes against the fixed code", Truth: verdict.Unknown},
+func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]caseresult.OptionResult, []questions.Problem, error) {
+	checks := []caseresult.OptionResult{
+		{Option: UnfixedCheck, Text: c.UnfixedFile, Claim: "the test fails against the unfixed code", Truth: verdict.Unknown, AnswerCheck: true},
+		{Option: FixedCheck, Text: c.FixedFile, Claim: "the test passes against the fixed code", Truth: verdict.Unknown, AnswerCheck: true},
 	}
 	files, problems := a.readFixFiles(c)
 	if len(problems) > 0 {

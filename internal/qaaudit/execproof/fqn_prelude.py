@@ -3,6 +3,7 @@ import ast
 import builtins
 import importlib
 import inspect
+import json
 import os
 import re
 import sys
@@ -16,6 +17,21 @@ PY = "Python %d.%d" % sys.version_info[:2]
 
 class Missing(AssertionError):
     """The name provably does not exist."""
+
+
+# A skip reason that starts with UNDECIDED names a claim the rules did not
+# decide (an open world, a negation, a value of no known shape), which a
+# prover may still decide; any other skip is the environment's (a package
+# that is not installed).
+UNDECIDED = "undecided: "
+
+
+def what_is(obj):
+    if inspect.isroutine(obj) or inspect.isbuiltin(obj):
+        return "a function"
+    if callable(obj):
+        return "a callable %s object" % type(obj).__name__
+    return "a %s object" % type(obj).__name__
 
 
 class InstanceAttribute:
@@ -210,10 +226,15 @@ def resolve(fqn):
                 obj, path = InstanceAttribute(obj, attr), name
                 continue
             if found != "absent":
-                pytest.skip("cannot tell whether %s exists: %s" % (name, found))
+                pytest.skip("%scannot tell whether %s exists: %s" % (UNDECIDED, name, found))
             raise Missing("%s exists but has no attribute %s (%s)" % (path, attr, absent_because(obj)))
         if not inspect.ismodule(obj):
-            raise Missing("%s exists but has no attribute %s" % (path, attr))
+            # A function's (or an object's) attributes are not enumerable:
+            # what it returns or decorates may carry the name
+            # (functools.lru_cache(f).cache_info), so its absence here is
+            # no proof.
+            pytest.skip("%s%s is %s, not a class or module; whether %s belongs to it or to what it returns or decorates is not "
+                        "enumerable" % (UNDECIDED, path, what_is(obj), attr))
         try:
             obj = importlib.import_module(name)
         except ModuleNotFoundError as e:
@@ -648,19 +669,16 @@ def keyword(obj, answer, owner=None):
 
 
 # ------------------------------------------------------------- the answer
-
-def documented(obj, answer):
-    docs = [inspect.getdoc(obj) or ""]
-    if inspect.isclass(obj):
-        docs.append(inspect.getdoc(obj.__init__) or "")
-    return any(re.search(r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])" % re.escape(answer), d) for d in docs)
-
+# Only a closed world proves an answer false: a module's names, a class's
+# members, a signature without **kwargs (or whose **kwargs were followed to
+# the end). A function's attributes, a negation, a docstring and a value
+# of no known shape prove nothing; they skip as UNDECIDED, for a prover.
 
 def member(obj, answer, kind, owner):
     """Whether answer is a member of obj for a claim of kind "attribute"
     (a method, attribute, field, enum member, submodule), "keyword" (a
-    call parameter) or "either": "present", "absent" (or "absent: why"),
-    or why it cannot be told."""
+    call parameter) or "either": "present", "absent" (or "absent: why")
+    when the world is closed, or why it cannot be told."""
     if isinstance(obj, InstanceAttribute):
         return "%s is an instance attribute of %s; its members are not known without an instance" % (obj.name, obj.klass.__qualname__)
     if inspect.ismodule(obj):
@@ -689,8 +707,6 @@ def member(obj, answer, kind, owner):
         k = keyword_of_class(obj, answer)
         if k == "present" or (a == "absent" and k == "absent"):
             return k
-        if documented(obj, answer):
-            return "present"
         return k if a == "absent" else a
     try:
         if kind != "keyword" and hasattr(obj, answer):
@@ -698,24 +714,204 @@ def member(obj, answer, kind, owner):
     except Exception:
         pass
     if not callable(obj):
-        return "absent"
+        return "%s is %s, whose attributes are not enumerable" % (getattr(obj, "__qualname__", type(obj).__name__), what_is(obj))
+    name = getattr(obj, "__qualname__", repr(obj))
+    if kind == "attribute":
+        return "%s is %s: an attribute of what it returns or decorates is not enumerable from it" % (name, what_is(obj))
     k = keyword(obj, answer, owner)
-    if k not in ("present", "absent") and documented(obj, answer):
-        return "present"
+    if k == "present" or kind == "keyword":
+        return k
+    if k == "absent":
+        return "%s takes no keyword %s, but the question may mean an attribute of what it returns or decorates" % (name, answer)
     return k
 
 
-def check_answer(answer, fqns, kind="either"):
-    resolved, unknown, why_absent = [], [], []
+def literal(text):
+    """The Python value an answer spells (128, 'utf-8', None, (1, 2)), or
+    a marker when it spells none."""
+    try:
+        return ast.literal_eval(text.strip())
+    except Exception:
+        return NotALiteral
+
+
+class NotALiteral:
+    pass
+
+
+SIMPLE = (bool, int, float, complex, str, bytes, type(None), tuple, frozenset)
+
+
+def same_value(actual, answer):
+    """True when the answer spells the value, False when both are plain
+    values that differ, or None when they cannot be compared."""
+    want = literal(answer)
+    if want is NotALiteral:
+        if isinstance(actual, str):
+            return actual == answer.strip()
+        return None
+    if type(want) is float and isinstance(actual, float) and not isinstance(actual, bool):
+        digits = len(answer.strip().split(".")[1]) if "." in answer else 0
+        return round(actual, digits) == want
+    try:
+        if actual == want and (type(actual) is bool) == (type(want) is bool):
+            return True
+    except Exception:
+        return None
+    if isinstance(actual, SIMPLE) and isinstance(want, SIMPLE):
+        return False
+    return None
+
+
+def check_default(answer, objs, words):
+    """The default of the one parameter the question names, read from the
+    signature."""
+    undecided = []
+    for fqn, obj in objs:
+        try:
+            params = inspect.signature(obj).parameters
+        except (TypeError, ValueError):
+            undecided.append("the signature of %s cannot be read" % fqn)
+            continue
+        named = [params[w] for w in dict.fromkeys(words) if w in params]
+        if len(named) != 1:
+            undecided.append("the question names %s of %s's parameters (%s)" % (
+                "none" if not named else "%d" % len(named), fqn, ", ".join(params) or "none"))
+            continue
+        p = named[0]
+        if p.default is inspect.Parameter.empty:
+            undecided.append("%s of %s has no default" % (p.name, fqn))
+            continue
+        same = same_value(p.default, answer)
+        if same:
+            return
+        if same is False:
+            raise AssertionError("the default of %s in %s is %r, not %s" % (p.name, fqn, p.default, answer))
+        undecided.append("the default of %s in %s is %r, which is not a plain value to compare with %s" % (p.name, fqn, p.default, answer))
+    pytest.skip(UNDECIDED + "; ".join(undecided or ["no name to read a default from"]))
+
+
+def check_constant(answer, objs):
+    undecided = []
+    for fqn, obj in objs:
+        if inspect.ismodule(obj) or inspect.isclass(obj) or inspect.isroutine(obj):
+            undecided.append("%s is %s, not a value" % (fqn, "a module" if inspect.ismodule(obj) else what_is(obj) if not inspect.isclass(obj) else "a class"))
+            continue
+        same = same_value(obj, answer)
+        if same:
+            return
+        if same is False:
+            raise AssertionError("%s is %r, not %s" % (fqn, obj, answer))
+        undecided.append("%s is %r, which is not a plain value to compare with %s" % (fqn, obj, answer))
+    pytest.skip(UNDECIDED + "; ".join(undecided or ["no name holds the value"]))
+
+
+def _call_namespace(call):
+    """The modules and builtins a call expression names at its roots."""
+    tree = ast.parse(call, mode="eval")
+    ns = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not hasattr(builtins, node.id):
+            try:
+                ns[node.id] = importlib.import_module(node.id)
+            except ImportError as e:
+                pytest.skip("%s in the question's call is not an importable module: %s" % (node.id, e))
+    return ns
+
+
+def exception_class(answer, objs, ns):
+    name = answer.strip()
+    if hasattr(builtins, name) and inspect.isclass(getattr(builtins, name)):
+        return getattr(builtins, name)
+    if "." in name:
+        try:
+            return resolve(name)
+        except BaseException:
+            pass
+    for _, obj in objs:
+        if inspect.isclass(obj) and obj.__name__ == name:
+            return obj
+        v = getattr(obj, name, None)
+        if inspect.isclass(v):
+            return v
+    for mod in ns.values():
+        v = getattr(mod, name, None)
+        if inspect.isclass(v):
+            return v
+    return None
+
+
+def check_exception(answer, objs, call):
+    """Run the call the question writes and compare what it raises with
+    the answer: a subclass of the answer counts (ValueError for
+    json.JSONDecodeError)."""
+    if not call:
+        pytest.skip(UNDECIDED + "the question names no call to run, so the exception %s is not checked" % answer)
+    ns = _call_namespace(call)
+    try:
+        got = eval(compile(call, "<question>", "eval"), ns)
+    except BaseException as e:
+        raised = e
+    else:
+        raise AssertionError("%s returned %r and raised nothing, not %s" % (call, got, answer))
+    cls = exception_class(answer, objs, ns)
+    if cls is not None and isinstance(raised, cls):
+        return
+    last = answer.strip().rsplit(".", 1)[-1]
+    if cls is None and any(k.__name__ == last for k in type(raised).__mro__):
+        return
+    raise AssertionError("%s raises %s.%s: %s, not %s" % (call, type(raised).__module__, type(raised).__qualname__, raised, answer))
+
+
+def check_name(fqn, answer, polarity):
+    """The fully qualified name resolves; under a negation a missing name
+    proves nothing, and the answer's own name missing is what a negative
+    question claims."""
+    if polarity == "positive":
+        resolve(fqn)
+        return
+    try:
+        resolve(fqn)
+    except Missing as e:
+        if polarity == "negative" and fqn.rsplit(".", 1)[-1] == answer:
+            return
+        pytest.skip("%s%s; the question is worded with a negation, so a missing name is no proof" % (UNDECIDED, e))
+
+
+def check_answer(answer, fqns, shape):
+    kind, polarity, value = shape.get("kind", "either"), shape.get("polarity", "positive"), shape.get("value", "")
+    objs, env, undecided, resolved, why_absent = [], [], [], [], []
     for fqn in fqns:
+        named = fqn.rsplit(".", 1)[-1] == answer
         try:
             obj = resolve(fqn)
-        except Missing:
+        except Missing as e:
+            if named and polarity == "negative" and not value:
+                return  # absent, as the question says
+            if polarity != "positive":
+                undecided.append("%s: %s, but the question is worded with a negation" % (fqn, e))
             continue
         except pytest.skip.Exception as e:
-            unknown.append("%s (%s)" % (fqn, e))
+            (undecided if str(e).startswith(UNDECIDED) else env).append("%s (%s)" % (fqn, str(e).replace(UNDECIDED, "")))
             continue
+        objs.append((fqn, obj))
+    if value:
+        if env and not objs:
+            pytest.skip("cannot check %s: %s" % (answer, "; ".join(env)))
+        if value == "default":
+            check_default(answer, objs, shape.get("words") or [])
+        elif value == "constant":
+            check_constant(answer, objs)
+        elif value == "exception":
+            check_exception(answer, objs, shape.get("call", ""))
+        else:
+            pytest.skip(UNDECIDED + "%s is a value, and the question does not say of what" % answer)
+        return
+    for fqn, obj in objs:
         if getattr(obj, "__name__", None) == answer or fqn.rsplit(".", 1)[-1] == answer:
+            if polarity == "negative":
+                undecided.append("%s exists, though the question says it is not there; a negation is no proof" % fqn)
+                continue
             return
         owner = None
         if "." in fqn and not inspect.isclass(obj) and not inspect.ismodule(obj):
@@ -725,19 +921,45 @@ def check_answer(answer, fqns, kind="either"):
             except BaseException:
                 owner = None
         why = member(obj, answer, kind, owner)
+        what = {"attribute": "an attribute", "keyword": "a keyword"}.get(kind, "a member or keyword")
         if why == "present":
+            if polarity == "negative":
+                undecided.append("%s is %s of %s, though the question says it is not; a negation is no proof" % (answer, what, fqn))
+                continue
             return
         if why.startswith("absent"):
+            if polarity == "negative":
+                return
+            if polarity == "unclear":
+                undecided.append("%s is not %s of %s, but the question is worded with a negation whose sense is not read" % (answer, what, fqn))
+                continue
             resolved.append(fqn)
             if why != "absent":
                 why_absent.append(why[len("absent: "):])
             continue
-        what = {"attribute": "an attribute", "keyword": "a keyword"}.get(kind, "a member or keyword")
-        unknown.append("%s: %s is not found as %s, but %s" % (fqn, answer, what, why))
-    if unknown:
-        pytest.skip("cannot check %s: %s" % (answer, "; ".join(unknown)))
+        if why.startswith("importing") or "not installed" in why:
+            env.append("%s: %s" % (fqn, why))
+        else:
+            undecided.append("%s: %s is not found as %s, but %s" % (fqn, answer, what, why))
+    if env:
+        pytest.skip("cannot check %s: %s" % (answer, "; ".join(env + undecided)))
+    if undecided:
+        pytest.skip(UNDECIDED + "cannot check %s: %s" % (answer, "; ".join(undecided)))
     if not resolved:
         pytest.skip("none of the names of %s resolves" % answer)
     what = {"attribute": "an attribute", "keyword": "a keyword"}.get(kind, "a member")
     raise AssertionError("%r is neither the name nor %s of %s%s" % (
         answer, what, ", ".join(resolved), (": " + "; ".join(why_absent)) if why_absent else ""))
+
+
+def run_check(check, *args):
+    """Run a check: only its AssertionError (a name that is missing, a
+    value that differs, a call that raises something else) proves the
+    claim false; any other exception is the check's own failure and
+    proves nothing."""
+    try:
+        check(*args)
+    except (AssertionError, pytest.skip.Exception):
+        raise
+    except Exception as e:
+        pytest.skip("the check itself raised %s: %s" % (type(e).__name__, e))

@@ -279,6 +279,11 @@ func stateString(st session.State, key string) string {
 
 // verify runs the verification pipeline on one version of a case.
 func (a *Auditor) verify(ctx context.Context, c *questions.Case, v version, n int) (at Attempt) {
+	return a.verifyIn(ctx, a.caseDir(c.ID, n), v, n)
+}
+
+// verifyIn runs the verification pipeline on v with its files in dir.
+func (a *Auditor) verifyIn(ctx context.Context, dir string, v version, n int) (at Attempt) {
 	start := time.Now()
 	sent := sentCounter(ctx)
 	calls := sent.Load()
@@ -288,7 +293,6 @@ func (a *Auditor) verify(ctx context.Context, c *questions.Case, v version, n in
 		at.DurationMS = time.Since(start).Milliseconds()
 		at.ModelCalls = sent.Load() - calls
 	}()
-	dir := a.caseDir(c.ID, n)
 	if err := os.RemoveAll(dir); err != nil {
 		at.Error = err.Error()
 		return at

@@ -28,6 +28,7 @@ import (
 
 	"google.golang.org/adk/model"
 
+	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
 )
@@ -111,59 +112,13 @@ func New(cfg Config) (*Auditor, error) {
 // ModelCalls returns the number of model calls made so far.
 func (a *Auditor) ModelCalls() int64 { return a.calls.Load() }
 
-// OptionResult is the evidence about one option.
-type OptionResult struct {
-	Option     string        `json:"option"`
-	Text       string        `json:"text"`
-	Claim      string        `json:"claim,omitempty"`
-	TestPath   string        `json:"test_path,omitempty"`
-	Outcome    string        `json:"outcome"`
-	Evidence   bool          `json:"evidence"`
-	Truth      verdict.Truth `json:"truth"`
-	Message    string        `json:"message,omitempty"`
-	DurationMS int64         `json:"duration_ms"`
-	Runs       int           `json:"runs"`
-	// Rejected counts the tests the direction check refused to run.
-	Rejected int `json:"rejected,omitempty"`
-	// Derived marks a "None of the above" option, whose truth follows from the others.
-	Derived bool `json:"derived,omitempty"`
-	// Limit names the sandbox limit (memory, cpu, file_size, processes)
-	// its test ran into, or "".
-	Limit string `json:"limit,omitempty"`
-}
-
-// Attempt is one verification of one version of a case: the original
-// (Number 0) or a remediation proposal (1..MaxRemediations).
-type Attempt struct {
-	Number     int               `json:"number"`
-	Fix        *questions.Fix    `json:"fix,omitempty"`
-	Rationale  string            `json:"rationale,omitempty"`
-	Options    []OptionResult    `json:"options"`
-	Decision   *verdict.Decision `json:"decision,omitempty"`
-	Verdict    verdict.Verdict   `json:"verdict"`
-	Error      string            `json:"error,omitempty"`
-	DurationMS int64             `json:"duration_ms"`
-	ModelCalls int64             `json:"model_calls"`
-}
-
-// CaseResult is the audit of one case.
-type CaseResult struct {
-	ID   string `json:"id"`
-	File string `json:"file"`
-	Line int    `json:"line"`
-	// Verdict is the verdict of the case as written.
-	Verdict verdict.Verdict `json:"verdict"`
-	// FinalVerdict is the verdict after remediation (equal to Verdict when none was needed or none succeeded).
-	FinalVerdict     verdict.Verdict     `json:"final_verdict"`
-	Attempts         []Attempt           `json:"attempts"`
-	Fix              *questions.Fix      `json:"fix,omitempty"`
-	NeedsHumanReview bool                `json:"needs_human_review"`
-	Problems         []questions.Problem `json:"problems,omitempty"`
-	Skipped          string              `json:"skipped,omitempty"`
-	Error            string              `json:"error,omitempty"`
-	DurationMS       int64               `json:"duration_ms"`
-	ModelCalls       int64               `json:"model_calls"`
-}
+// The result types live in package caseresult, shared with the
+// execution proofs; these names keep the pipeline's callers unchanged.
+type (
+	OptionResult = caseresult.OptionResult
+	Attempt      = caseresult.Attempt
+	CaseResult   = caseresult.CaseResult
+)
 
 // version is one statement of a case: what the analyst and engineer see
 // (question, options, snippet) plus the ground truth kept for the verdict.

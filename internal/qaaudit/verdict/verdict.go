@@ -236,12 +236,27 @@ func list(keys []string) string {
 type Check struct {
 	Key   string // names the check in the report, e.g. "fqn:1" or "fixed"
 	Truth Truth  // True: the claim holds; False: proven not to; Unknown: no evidence
+	// Answer marks a check of the answer itself (its kind, value,
+	// exception or absence; a fix that fixes) rather than of a name's
+	// existence. A case is Valid only when one of them was proven true.
+	Answer bool
+}
+
+func answerChecked(checks []Check) bool {
+	for _, c := range checks {
+		if c.Answer && c.Truth == True {
+			return true
+		}
+	}
+	return false
 }
 
 // DecideChecks judges a case that is correct exactly when every one of its
 // checks holds (api_understanding, fix_error): any check proven false →
 // Incorrect, whatever the others say, since that single fact already makes
-// the case wrong; every check proven true → Valid; anything else →
+// the case wrong; every check proven true, one of them a check of the
+// answer itself → Valid (names that exist do not make an answer right);
+// anything else →
 // Inconclusive, because an error, a timeout or a missing package is a
 // problem of the environment, not evidence about the case. There is no
 // Ambiguous verdict for these kinds.
@@ -272,9 +287,12 @@ func DecideChecks(checks []Check) (Decision, error) {
 	case len(d.ProvenFalse) > 0:
 		d.Verdict = Incorrect
 		d.Reason = fmt.Sprintf("%s proven false", list(d.ProvenFalse))
-	case len(d.Unknown) == 0:
+	case len(d.Unknown) == 0 && answerChecked(checks):
 		d.Verdict = Valid
 		d.Reason = fmt.Sprintf("every check (%s) proven true", list(d.ProvenTrue))
+	case len(d.Unknown) == 0:
+		d.Verdict = Inconclusive
+		d.Reason = fmt.Sprintf("every check (%s) proven true, but none of them checks the answer itself", list(d.ProvenTrue))
 	default:
 		d.Verdict = Inconclusive
 		d.Reason = fmt.Sprintf("no evidence for %s", list(d.Unknown))

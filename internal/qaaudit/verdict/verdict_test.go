@@ -220,11 +220,12 @@ func TestDecideChecks(t *testing.T) {
 		want   Verdict
 		reason string
 	}{
-		{"all true", []Check{{"fqn:1", True}, {"fqn:2", True}}, Valid, "every check"},
-		{"one false", []Check{{"fqn:1", True}, {"fqn:2", False}}, Incorrect, "fqn:2 proven false"},
-		{"false beats unknown", []Check{{"unfixed", Unknown}, {"fixed", False}}, Incorrect, "fixed proven false"},
-		{"unknown", []Check{{"unfixed", True}, {"fixed", Unknown}}, Inconclusive, "no evidence for fixed"},
-		{"junk truth is unknown", []Check{{"a", Truth("maybe")}}, Inconclusive, "no evidence for a"},
+		{"all true, the answer checked", []Check{{"fqn:1", True, false}, {"answer", True, true}}, Valid, "every check"},
+		{"names exist, the answer not checked", []Check{{"fqn:1", True, false}, {"fqn:2", True, false}}, Inconclusive, "none of them checks the answer itself"},
+		{"one false", []Check{{"fqn:1", True, false}, {"fqn:2", False, false}}, Incorrect, "fqn:2 proven false"},
+		{"false beats unknown", []Check{{"unfixed", Unknown, true}, {"fixed", False, true}}, Incorrect, "fixed proven false"},
+		{"unknown", []Check{{"unfixed", True, true}, {"fixed", Unknown, true}}, Inconclusive, "no evidence for fixed"},
+		{"junk truth is unknown", []Check{{"a", Truth("maybe"), true}}, Inconclusive, "no evidence for a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,7 +238,7 @@ func TestDecideChecks(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range [][]Check{nil, {{"a", True}, {"a", False}}} {
+	for _, bad := range [][]Check{nil, {{"a", True, true}, {"a", False, true}}} {
 		if _, err := DecideChecks(bad); err == nil {
 			t.Errorf("DecideChecks(%v): no error", bad)
 		}
