@@ -11,7 +11,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/textfmt"
+	"github.com/benchgate/benchgate/internal/verdict"
 )
 
 // MaxErrorAnnotations is how many error annotations of one step the
@@ -150,35 +150,29 @@ func Run(ctx context.Context, cfg Config) int {
 	endModeLog()
 
 	res := collect(plan, &modeRes)
+	res.ModeError = out.errs.last
 	// A batch's instance outcomes are results: with fail-on never (the
 	// default) the step passes whenever the batch ran, and status still
 	// says what its instances did.
-	verdict := code
+	status := code
 	if b := modeRes.Batch; plan.Mode == "swebench-batch" && b != nil && code == exitOK && b.Stopped == "" {
-		verdict = b.Counts.ExitCode()
+		status = b.Counts.ExitCode()
 	}
 	stats := statsOf(&modeRes)
+	ev, _ := a.Context()
+	res.ModeError = rep.scrub(res.ModeError)
+	v := judge(judgeInput{Plan: plan, Res: res, Mode: &modeRes, Code: code, Status: Status(status), Event: ev,
+		Getenv: cfg.Getenv, Rel: rep.shown, Workspace: workspace, Lookback: lp})
 	// report exits 0 whenever it wrote the summaries (upstream's contract;
 	// only --gate fails it), so failing rows of a passing report are
 	// warnings: an error annotation beside status=pass would say the step
 	// failed when it did not.
 	// A gate that failed is the step's verdict: its annotation comes
-	// first, naming the checks, whatever rows failed too.
+	// first, the verdict's own headline, whatever rows failed too.
 	gate := 0
-	if plan.Mode == "report" && code != exitOK {
-		// With --stats the statistical gate decides the exit code, so it
-		// is the one to name; v2's checks are in the job summary.
-		why := ""
-		if modeRes.Report != nil {
-			why = failedStatsChecks(modeRes.Report.Stats)
-		}
-		if why == "" {
-			why = failedGateChecks(res.Gate)
-		}
-		if why != "" {
-			a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, rep.rel(plan.OutDir))
-			gate = 1
-		}
+	if plan.Mode == "report" && code != exitOK && len(v.Deciding()) > 0 {
+		a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s; the job summary and %s tell why", v.PlainHeadline(), rep.rel(plan.OutDir))
+		gate = 1
 	}
 	annotated, total := rep.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)
 	others := rep.annotateOthers(res, MaxErrorAnnotations-gate-annotated)
@@ -186,24 +180,24 @@ func Run(ctx context.Context, cfg Config) int {
 	if code != exitOK && gate+annotated+others == 0 {
 		rep.annotateStep(plan, res, code, out.errs.last)
 	}
-	res.ModeError = out.errs.last
-	v := judge(plan, res, stats, modeRes.Lookback, code)
-	if verdict != code {
-		v.Status = Status(verdict)
-		v.DecidedBy += fmt.Sprintf("; with fail-on %s instance outcomes are results and do not fail the step", argValue(plan.Args, "--fail-on"))
-	}
 	doc := rep.buildSummary(plan, res, code, annotated, total, v)
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)
 	rep.statsSummary(doc, stats)
 	rep.keepSummary(runFolder(plan, res), doc)
 	arts := rep.upload(ctx, plan, res)
-	rep.outputs(plan, res, verdict, code, arts)
+	step := &stepResult{Plan: plan, Res: res, Code: code, Verdict: v, Stats: stats, Lookback: modeRes.Lookback, Artifacts: arts, Comment: modeRes.Comment}
+	step.RunURL, step.ArtifactURL = runURL(cfg.Getenv)
+	linkArtifacts(v, arts, step.ArtifactURL, rep.rel)
+	if step.RunURL != "" {
+		v.Links = append(v.Links, verdict.Link{Title: "job summary", URL: step.RunURL})
+	}
+	doc.Lead = leadOf(v)
+	rep.outputs(plan, res, status, code, arts)
 	rep.batchCounts(modeRes.Batch)
 	rep.statsOutputsSet(stats)
 	rep.artifactsSection(doc, arts)
 	rep.summary(doc)
-	step := &stepResult{Plan: plan, Res: res, Code: code, Verdict: v, Stats: stats, Lookback: modeRes.Lookback, Artifacts: arts, Comment: modeRes.Comment}
-	step.RunURL, step.ArtifactURL = runURL(cfg.Getenv)
+	a.Infof("%s", textfmt.LogLine(v.PlainHeadline()))
 	rep.prComment(ctx, step)
 	return rep.fileCommandFailure(code)
 }

@@ -350,7 +350,7 @@ func TestRunSetAnnotatesFirstTenFailingRows(t *testing.T) {
 	}
 	sum := h.summary()
 	for _, want := range []string{
-		"## benchgate set: fail",
+		"❌ **benchgate set: fail**: ",
 		"12 failing rows; the first 10 are annotated",
 		"**2 more failing rows are not annotated**",
 		"## Set pr-exec: terminal_fail",
@@ -763,11 +763,15 @@ func TestReportAnnotations(t *testing.T) {
 		{name: "failing gate", code: 1, gate: map[string]any{"profile": "verify_pr", "passed": false, "checks": []map[string]any{
 			{"name": "efficiency_latency_reduction", "passed": true, "value": 22.41, "threshold": 15, "operator": ">="},
 			{"name": "efficiency_tool_call_reduction", "passed": false, "value": 16.666, "threshold": 20, "operator": ">="},
-		}}, want: []string{"::error file=s.jsonl,line=1,", "::error title=benchgate report::fail (exit code 1): gate verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00;"}},
+		}}, want: []string{"::error file=s.jsonl,line=1,", "::error title=benchgate report::❌ benchgate report: fail: tool-call reduction 16.67%25, needs ≥ 20.00%25 · 1 check failed, 1 scenario failing;"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, map[string]string{"mode": "report", "suite-jsonl": "s.jsonl"})
+			in := map[string]string{"mode": "report", "suite-jsonl": "s.jsonl"}
+			if tt.code != 0 {
+				in["gate"] = "true"
+			}
+			h := newHarness(t, in)
 			if err := os.WriteFile(filepath.Join(h.ws, "s.jsonl"), []byte(failing+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -1,13 +1,10 @@
 package action
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/report"
-	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -142,63 +139,6 @@ func (r *reporter) annotate(res *results, asWarnings bool, budget int) (annotate
 		annotated++
 	}
 	return annotated, len(fails)
-}
-
-// failedGateChecks names the checks of a gate that failed (": gate
-// verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00"),
-// or "" when there is no failed gate or it names no failed check.
-func failedGateChecks(gate *report.GateResult) string {
-	if gate == nil || gate.Passed {
-		return ""
-	}
-	var failed []string
-	for _, c := range gate.Checks {
-		if !c.Passed {
-			failed = append(failed, fmt.Sprintf("%s %.2f, needs %s %.2f", c.Name, c.Value, c.Operator, c.Threshold))
-		}
-	}
-	if len(failed) == 0 {
-		return ""
-	}
-	return ": gate " + gate.Profile + " failed: " + strings.Join(failed, "; ")
-}
-
-// failedStatsChecks names what failed the statistical gate when it
-// decided the step (report --gate --stats): the failed reliability and
-// success checks, and each efficiency check that is not a pass with its
-// estimate, interval, scenarios and threshold, and how many more
-// scenarios would decide it (": statistical gate underpowered:
-// efficiency_tokens_active_reduction underpowered 31.61% [-7.81%,
-// 57.25%] n=4, needs >= 15.00%, about 3 more scenarios would decide it").
-// It is "" when there is no statistical gate or it passed.
-func failedStatsChecks(st *report.StatsReport) string {
-	if st == nil || st.Passed {
-		return ""
-	}
-	var parts []string
-	for _, c := range st.Reliability {
-		if !c.Passed {
-			parts = append(parts, fmt.Sprintf("%s %.2f, needs %s %.2f", c.Name, c.Value, c.Operator, c.Threshold))
-		}
-	}
-	if st.Success.Verdict == stats.Fail {
-		parts = append(parts, "success: "+st.Success.Reason)
-	}
-	for _, e := range st.Efficiency {
-		if e.Verdict == stats.Pass {
-			continue
-		}
-		p := fmt.Sprintf("%s %s %s [%s, %s] n=%d, needs >= %s", e.Check, e.Verdict, report.Percent(e.EstimatePct),
-			report.Percent(e.LowPct), report.Percent(e.HighPct), e.Scenarios, report.Percent(e.MinReductionPct))
-		if e.MoreScenarios > 0 {
-			p += fmt.Sprintf(", about %d more scenarios would decide it", e.MoreScenarios)
-		}
-		parts = append(parts, p)
-	}
-	if len(parts) == 0 {
-		return ": statistical gate " + string(st.Verdict) + ": " + st.Reason
-	}
-	return ": statistical gate " + string(st.Verdict) + ": " + strings.Join(parts, "; ")
 }
 
 // annotateStep writes the one annotation of a failed step that has

@@ -43,6 +43,9 @@ type Lookback struct {
 type lookbackPlan struct {
 	// BaselineFrom and HistoryFrom describe the sources for the summary.
 	BaselineFrom, HistoryFrom string
+	// BaselineRun names the baseline in a few words ("run 345 at
+	// abc1234", or its folder) and BaselineURL links its run.
+	BaselineRun, BaselineURL string
 	// Missing says why a requested baseline or history is not used.
 	Missing []string
 	// Passed says which runs the download passed over and why (a fork's
@@ -116,6 +119,13 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 				continue
 			}
 			*in.from = from
+			if in.input == "baseline" && fetched != nil && len(fetched.runs) > 0 {
+				g := fetched.runs[0]
+				lp.BaselineRun = fmt.Sprintf("run %d at %.7s", g.RunID, g.HeadSHA)
+				if repo := r.cfg.Getenv("GITHUB_REPOSITORY"); repo != "" {
+					lp.BaselineURL = fmt.Sprintf("%s/%s/actions/runs/%d", strings.TrimRight(orDefault(r.cfg.Getenv("GITHUB_SERVER_URL"), "https://github.com"), "/"), repo, g.RunID)
+				}
+			}
 			p.Args = append(p.Args, in.flag, dir)
 			if in.input == "history" {
 				p.Args = append(p.Args, "--history-window", strconv.Itoa(want))
@@ -128,6 +138,9 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 				continue
 			}
 			*in.from = "`" + r.rel(dir) + "`"
+			if in.input == "baseline" {
+				lp.BaselineRun = r.rel(dir)
+			}
 			p.Args = append(p.Args, in.flag, dir)
 			if in.input == "history" {
 				p.Args = append(p.Args, "--history-window", strconv.Itoa(want))
@@ -284,8 +297,9 @@ func workflowFile(ref string) string {
 	return path.Base(p)
 }
 
-// reportLookback annotates what the mode found: a notice per flaky
-// scenario ("flaky: passed 4 of 6 recent runs"), failing ones first, and
+// reportLookback annotates what the mode found: a notice per new failure
+// ("new failure: passed all 5 earlier runs") and per flaky scenario
+// ("flaky: passed 4 of 6 earlier runs"), failing ones first, and
 // a regression against the baseline (an error when it failed the step,
 // a warning otherwise); and sets the outputs baseline-verdict and
 // flaky-scenarios. It returns the number of error annotations written.
@@ -310,6 +324,12 @@ func (r *reporter) reportLookback(lb *Lookback, code int) (errs int) {
 	r.output("baseline-verdict", verdict)
 	var flaky []string
 	if h := lb.History; h != nil {
+		// New failures first: the scenarios this change most likely broke.
+		for i, s := range h.NewFailures {
+			if i < maxFlakyNotices {
+				r.a.WithFieldsMap(map[string]string{"title": s.Mode + ": " + s.ID}).Noticef("%s", s.Label())
+			}
+		}
 		for i, s := range h.Flaky {
 			flaky = append(flaky, s.Mode+"/"+s.ID)
 			if i < maxFlakyNotices {
@@ -348,6 +368,9 @@ func (r *reporter) lookbackSummary(doc *jobsummary.Doc, lp *lookbackPlan, lb *Lo
 		return
 	}
 	sec := doc.Section("Baseline and history")
+	// The table of checks at the top has the verdict; this is the
+	// detail behind it.
+	sec.Collapsed = true
 	if lb != nil && lb.StatsMD != "" {
 		sec.Note = "see " + r.rel(lb.StatsMD)
 	}
@@ -372,6 +395,9 @@ func (r *reporter) lookbackSummary(doc *jobsummary.Doc, lp *lookbackPlan, lb *Lo
 	}
 	if lb.History != nil {
 		sec.Para("%s", nest(lb.History.Markdown()))
+		if line := trendLine(lb.History); line != "" {
+			sec.Para("%s", line)
+		}
 		trendCharts(sec, lb.History)
 	}
 }

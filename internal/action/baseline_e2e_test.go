@@ -58,9 +58,9 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 			},
 			wantLog: []string{
 				"::error title=benchgate%3A regressed against the baseline::regressed against the baseline: ghx active_tokens +30.0%",
-				"::notice title=ghx%3A s-003::flaky: passed 3 of 4 recent runs",
+				"::notice title=ghx%3A s-003::flaky: passed 2 of 3 earlier runs",
 			},
-			wantSummary: []string{"## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: fail", "##### ghx", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 3 of 4 | `PFPP` |"}},
+			wantSummary: []string{"· against [baseline run 1002 at 0000000](https://github.com/octo/bench/actions/runs/1002)\n", "## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: fail", "##### ghx", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 2 of 3 | `PFPP` |"}},
 		// A fork opens a pull request from its own branch called main: its
 		// run is a pull_request run "on main", newer than main's own, and
 		// its artifact claims ghx used a tenth of the tokens and that s-005
@@ -155,8 +155,9 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 // TestSetHistoryFromBaseBranch: a set step with history: base-branch.
 // The two newest runs on main kept the set's artifact (its folder with
 // the suite files) and passed; now pr-merge-execute-001 fails in both
-// modes. Each is named flaky in a notice and in tracking.json, and the
-// step still fails on them.
+// modes. It passed in every earlier run, so it is a new failure, named
+// first, never flaky; it fails in both modes, which points at a fixture,
+// and the summary gives the rerun to copy.
 func TestSetHistoryFromBaseBranch(t *testing.T) {
 	gh := ghfake.New("octo", "bench", "main", "tok", nil)
 	defer gh.Close()
@@ -189,21 +190,34 @@ func TestSetHistoryFromBaseBranch(t *testing.T) {
 	s.failWith(t, `{"rules":[{"scenario":"pr-merge-execute-001","behavior":"always_fail","field":"output_valid"}]}`)
 	s.runWant(t, 1)
 	out := s.outputs(t)
-	if out["flaky-scenarios"] != "agent_direct/pr-merge-execute-001\nghx/pr-merge-execute-001" || out["status"] != "fail" {
+	if out["flaky-scenarios"] != "" || out["status"] != "fail" {
 		t.Errorf("outputs = %v", out)
 	}
 	for _, m := range []string{"agent_direct", "ghx"} {
-		want := "::notice title=" + m + "%3A pr-merge-execute-001::flaky: passed 2 of 3 recent runs; it fails in this run, which still counts as a failure"
+		want := "::notice title=" + m + "%3A pr-merge-execute-001::new failure: passed all 2 earlier runs"
 		if !strings.Contains(s.stdout, want) {
 			t.Errorf("step log lacks %q:\n%s", want, s.stdout)
 		}
 	}
+	if strings.Contains(s.stdout, "flaky:") {
+		t.Errorf("a new failure is called flaky:\n%s", s.stdout)
+	}
 	b, err := os.ReadFile(filepath.Join(s.ws, "bench", "out", "pr", "tracking.json"))
-	if err != nil || !strings.Contains(string(b), `"flaky_scenarios"`) || !strings.Contains(string(b), `"final_status": "terminal_fail"`) {
+	if err != nil || !strings.Contains(string(b), `"final_status": "terminal_fail"`) {
 		t.Errorf("tracking.json: %v\n%s", err, b)
 	}
-	if sum := s.summary(t); !strings.Contains(sum, "History: artifact `benchgate-bench-pr-exec` of bench.yml on `main`: #2") || !strings.Contains(sum, "| ghx | pr-merge-execute-001 | 2 of 3 |") {
-		t.Errorf("job summary:\n%s", sum)
+	sum := s.summary(t)
+	for _, w := range []string{
+		"❌ **benchgate set: fail**: pr-exec: failing rows after reruns (success, output_valid, error null) 2 rows, needs ≤ 0 rows · 1 check failed, 1 scenario failing (1 new)\n",
+		"- **new** `pr-exec/pr-merge-execute-001`: 2 of 2 iterations failed in agent_direct and ghx; first error: `success: expected true, got false`; ",
+		"pr-merge-execute-001 fail(s) in both agent_direct and ghx: a fixture or scenario problem rather than ghx.",
+		"gh workflow run rerun-scenarios.yml --ref bench -f set=pr-exec -f scenario_ids=pr-merge-execute-001\n",
+		"History: artifact `benchgate-bench-pr-exec` of bench.yml on `main`: #2",
+		"New failures (passed in every earlier run, fail now): `agent_direct/pr-merge-execute-001`, `ghx/pr-merge-execute-001`.",
+	} {
+		if !strings.Contains(sum, w) {
+			t.Errorf("job summary lacks %q:\n%s", w, sum)
+		}
 	}
 	// The second earlier run already found the first; the pull request's
 	// run fetched both.

@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/prcomment"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/textfmt"
+	"github.com/benchgate/benchgate/internal/verdict"
 )
 
 // commentInputs are the inputs of the pull-request comment.
@@ -35,7 +34,7 @@ type stepResult struct {
 	Plan      *Plan
 	Res       *results
 	Code      int
-	Verdict   verdict
+	Verdict   *verdict.Verdict
 	Stats     []statsEntry
 	Lookback  *Lookback
 	Artifacts []artifact
@@ -47,144 +46,12 @@ type stepResult struct {
 	Comment *prcomment.Result
 }
 
-// maxCommentItems is how many failing or flaky scenarios the comment
-// names; the rest are counted.
-const maxCommentItems = 10
-
-// commentBody renders the pull-request comment: the verdict first, the
-// efficiency deltas with their intervals when the statistical gate ran,
-// the change against the baseline, the failing and flaky scenarios, and
-// links to the job summary and the artifacts. It fits GitHub's 65,536
-// characters with the marker line.
+// commentBody renders the pull-request comment from the verdict alone:
+// the headline, the table of every check, the failing scenarios, the
+// next step and the links. It fits GitHub's 65,536 characters with the
+// marker line.
 func commentBody(marker string, s *stepResult) string {
-	var doc jobsummary.Doc
-	doc.Note = "see the job summary"
-	sec := doc.Section(s.Verdict.Title(s.Plan.Mode))
-	sec.Level = 3
-	sec.Para("%s", s.Verdict.Sentence(textfmt.Cell))
-	for _, e := range s.Stats {
-		who := "Efficiency, ghx against agent_direct"
-		if e.Set != "" {
-			who = "Set " + textfmt.Cell(e.Set) + ": efficiency"
-		}
-		sec.Para("**%s** (statistical gate: %s):", who, strings.ToUpper(e.Verdict))
-		if len(e.Checks) > 0 {
-			var rows [][]string
-			for _, c := range e.Checks {
-				interval := "–"
-				if c.Scenarios > 0 {
-					interval = fmt.Sprintf("[%s, %s]", report.Percent(c.LowPct), report.Percent(c.HighPct))
-				}
-				rows = append(rows, []string{c.Metric, report.Percent(c.EstimatePct), interval, strconv.Itoa(c.Scenarios), report.Percent(c.MinReductionPct), report.VerdictLabel(c.Verdict)})
-			}
-			sec.Table([]string{"reduction of", "estimate", "interval", "scenarios", "threshold", "verdict"}, rows)
-			// What would decide the undecided checks (the power planner).
-			var plans []string
-			for _, c := range e.Checks {
-				if p := c.PlanSentence(); p != "" {
-					plans = append(plans, textfmt.Cell(p))
-				}
-			}
-			if len(plans) > 0 {
-				sec.Para("**To decide**: %s.", strings.Join(plans, "; "))
-			}
-			continue
-		}
-		items := make([]string, len(e.Lines))
-		for i, l := range e.Lines {
-			items[i] = textfmt.Code(l)
-		}
-		sec.List(items)
-	}
-	if lb := s.Lookback; lb != nil && lb.Comparison != nil {
-		c := lb.Comparison
-		line := fmt.Sprintf("**Against the baseline**: %s", strings.ToUpper(c.Verdict))
-		if reg := regressions(c); len(reg) > 0 {
-			line += ": " + textfmt.Cell(strings.Join(reg, "; "))
-		}
-		sec.Para("%s.", line)
-	}
-	if ids := failingScenarios(s.Res); len(ids) > 0 {
-		sec.Para("**Failing scenarios** (%d): %s.", len(ids), countedList(ids))
-	}
-	if lb := s.Lookback; lb != nil && lb.History != nil && len(lb.History.Flaky) > 0 {
-		var ids []string
-		for _, f := range lb.History.Flaky {
-			ids = append(ids, f.Mode+"/"+f.ID+" ("+f.Label()+")")
-		}
-		sec.Para("**Flaky scenarios** (%d): %s.", len(ids), countedList(ids))
-	}
-	if lb := s.Lookback; lb != nil && lb.History != nil {
-		if line := trendLine(lb.History); line != "" {
-			sec.Para("%s", line)
-		}
-	}
-	var links []string
-	if s.RunURL != "" {
-		links = append(links, "[job summary]("+s.RunURL+")")
-	}
-	for _, a := range s.Artifacts {
-		if a.Err == nil && a.ID != 0 && s.ArtifactURL != nil {
-			links = append(links, "["+textfmt.Cell(a.Name)+"]("+s.ArtifactURL(a.ID)+")")
-		}
-	}
-	if len(links) > 0 {
-		sec.Para("%s", strings.Join(links, " · "))
-	}
-	return marker + "\n" + doc.Render(prcomment.MaxBody-len(marker)-1)
-}
-
-// countedList names the first maxCommentItems as code and counts the rest.
-func countedList(ids []string) string {
-	shown := ids
-	if len(shown) > maxCommentItems {
-		shown = shown[:maxCommentItems]
-	}
-	out := make([]string, len(shown))
-	for i, id := range shown {
-		out[i] = textfmt.Code(id)
-	}
-	s := strings.Join(out, ", ")
-	if n := len(ids) - len(shown); n > 0 {
-		s += fmt.Sprintf(" and %d more", n)
-	}
-	return s
-}
-
-// failingScenarios are the scenarios with a failing row: <set>/<id> for
-// sets, <mode>/<id> for report, each once.
-func failingScenarios(res *results) []string {
-	var out []string
-	for _, s := range res.Sets {
-		for _, id := range s.Tracking.FailingScenarios {
-			out = append(out, s.Tracking.Set+"/"+id)
-		}
-	}
-	seen := map[string]bool{}
-	for _, m := range res.SuiteOrder {
-		for _, v := range res.Suites[m].Violations {
-			id := m + "/" + v.ScenarioID
-			if !seen[id] {
-				seen[id] = true
-				out = append(out, id)
-			}
-		}
-	}
-	if res.Audit != nil {
-		for _, c := range res.Audit.Cases {
-			if c.Verdict != "Valid" {
-				out = append(out, c.ID+" "+c.Verdict)
-			}
-		}
-	}
-	if res.Batch != nil {
-		for _, in := range res.Batch.Instances {
-			if in.Status != "success" {
-				out = append(out, in.InstanceID+" "+in.Status)
-			}
-		}
-	}
-	return out
+	return marker + "\n" + s.Verdict.Comment(prcomment.MaxBody-len(marker)-1)
 }
 
 // prComment keeps the pull request's comment up to date, as the

@@ -16,51 +16,52 @@ import (
 	"github.com/benchgate/benchgate/internal/testenv/mermaid"
 )
 
-// TestCommentBody: the comment opens with the marker and the verdict,
-// shows the efficiency deltas with their intervals, the baseline's
-// regression, the failing and flaky scenarios (ten, the rest counted)
-// and links to the run and each artifact; it renders on GitHub and fits
-// a comment, also for a nine-set run of 300 scenarios each.
+// TestCommentBody: the comment is the verdict: the headline, every
+// check in one table with the statistics' own "how much more" sentence,
+// the baseline's regression, the failing scenarios (new failures first,
+// ten, the rest counted), the flaky ones judged on earlier runs, and
+// links to the run and each artifact; it renders on GitHub and fits a
+// comment, also for a nine-set run of 300 scenarios each.
 func TestCommentBody(t *testing.T) {
 	marker := prcomment.Marker("bench", "bench", "report")
-	check := func(e report.EfficiencyCheck) report.EfficiencyCheck { return e }
-	res := &results{Gate: &report.GateResult{Profile: "verify_pr"}}
-	s := &stepResult{
-		Plan: &Plan{Mode: "report", Args: []string{"report", "--gate", "--stats"}}, Res: res, Code: 1,
-		Stats: []statsEntry{{Verdict: "fail", Checks: []report.EfficiencyCheck{
-			check(report.EfficiencyCheck{Metric: "tokens_active", Result: stats.Result{Scenarios: 12, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, MinReductionPct: 15, Verdict: stats.Fail}}),
-			check(report.EfficiencyCheck{Metric: "latency", Result: stats.Result{Scenarios: 12, EstimatePct: 10, LowPct: -5, HighPct: 20, MinReductionPct: 15, Verdict: stats.Inconclusive,
-				Plan: &stats.Plan{Summary: "about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%)"}}}),
-			check(report.EfficiencyCheck{Metric: "tool_calls", Result: stats.Result{Scenarios: 0, MinReductionPct: 20, Verdict: stats.Underpowered}}),
-		}}},
-		Lookback: &Lookback{
-			Comparison: &baseline.Comparison{Verdict: baseline.Fail, TolerancePct: 10, Modes: []baseline.Mode{{Mode: "ghx",
-				Efficiency: []baseline.Efficiency{{Result: stats.Result{Name: "active_tokens", Verdict: stats.Fail, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, Scenarios: 12}}}}}},
-			History: &history.Report{Flaky: []history.Scenario{{Mode: "ghx", ID: "s-003", RunsSeen: 3, RunsPassed: 2, Outcomes: "FPP"}},
-				Modes: []history.ModeRuns{{Mode: "agent_direct", Trend: points(3, 100, 1000, 20000)}, {Mode: "ghx", Trend: points(3, 90, 500, 10000)}}},
-		},
+	st := &report.StatsReport{Verdict: stats.Fail, Efficiency: []report.EfficiencyCheck{
+		{Metric: "tokens_active", Check: "efficiency_tokens_active_reduction", V2Value: -28, Result: stats.Result{Scenarios: 12, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, MinReductionPct: 15, Verdict: stats.Fail, Confidence: 0.9833}},
+		{Metric: "latency", Check: "efficiency_latency_reduction", V2Value: 12, Result: stats.Result{Confidence: 0.975, Scenarios: 12, EstimatePct: 10, LowPct: -5, HighPct: 20, MinReductionPct: 15, Verdict: stats.Inconclusive,
+			Plan: &stats.Plan{Summary: "about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%)"}}},
+		{Metric: "tool_calls", Check: "efficiency_tool_call_reduction", Result: stats.Result{Scenarios: 0, MinReductionPct: 20, Verdict: stats.Underpowered}},
+	}}
+	lb := &Lookback{
+		Comparison: &baseline.Comparison{Verdict: baseline.Fail, TolerancePct: 10, Modes: []baseline.Mode{{Mode: "ghx",
+			Efficiency: []baseline.Efficiency{{Result: stats.Result{Name: "active_tokens", Verdict: stats.Fail, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, Scenarios: 12}}}}}},
+		History: &history.Report{Flaky: []history.Scenario{{Mode: "ghx", ID: "s-003", RunsSeen: 4, RunsPassed: 3, EarlierSeen: 3, EarlierPassed: 2, Outcomes: "FPPP"}},
+			NewFailures: []history.Scenario{{Mode: "ghx", ID: "s-012|<x>"}}},
+	}
+	res := &results{Suites: map[string]*suiteStats{"ghx": {Iterations: map[string]int{}}}, SuiteOrder: []string{"ghx"}}
+	for i := 0; i < 14; i++ {
+		id := fmt.Sprintf("s-%03d|<x>", i)
+		res.Suites["ghx"].Violations = append(res.Suites["ghx"].Violations, violation(id))
+		res.Suites["ghx"].Iterations[id] = 5
+	}
+	plan := &Plan{Mode: "report", Args: []string{"report", "--gate", "--stats"}}
+	s := &stepResult{Plan: plan, Res: res, Code: 1,
 		Artifacts:   []artifact{{Name: "benchgate-bench-run", ID: 42}, {Name: "failed-upload", Err: fmt.Errorf("no")}},
 		RunURL:      "https://github.com/o/r/actions/runs/7",
 		ArtifactURL: func(id int64) string { return fmt.Sprintf("https://github.com/o/r/actions/runs/7/artifacts/%d", id) },
 	}
-	res.Suites = map[string]*suiteStats{"ghx": {}}
-	res.SuiteOrder = []string{"ghx"}
-	for i := 0; i < 14; i++ {
-		res.Suites["ghx"].Violations = append(res.Suites["ghx"].Violations, violation(fmt.Sprintf("s-%03d|<x>", i)))
-	}
-	s.Verdict = judge(s.Plan, res, s.Stats, s.Lookback, 1)
+	s.Verdict = judgeOf(plan, res, &Result{Report: &report.Result{Stats: st}, Lookback: lb}, 1)
+	linkArtifacts(s.Verdict, s.Artifacts, s.ArtifactURL, func(p string) string { return p })
 	body := commentBody(marker, s)
 	gfm.Require(t, "comment", body)
 	for _, want := range []string{
-		marker + "\n### benchgate report: fail (gate not enforced)\n\n**FAIL** (exit code 1), decided by the statistical gate",
-		"| tokens_active | -30.00% | [-33.40%, -26.30%] | 12 | 15.00% | FAIL |",
-		"| tool_calls | 0.00% | – | 0 | 20.00% | UNDERPOWERED |",
-		"**To decide**: latency: about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%).",
-		"**Against the baseline**: FAIL: ghx active_tokens +30.0% [+26.3%, +33.4%], tolerance +10%.",
-		"**Failing scenarios** (14): `ghx/s-000|<x>`,", "`ghx/s-009|<x>` and 4 more.",
-		"**Flaky scenarios** (1): `ghx/s-003 (flaky: passed 2 of 3 recent runs)`.",
-		"**Trend** (up to 3 runs, oldest → newest): ghx success rate 90.0% → 92.0%, median active tokens 500 → 510, median wall latency 10.0 s → 10.2 s; agent_direct success rate 100.0% → 102.0%, median active tokens 1000 → 1020, median wall latency 20.0 s → 20.4 s.",
-		"[job summary](https://github.com/o/r/actions/runs/7) · [benchgate-bench-run](https://github.com/o/r/actions/runs/7/artifacts/42)",
+		marker + "\n❌ **benchgate report: fail**: active-token reduction -30.00% [-33.40%, -26.30%], needs ≥ 15.00%; latency reduction 10.00% [-5.00%, 20.00%], needs ≥ 15.00% (undecided); and 2 more · 2 checks failed, 14 scenarios failing (1 new)",
+		"| ❌ | active-token reduction | -30.00% [-33.40%, -26.30%] | ≥ 15.00% | **decided the exit code**; paired estimate over 12 scenarios, 98.33% interval; gate v2's median of per-scenario reductions: -28.00% |",
+		"| ⚠️ | tool-call reduction | not measured | ≥ 20.00% | **decided the exit code**; no scenario has values in both modes; gate v2's median of per-scenario reductions: 0.00% |",
+		"latency: about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%) |",
+		"| ❌ | ghx: active_tokens change against the baseline | 30.00% [26.30%, 33.40%] | ≤ 10.00% |",
+		"**Failing scenarios** (14):\n\n- **new** `s-012|<x>`: 1 of 5 iterations failed in ghx; first error: `success: expected true, got false`",
+		"- and 4 more (job summary)",
+		"**Flaky in earlier runs** (1): `ghx/s-003` (passed 2 of 3 earlier runs).",
+		"[benchgate-bench-run](https://github.com/o/r/actions/runs/7/artifacts/42)",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("comment lacks %q:\n%s", want, body)
@@ -69,23 +70,22 @@ func TestCommentBody(t *testing.T) {
 	if strings.Contains(body, "failed-upload") {
 		t.Error("an artifact that failed to upload is linked")
 	}
+	if n := strings.Count(body, "about 34 scenarios"); n != 1 {
+		t.Errorf("the planner's sentence is in the comment %d times, want once", n)
+	}
 
-	// Nine sets of 300 scenarios, every stats line long: the comment
-	// still fits and keeps its verdict and links.
+	// Nine sets of 300 scenarios: the comment still fits and keeps its
+	// verdict and links.
 	ws := t.TempDir()
 	big := bigOrdered(t, ws)
-	var entries []statsEntry
-	for _, set := range big.Sets {
-		entries = append(entries, statsEntry{Set: set.Tracking.Set, Verdict: "inconclusive", Lines: []string{strings.Repeat("tokens_active 1.00% [-2.00%, 3.00%] ", 200)}})
-	}
-	bs := &stepResult{Plan: &Plan{Mode: "ordered"}, Res: big, Code: 1, Stats: entries, RunURL: s.RunURL}
-	bs.Verdict = judge(bs.Plan, big, entries, nil, 1)
+	bs := &stepResult{Plan: &Plan{Mode: "ordered"}, Res: big, Code: 1, RunURL: s.RunURL}
+	bs.Verdict = judgeOf(bs.Plan, big, nil, 1)
 	body = commentBody(marker, bs)
 	if len(body) > prcomment.MaxBody {
 		t.Fatalf("comment of %d bytes", len(body))
 	}
 	gfm.Require(t, "comment of nine sets", body)
-	if !strings.Contains(body, "(1200 more left out") && !strings.Contains(body, "and 1190 more") {
+	if !strings.Contains(body, "- and 1190 more") {
 		t.Errorf("the failing scenarios are not counted:\n%s", body[:2000])
 	}
 	c := &prcomment.Comment{Repository: "o/r", PullRequest: 1, Marker: marker, Body: body}
@@ -95,15 +95,16 @@ func TestCommentBody(t *testing.T) {
 }
 
 func violation(id string) suite.Diagnostic {
-	return suite.Diagnostic{Mode: "ghx", File: "ghx-suite.jsonl", Line: 1, ScenarioID: id, Field: "success", Got: "false"}
+	return suite.Diagnostic{Mode: "ghx", File: "ghx-suite.jsonl", Line: 1, ScenarioID: id, Field: "success", Expected: "true", Got: "false"}
 }
 
-// points is a trend of n runs growing by 1% of their first value a run.
+// points is a trend of n runs growing by 1% of their first value a run;
+// the success rate falls by one point a run, so it never passes 100%.
 func points(n int, success, tokens, latency float64) []history.Point {
 	var out []history.Point
 	for i := 0; i < n; i++ {
 		f := 1 + float64(i)/100
-		s, tk, l := success+float64(i), tokens*f, latency*f
+		s, tk, l := success-float64(i), tokens*f, latency*f
 		out = append(out, history.Point{Source: fmt.Sprintf("run-%d", i), SuccessRatePct: &s, MedianActiveTokens: &tk, MedianLatencyMs: &l})
 	}
 	return out

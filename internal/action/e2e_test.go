@@ -239,7 +239,7 @@ func TestReportMode(t *testing.T) {
 	wantErrs := 0
 	if handCode != 0 {
 		wantErrs = 1
-		if len(errs) == 1 && errs[0] != "::error title=benchgate report::fail (exit code 1): gate verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00; the job summary and benchgate-results/report-9001-1 tell why" {
+		if len(errs) == 1 && errs[0] != "::error title=benchgate report::❌ benchgate report: fail: tool-call reduction 16.67%25, needs ≥ 20.00%25 · 1 check failed, 0 scenarios failing; the job summary and benchgate-results/report-9001-1 tell why" {
 			t.Errorf("annotation = %q", errs[0])
 		}
 	}
@@ -247,7 +247,7 @@ func TestReportMode(t *testing.T) {
 		t.Errorf("error annotations: %q, want %d", errs, wantErrs)
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"## benchgate report: " + wantStatus, "Triggered by `pull_request` on `o/r`, pull request #12.", "## Report", "xychart-beta", "From `benchgate-results/report-9001-1/latest-summary.md`"} {
+	for _, w := range []string{"**benchgate report: " + wantStatus + "**", "Triggered by `pull_request` on `o/r`, pull request #12.", "## Report", "xychart-beta", "From `benchgate-results/report-9001-1/latest-summary.md`"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}
@@ -409,7 +409,7 @@ func TestOrderedMode(t *testing.T) {
 		}
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"## benchgate ordered: pass", "| [ci-log-analysis](#set-ci-log-analysis-pass) | pass |", "## Set workflows: pass", "## Consolidated summary", "## Artifacts", "](https://github.com/o/r/actions/runs/9001/artifacts/"} {
+	for _, w := range []string{"✅ **benchgate ordered: pass**", "| [ci-log-analysis](#set-ci-log-analysis-pass) | pass |", "## Set workflows: pass", "## Consolidated summary", "## Artifacts", "](https://github.com/o/r/actions/runs/9001/artifacts/"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q", w)
 		}
@@ -507,7 +507,7 @@ func TestSwebenchBatchMode(t *testing.T) {
 		t.Errorf("annotations = %q", errs)
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"## benchgate swebench-batch: fail", "**FAIL** (exit code 0)", "with fail-on never instance outcomes are results and do not fail the step", "## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
+	for _, w := range []string{"⚠️ **benchgate swebench-batch: fail**: not enforced (fail-on: never); it would have failed on instances that did not succeed 1 instances, needs ≤ 0 instances · 1 check failed, 1 scenario failing\n", "## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}
@@ -539,7 +539,7 @@ func TestOrderedModeStopsAtFailingSet(t *testing.T) {
 		}
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"## benchgate ordered: fail", "| [issues](#set-issues-terminal_fail) | terminal_fail |", "## Set issues: terminal_fail", "Failing scenarios: `issue-close-001`"} {
+	for _, w := range []string{"❌ **benchgate ordered: fail**: issues: failing rows after reruns", "| [issues](#set-issues-terminal_fail) | terminal_fail |", "## Set issues: terminal_fail", "Failing scenarios: `issue-close-001`"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q", w)
 		}

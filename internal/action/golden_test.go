@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/history"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
@@ -285,7 +284,7 @@ var updateDocs = flag.Bool("update-docs", false, "rewrite the images of docs/ima
 
 // TestDocsImages draws, as GitHub shows them, an ordered run's job
 // summary (the table of all sets, details collapsed), a report's (the
-// verdict with "gate not enforced", its charts) and a pull-request
+// verdict, its table of checks and charts) and a pull-request
 // comment; with -update-docs they become docs/images.
 func TestDocsImages(t *testing.T) {
 	dir := t.TempDir()
@@ -303,18 +302,22 @@ func TestDocsImages(t *testing.T) {
 		mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, string(b)), filepath.Join(dir, tc.png), 1000, 900)
 	}
 	marker := "<!-- benchgate-comment workflow=benchmark_comment job=bench mode=report -->"
-	res := &results{Gate: &report.GateResult{Profile: "verify_pr", Passed: true}, Suites: map[string]*suiteStats{"ghx": {}}, SuiteOrder: []string{"ghx"}}
+	res := &results{Suites: map[string]*suiteStats{"ghx": {Iterations: map[string]int{"s-005": 5}}}, SuiteOrder: []string{"ghx"}}
 	res.Suites["ghx"].Violations = append(res.Suites["ghx"].Violations, violation("s-005"))
-	s := &stepResult{Plan: &Plan{Mode: "report", Args: []string{"report", "--stats"}}, Res: res, Code: 0,
-		Stats: []statsEntry{{Verdict: "pass", Checks: []report.EfficiencyCheck{
-			{Metric: "tokens_active", Result: stats.Result{Scenarios: 12, EstimatePct: 50, LowPct: 49.2, HighPct: 50.8, MinReductionPct: 15, Verdict: stats.Pass}},
-			{Metric: "latency", Result: stats.Result{Scenarios: 12, EstimatePct: 12, LowPct: 4.1, HighPct: 19.3, MinReductionPct: 15, Verdict: stats.Inconclusive}},
-			{Metric: "tool_calls", Result: stats.Result{Scenarios: 12, EstimatePct: 50, LowPct: 48, HighPct: 52, MinReductionPct: 20, Verdict: stats.Pass}}}}},
-		Lookback:  &Lookback{History: &history.Report{Modes: []history.ModeRuns{{Mode: "agent_direct", Trend: points(6, 97, 1000, 20000)}, {Mode: "ghx", Trend: points(6, 95, 500, 10000)}}}},
+	st := &report.StatsReport{Verdict: stats.Pass, Passed: true, Reliability: []report.Check{
+		{Name: "reliability_success_rate_non_inferior", Passed: true, Value: -2, Threshold: -5, Operator: ">="},
+		{Name: "reliability_output_validity", Passed: true, Value: 100, Threshold: 97, Operator: ">="}},
+		Efficiency: []report.EfficiencyCheck{
+			{Metric: "tokens_active", Check: "efficiency_tokens_active_reduction", V2Value: 49.5, Result: stats.Result{Scenarios: 12, EstimatePct: 50, LowPct: 49.2, HighPct: 50.8, MinReductionPct: 15, Verdict: stats.Pass, Confidence: 0.9833}},
+			{Metric: "latency", Check: "efficiency_latency_reduction", V2Value: 11, Result: stats.Result{Scenarios: 12, EstimatePct: 17, LowPct: 15.1, HighPct: 19.3, MinReductionPct: 15, Verdict: stats.Pass, Confidence: 0.975}},
+			{Metric: "tool_calls", Check: "efficiency_tool_call_reduction", V2Value: 50, Result: stats.Result{Scenarios: 12, EstimatePct: 50, LowPct: 48, HighPct: 52, MinReductionPct: 20, Verdict: stats.Pass, Confidence: 0.95}}}}
+	plan := &Plan{Mode: "report", Args: []string{"report", "--gate", "--stats"}}
+	s := &stepResult{Plan: plan, Res: res, Code: 0,
 		Artifacts: []artifact{{Name: "benchgate-bench-run", ID: 2882122893}}, RunURL: "https://github.com/octo/bench/actions/runs/1",
 		ArtifactURL: func(id int64) string {
 			return fmt.Sprintf("https://github.com/octo/bench/actions/runs/1/artifacts/%d", id)
 		}}
-	s.Verdict = judge(s.Plan, res, s.Stats, s.Lookback, 0)
+	s.Verdict = judgeOf(plan, res, &Result{Report: &report.Result{Stats: st}}, 0)
+	linkArtifacts(s.Verdict, s.Artifacts, s.ArtifactURL, func(p string) string { return p })
 	mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, commentBody(marker, s)), filepath.Join(dir, "comment.png"), 1000, 620)
 }

@@ -13,78 +13,148 @@ import (
 	"github.com/benchgate/benchgate/internal/baseline"
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/suite"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/verdict"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 
-// TestJudge: the headline names what decided the exit code, and says
-// "gate not enforced" exactly when a gate ran without deciding it.
-func TestJudge(t *testing.T) {
-	set := func(name, status string, gate *verify.GateRecord) *setResult {
-		return &setResult{Tracking: verify.Tracking{Set: name, FinalStatus: status, Gate: gate}}
+// judgeOf judges a finished step the way Run does, with no event.
+func judgeOf(p *Plan, res *results, m *Result, code int) *verdict.Verdict {
+	if m == nil {
+		m = &Result{}
 	}
-	gateFail := &report.GateResult{Profile: "verify_pr", Passed: false}
-	gatePass := &report.GateResult{Profile: "verify_pr", Passed: true}
-	regressed := &Lookback{Comparison: &baseline.Comparison{Verdict: baseline.Fail}}
+	return judge(judgeInput{Plan: p, Res: res, Mode: m, Code: code, Status: Status(code), Getenv: func(string) string { return "" }, Rel: func(s string) string { return s }})
+}
+
+// gateOf is a report whose gate v2 has the given checks.
+func gateOf(checks ...report.Check) *Result {
+	g := report.GateResult{Profile: "verify_pr", Passed: true, Checks: checks}
+	for _, c := range checks {
+		g.Passed = g.Passed && c.Passed
+	}
+	return &Result{Report: &report.Result{Summary: &report.Summary{}, Gate: g}}
+}
+
+func chk(name string, value, threshold float64, op string) report.Check {
+	ok := value >= threshold
+	if op == "<=" {
+		ok = value <= threshold
+	}
+	return report.Check{Name: name, Value: value, Threshold: threshold, Operator: op, Passed: ok}
+}
+
+// TestJudge: the headline names what decided the exit code with its
+// value against its threshold; "not enforced" appears only when the
+// user turned the gate off, and then says what would have failed. The
+// cases are checked by hand against the figures.
+func TestJudge(t *testing.T) {
+	toolCalls := chk("efficiency_tool_call_reduction", 16.67, 20, ">=")
+	tokens := chk("efficiency_tokens_active_reduction", 61.10, 15, ">=")
+	success := chk("reliability_success_rate_non_inferior", 0, -5, ">=")
+	collapse := []report.Check{chk("reliability_success_rate_non_inferior", -30, -5, ">="), chk("reliability_output_validity", 85, 97, ">="),
+		chk("reliability_timeout_stall_rate", 5, 2, "<="), chk("reliability_runner_failure_rate", 0, 2, "<=")}
+	statsOf := func(v stats.Verdict, allow bool, effs ...report.EfficiencyCheck) *Result {
+		m := gateOf(success, toolCalls)
+		passed := v == stats.Pass || (allow && v != stats.Fail)
+		m.Report.Stats = &report.StatsReport{Verdict: v, Passed: passed, AllowUndecided: allow, Reliability: []report.Check{success}, Efficiency: effs}
+		return m
+	}
+	underpowered := report.EfficiencyCheck{Metric: "tokens_active", Check: "efficiency_tokens_active_reduction", V2Value: 61.10,
+		Result: stats.Result{Scenarios: 4, EstimatePct: 31.61, LowPct: -7.81, HighPct: 57.25, MinReductionPct: 15, Verdict: stats.Underpowered, Confidence: 0.9833}}
+	clear := report.EfficiencyCheck{Metric: "tokens_active", Check: "efficiency_tokens_active_reduction", V2Value: 61.10,
+		Result: stats.Result{Scenarios: 12, EstimatePct: 62.84, LowPct: 55, HighPct: 70, MinReductionPct: 15, Verdict: stats.Pass, Confidence: 0.9833}}
+	regressed := &Lookback{Comparison: &baseline.Comparison{Verdict: baseline.Fail, TolerancePct: 10, Modes: []baseline.Mode{{Mode: "ghx",
+		Efficiency: []baseline.Efficiency{{Result: stats.Result{Name: "active_tokens", Verdict: stats.Fail, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, Scenarios: 12}}}}}}}
+	set := func(name, status string, gate *verify.GateRecord, failing int) *setResult {
+		s := &setResult{Tracking: verify.Tracking{Set: name, FinalStatus: status, Gate: gate}, Suites: map[string]*suiteStats{"ghx": {Iterations: map[string]int{"s-1": 4}}}, SuiteOrder: []string{"ghx"}}
+		for i := 0; i < failing; i++ {
+			s.Suites["ghx"].Violations = append(s.Suites["ghx"].Violations, suite.Diagnostic{Mode: "ghx", File: "ghx-suite.jsonl", Line: i + 1, ScenarioID: "s-1", Field: "success", Got: "false"})
+		}
+		return s
+	}
+	ordered := &Result{Ordered: &verify.OrderedResult{Summary: &verify.Consolidated{}}}
+	for i, name := range []string{"pr-exec", "pr-thread-mutations", "issues", "release-delivery", "workflows", "projects-v2", "pr-review-reads", "ci-diagnostics", "ci-log-analysis"} {
+		st := "not_run"
+		switch {
+		case i < 2:
+			st = "pass"
+		case i == 2:
+			st = "terminal_fail"
+		}
+		ordered.Ordered.Summary.Sets = append(ordered.Ordered.Summary.Sets, verify.SetSummary{Set: name, Status: st})
+	}
 	tests := []struct {
-		name        string
-		mode        string
-		args        []string
-		res         results
-		stats       []statsEntry
-		lb          *Lookback
-		code        int
-		title       string
-		decided     string
-		notEnforced []string
+		name  string
+		mode  string
+		args  []string
+		res   results
+		m     *Result
+		code  int
+		want  string // the headline's start, up to the counts
+		also  []string
+		never []string
 	}{
-		{"report without gate, gate failed", "report", nil, results{Gate: gateFail}, nil, nil, 0,
-			"benchgate report: pass (gate not enforced)", "writing the summaries", []string{"gate verify_pr: FAIL"}},
-		{"report without gate, gate passed, regressed", "report", nil, results{Gate: gatePass}, nil, regressed, 0,
-			"benchgate report: pass (gate not enforced)", "writing the summaries", []string{"gate verify_pr: PASS", "against the baseline: FAIL"}},
-		{"report with gate failing", "report", []string{"--gate"}, results{Gate: gateFail}, nil, nil, 1,
-			"benchgate report: fail", "the gate verify_pr (gate: true): FAIL", nil},
-		{"report with gate and a regression", "report", []string{"--gate"}, results{Gate: gatePass}, nil, regressed, 1,
-			"benchgate report: fail", "against the baseline: FAIL", nil},
-		{"report with gate and stats", "report", []string{"--gate", "--stats"}, results{Gate: gateFail}, []statsEntry{{Verdict: "pass"}}, nil, 0,
-			"benchgate report: pass (gate not enforced)", "the statistical gate (gate: true, stats: true): PASS", []string{"gate verify_pr: FAIL (the statistical gate decides instead)"}},
-		{"report with stats but no gate", "report", []string{"--stats"}, results{Gate: gatePass}, []statsEntry{{Verdict: "underpowered"}}, nil, 0,
-			"benchgate report: pass (gate not enforced)", "writing the summaries", []string{"gate verify_pr: PASS", "statistical gate: UNDERPOWERED"}},
-		{"report that could not run", "report", []string{"--gate"}, results{ModeError: "no suite files"}, nil, nil, 1,
-			"benchgate report: fail", "the report could not be written: no suite files", nil},
-		{"report without any gate result", "report", nil, results{}, nil, nil, 0,
-			"benchgate report: pass", "writing the summaries", nil},
-		{"bad input", "set", nil, results{ModeError: "unknown flag"}, nil, nil, 2,
-			"benchgate set: error", "bad input before judging anything: unknown flag", nil},
-		{"set failing by rows, gate passed", "set", nil, results{Sets: []*setResult{set("pr-exec", "terminal_fail", &verify.GateRecord{Ran: true, Passed: true, Profile: "verify_pr"})}}, nil, nil, 1,
-			"benchgate set: fail (gate not enforced)", "final status terminal_fail", []string{"gate verify_pr: PASS"}},
-		{"set whose gate did not run", "set", nil, results{Sets: []*setResult{set("pr-exec", "pass", &verify.GateRecord{Ran: false})}}, nil, nil, 0,
-			"benchgate set: pass", "final status pass", nil},
-		{"ordered with a recorded stats verdict", "ordered", nil, results{Sets: []*setResult{set("pr-exec", "pass", nil), set("issues", "terminal_fail", nil)}},
-			[]statsEntry{{Set: "pr-exec", Verdict: "inconclusive"}}, nil, 1,
-			"benchgate ordered: fail (gate not enforced)", "1 passed, issues terminal_fail", []string{"pr-exec statistical gate: INCONCLUSIVE"}},
-		{"swebench incomplete", "swebench-batch", nil, results{Batch: &batchResult{Instances: []instanceStatus{{Status: "success"}, {Status: "incomplete"}}}}, nil, nil, 20,
-			"benchgate swebench-batch: incomplete", "1 success, 0 failed, 1 incomplete", nil},
-		{"qa-audit", "qa-audit", nil, results{Audit: &auditResult{Cases: []auditCase{{Verdict: "Valid"}, {Verdict: "Incorrect"}, {Verdict: "Valid"}}}}, nil, nil, 1,
-			"benchgate qa-audit: fail", "2 Valid, 1 Incorrect", nil},
+		{name: "report without gate, gate failed", mode: "report", m: gateOf(success, toolCalls),
+			want: "⚠️ **benchgate report: pass**: not enforced (gate: false); it would have failed on tool-call reduction 16.67%, needs ≥ 20.00%"},
+		{name: "report without gate, all pass", mode: "report", m: gateOf(success, tokens),
+			want: "✅ **benchgate report: pass**: all 2 checks pass (not enforced: gate: false) · 0 checks failed"},
+		{name: "report with gate failing", mode: "report", args: []string{"--gate"}, m: gateOf(success, toolCalls), code: 1,
+			want: "❌ **benchgate report: fail**: tool-call reduction 16.67%, needs ≥ 20.00% · 1 check failed, 0 scenarios failing", never: []string{"not enforced"}},
+		{name: "report with gate, reliability collapse", mode: "report", args: []string{"--gate"}, m: gateOf(collapse...), code: 1,
+			want: "❌ **benchgate report: fail**: success rate change, ghx against agent_direct -30.00 points, needs ≥ -5.00 points; output validity (ghx) 85.00%, needs ≥ 97.00%; and 1 more · 3 checks failed"},
+		{name: "report with gate passing and a regression", mode: "report", args: []string{"--gate"}, m: gateOf(success, tokens), code: 1,
+			want: "❌ **benchgate report: fail**: ghx: active_tokens change against the baseline 30.00% [26.30%, 33.40%], needs ≤ 10.00%"},
+		{name: "report with gate and stats: the statistical gate passes though v2's failed", mode: "report", args: []string{"--gate", "--stats"}, m: statsOf(stats.Pass, false, clear),
+			want: "✅ **benchgate report: pass**: all 2 checks pass", also: []string{"gate v2's median of per-scenario reductions: 61.10%"}, never: []string{"not enforced", "tool-call"}},
+		{name: "report with gate and stats, underpowered", mode: "report", args: []string{"--gate", "--stats"}, m: statsOf(stats.Underpowered, false, underpowered), code: 1,
+			want: "❌ **benchgate report: fail**: active-token reduction 31.61% [-7.81%, 57.25%], needs ≥ 15.00% (undecided) · 0 checks failed"},
+		{name: "report with undecided allowed", mode: "report", args: []string{"--gate", "--stats", "--stats-allow-undecided"}, m: statsOf(stats.Underpowered, true, underpowered),
+			want: "⚠️ **benchgate report: pass**: 1 of 2 checks pass; undecided, and allowed to pass: active-token reduction 31.61%"},
+		{name: "report with stats, no gate", mode: "report", args: []string{"--stats"}, m: statsOf(stats.Underpowered, false, underpowered),
+			want: "⚠️ **benchgate report: pass**: not enforced (gate: false); it would have failed on active-token reduction 31.61% [-7.81%, 57.25%], needs ≥ 15.00% (undecided) · 0 checks failed"},
+		{name: "report stopped on bad input", mode: "report", args: []string{"--gate"}, res: results{ModeError: "--stats-confidence: expected 0.5 to 0.999, got 95"}, code: 2,
+			want: "❌ **benchgate report: error**: stopped before judging: bad input: --stats-confidence: expected 0.5 to 0.999, got 95", never: []string{"checks failed"}},
+		{name: "set failing by rows, its gate passed", mode: "set", res: results{Sets: []*setResult{set("pr-exec", "terminal_fail", &verify.GateRecord{Ran: true, Passed: true, Profile: "verify_pr"}, 2)}}, code: 1,
+			want: "❌ **benchgate set: fail**: pr-exec: failing rows after reruns (success, output_valid, error null) 2 rows, needs ≤ 0 rows · 1 check failed, 1 scenario failing", never: []string{"not enforced"}},
+		{name: "ordered stopping at set 3", mode: "ordered", m: ordered, code: 1,
+			res:  results{Sets: []*setResult{set("pr-exec", "pass", &verify.GateRecord{Ran: true, Passed: false, Profile: "verify_pr"}, 0), set("pr-thread-mutations", "pass", nil, 0), set("issues", "terminal_fail", nil, 3)}},
+			want: "❌ **benchgate ordered: fail**: issues: failing rows after reruns (success, output_valid, error null) 3 rows, needs ≤ 0 rows · 1 check failed, 1 scenario failing, 6 of 9 sets not run", never: []string{"not enforced"}},
+		{name: "swebench with fail-on never", mode: "swebench-batch", code: 0,
+			res:  results{Batch: &batchResult{Instances: []instanceStatus{{InstanceID: "a", Status: "success"}, {InstanceID: "b", Status: "failed", FailureReasonCode: "patch_check"}, {InstanceID: "c", Status: "incomplete"}}}},
+			want: "⚠️ **benchgate swebench-batch: pass**: not enforced (fail-on: never); it would have failed on instances that did not succeed 2 instances, needs ≤ 0 instances"},
+		{name: "qa-audit", mode: "qa-audit", code: 1, res: results{Audit: &auditResult{Cases: []auditCase{{Verdict: "Valid"}, {ID: "q2", Verdict: "Incorrect"}, {Verdict: "Valid"}}}},
+			want: "❌ **benchgate qa-audit: fail**: questions not Valid 1 question, needs ≤ 0 questions"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res := tc.res
-			v := judge(&Plan{Mode: tc.mode, Args: append([]string{tc.mode}, tc.args...)}, &res, tc.stats, tc.lb, tc.code)
-			if got := v.Title(tc.mode); got != tc.title {
-				t.Errorf("title %q, want %q", got, tc.title)
+			m := tc.m
+			if m == nil {
+				m = &Result{}
 			}
-			if !strings.Contains(v.DecidedBy, tc.decided) {
-				t.Errorf("decided by %q, want it to say %q", v.DecidedBy, tc.decided)
+			if tc.name == "report with gate passing and a regression" {
+				m.Lookback = regressed
 			}
-			if strings.Join(v.NotEnforced, "|") != strings.Join(tc.notEnforced, "|") {
-				t.Errorf("not enforced %q, want %q", v.NotEnforced, tc.notEnforced)
+			v := judgeOf(&Plan{Mode: tc.mode, Args: append([]string{tc.mode}, tc.args...)}, &res, m, tc.code)
+			h := v.Headline()
+			if !strings.HasPrefix(h, tc.want) {
+				t.Errorf("headline\n%s\nwant it to start\n%s", h, tc.want)
 			}
-			s := v.Sentence(func(s string) string { return s })
-			if (len(tc.notEnforced) > 0) != strings.Contains(s, "Gate not enforced") {
-				t.Errorf("sentence %q", s)
+			all := h + "\n" + strings.Join(v.Blocks(), "\n")
+			for _, w := range tc.also {
+				if !strings.Contains(all, w) {
+					t.Errorf("comment lacks %q:\n%s", w, all)
+				}
+			}
+			for _, w := range tc.never {
+				if strings.Contains(all, w) {
+					t.Errorf("comment has %q:\n%s", w, all)
+				}
+			}
+			if err := v.Validate(); err != nil {
+				t.Error(err)
 			}
 		})
 	}
@@ -144,7 +214,7 @@ func TestSummaryOf300ScenariosNineSets(t *testing.T) {
 	res := bigOrdered(t, ws)
 	r := &reporter{a: githubactions.New(githubactions.WithWriter(io.Discard), githubactions.WithGetenv(func(string) string { return "" })), workspace: ws}
 	p := &Plan{Mode: "ordered", Args: []string{"ordered", "--provider", "openai"}, WorkDir: ws, OutDir: filepath.Join(ws, "out")}
-	v := judge(p, res, nil, nil, 1)
+	v := judgeOf(p, res, nil, 1)
 	doc := r.buildSummary(p, res, 1, 10, 2700, v)
 	full := doc.Render(1 << 30)
 	if len(full) <= jobsummary.MaxBytes {
@@ -157,8 +227,8 @@ func TestSummaryOf300ScenariosNineSets(t *testing.T) {
 	t.Logf("whole %d bytes, written %d bytes", len(full), len(out))
 	gfm.Require(t, "job summary", out)
 	top := out[:strings.Index(out, "\n## Set ")]
-	if !strings.HasPrefix(top, "## benchgate ordered: fail (gate not enforced)\n\n**FAIL** (exit code 1)") {
-		t.Errorf("headline:\n%s", top[:200])
+	if !strings.HasPrefix(top, "❌ **benchgate ordered: fail**: pr-thread-mutations: failing rows after reruns (success, output_valid, error null) 1800 rows, needs ≤ 0 rows; release-delivery: failing rows after reruns (success, output_valid, error null) 1800 rows, needs ≤ 0 rows; and 2 more · 4 checks failed, 1200 scenarios failing\n") {
+		t.Errorf("headline:\n%s", top[:600])
 	}
 	for _, s := range res.Sets {
 		row := fmt.Sprintf("| [%s](#set-%s-%s) | %s |", s.Tracking.Set, s.Tracking.Set, s.Tracking.FinalStatus, s.Tracking.FinalStatus)

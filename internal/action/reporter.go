@@ -71,6 +71,22 @@ func (r *reporter) rel(path string) string {
 	return path
 }
 
+// scrub removes the runner's folders from text a reader sees: paths in
+// the workspace become relative, and the runner's temporary folder is
+// named $RUNNER_TEMP.
+func (r *reporter) scrub(s string) string {
+	if r.workspace != "" {
+		s = strings.ReplaceAll(s, strings.TrimRight(r.workspace, "/")+"/", "")
+	}
+	if r.cfg.Getenv == nil {
+		return s
+	}
+	if tmp := strings.TrimRight(r.cfg.Getenv("RUNNER_TEMP"), "/"); tmp != "" {
+		s = strings.ReplaceAll(s, tmp, "$RUNNER_TEMP")
+	}
+	return s
+}
+
 // output sets a step output; without GITHUB_OUTPUT (a run outside
 // Actions) it does nothing, because the library would panic.
 func (r *reporter) output(k, v string) {

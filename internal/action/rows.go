@@ -14,6 +14,8 @@ type suiteStats struct {
 	// Violations are the diagnostics of the failing rows, in file order:
 	// the same ones set records in tracking.json.
 	Violations []suite.Diagnostic
+	// Iterations counts the rows of each scenario.
+	Iterations map[string]int
 	// per scenario: active tokens and latency of rows that passed
 	Active  map[string][]float64
 	Latency map[string][]float64
@@ -29,9 +31,10 @@ func readSuite(path string) (*suiteStats, error) {
 		return nil, fmt.Errorf("read suite: %w", err)
 	}
 	defer f.Close()
-	st := &suiteStats{Active: map[string][]float64{}, Latency: map[string][]float64{}}
+	st := &suiteStats{Active: map[string][]float64{}, Latency: map[string][]float64{}, Iterations: map[string]int{}}
 	err = suite.ReadChecked(f, path, func(c suite.Checked) error {
 		st.Rows++
+		st.Iterations[c.ScenarioID]++
 		st.Violations = append(st.Violations, c.Diagnostics...)
 		if c.Passed() {
 			st.Active[c.ScenarioID] = append(st.Active[c.ScenarioID], c.Row.ActiveTokens())

@@ -99,8 +99,9 @@ func (r *reporter) statsSummary(doc *jobsummary.Doc, entries []statsEntry) {
 	if len(entries) == 0 {
 		return
 	}
-	sec := doc.Section("Statistical gate")
-	sec.Note = "see " + r.rel(entries[0].MD)
+	sec := doc.Section("Statistical gate: details and power planner")
+	sec.Collapsed = true
+	sec.Note = "see " + r.shown(entries[0].MD)
 	for _, e := range entries {
 		who := ""
 		if e.Set != "" {

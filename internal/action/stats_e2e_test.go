@@ -24,10 +24,9 @@ func TestReportStatsStep(t *testing.T) {
 		wantError string
 	}{
 		{"undecided fails the gate", map[string]string{"stats": "true"}, 1,
-			"::error title=benchgate report::fail (exit code 1): statistical gate underpowered: " +
-				"efficiency_tokens_active_reduction underpowered 31.61%25 [-7.81%25, 57.25%25] n=4, needs >= 15.00%25, about 3 more scenarios would decide it; " +
-				"efficiency_latency_reduction underpowered 25.86%25 [0.94%25, 48.96%25] n=4, needs >= 15.00%25, about 3 more scenarios would decide it; " +
-				"efficiency_tool_call_reduction underpowered 26.22%25 [0.00%25, 55.56%25] n=4, needs >= 20.00%25, about 2 more scenarios would decide it; "},
+			"::error title=benchgate report::❌ benchgate report: fail: " +
+				"active-token reduction 31.61%25 [-7.81%25, 57.25%25], needs ≥ 15.00%25 (undecided); " +
+				"latency reduction 25.86%25 [0.94%25, 48.96%25], needs ≥ 15.00%25 (undecided); and 1 more · 0 checks failed, 0 scenarios failing; "},
 		{"undecided allowed", map[string]string{"stats": "true", "stats-allow-undecided": "true"}, 0, ""},
 	}
 	for _, tt := range tests {

@@ -10,25 +10,26 @@ import (
 
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/textfmt"
+	"github.com/benchgate/benchgate/internal/verdict"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 
 // buildSummary is the job summary of a finished mode, all but the
 // artifacts section (artifactsSection), which can only be written after
 // the upload that carries the summary's own copy (keepSummary).
-func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, total int, v verdict) *jobsummary.Doc {
+func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, total int, v *verdict.Verdict) *jobsummary.Doc {
 	var doc jobsummary.Doc
-	head := doc.Section(v.Title(p.Mode))
-	head.Note = "see the uploaded artifacts or " + r.rel(orDefault(p.OutDir, p.WorkDir))
+	// The verdict comes first, stated once: the headline and the table
+	// of every check (the same the comment shows).
+	doc.Lead = leadOf(v)
+	head := doc.Section("benchgate " + p.Mode)
+	head.Note = "see the uploaded artifacts or " + r.shown(orDefault(p.OutDir, p.WorkDir))
 	doc.Note = head.Note
-	// The verdict comes first, stated once: what decided the exit code,
-	// and the gates that were only recorded.
-	head.Para("%s", v.Sentence(textfmt.Cell))
-	head.Para("Command: %s (exit code %d).", textfmt.Code("benchgate "+strings.Join(redactArgs(p.Args, r.workspace), " ")), code)
+	head.Para("Command: %s (exit code %d).", textfmt.Code(r.scrub("benchgate "+strings.Join(redactArgs(p.Args, r.workspace), " "))), code)
 	if code != exitOK && res.ModeError != "" {
-		head.Para("Last error: %s", textfmt.Cell(textfmt.Truncate(res.ModeError, 2000)))
+		head.Para("Last error: %s", textfmt.Cell(textfmt.Truncate(r.scrub(res.ModeError), 2000)))
 	}
-	if trig := r.trigger(); trig != "" {
+	if trig := r.trigger(v.Compared); trig != "" {
 		head.Para("%s", trig)
 	}
 	switch {
@@ -103,7 +104,7 @@ func (r *reporter) artifactsSection(doc *jobsummary.Doc, arts []artifact) {
 
 // trigger describes the event that started the run, from GITHUB_EVENT_NAME
 // and the event JSON, so a summary read later says what it was about.
-func (r *reporter) trigger() string {
+func (r *reporter) trigger(c verdict.Compared) string {
 	ctx, err := r.a.Context()
 	if err != nil {
 		r.a.Warningf("the event of this run could not be read: %v", err)
@@ -121,8 +122,17 @@ func (r *reporter) trigger() string {
 			out += fmt.Sprintf(", pull request #%d", int(n))
 		}
 	}
-	if ctx.SHA != "" {
-		out += " at `" + textfmt.Truncate(ctx.SHA, 12) + "`"
+	// The pull request's head, not GITHUB_SHA (the merge commit GitHub
+	// builds for the run).
+	if c.Head != "" {
+		sha := "`" + textfmt.Truncate(c.Head, 12) + "`"
+		if c.HeadURL != "" {
+			sha = "[" + sha + "](" + c.HeadURL + ")"
+		}
+		out += " at " + sha
+		if c.Head != ctx.SHA && ctx.SHA != "" {
+			out += " (the run checked out the merge commit `" + textfmt.Truncate(ctx.SHA, 12) + "`)"
+		}
 	}
 	return out + "."
 }

@@ -60,7 +60,7 @@ func TestBenchCommentWorkflows(t *testing.T) {
 	// First run: the comment is created, verdict first.
 	res := comment("ghs_write", t.TempDir())
 	c := sticky()
-	if c.Edits != 0 || !strings.HasPrefix(c.Body, "<!-- benchgate-comment workflow=benchmark_comment job=bench mode=report -->\n### benchgate report: pass") {
+	if c.Edits != 0 || !strings.HasPrefix(c.Body, "<!-- benchgate-comment workflow=benchmark_comment job=bench mode=report -->\n") || !strings.Contains(strings.SplitN(c.Body, "\n", 3)[1], "**benchgate report: pass**") {
 		t.Errorf("first comment (edited %d times):\n%s", c.Edits, c.Body)
 	}
 	for _, want := range []string{"**Efficiency, ghx against agent_direct** (statistical gate:", "| tokens_active |", "**Failing scenarios** (1): `ghx/s-005`.", "[job summary](https://github.com/octo/bench/actions/runs/", "[benchgate-bench-run](https://github.com/octo/bench/actions/runs/"} {

@@ -51,5 +51,5 @@ func TestReportGateWorkflow(t *testing.T) {
 	if errs := strings.Join(res.Commands("report", "error"), "\n"); !strings.Contains(errs, "gate verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00") {
 		t.Errorf("no error annotation names the failing gate check; annotations:\n%s", errs)
 	}
-	jobSummary(t, artifacts, "benchgate-report-run", "## benchgate report: fail", "efficiency_tool_call_reduction")
+	jobSummary(t, artifacts, "benchgate-report-run", "❌ **benchgate report: fail**", "tool-call reduction")
 }

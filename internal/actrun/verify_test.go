@@ -152,8 +152,8 @@ func TestPRVerifyWorkflow(t *testing.T) {
 				t.Errorf("no artifact of set %s; artifacts:\n%s", set, names)
 			}
 		}
-		jobSummary(t, artifacts, "verify-ci-diagnostics-set-ci-diagnostics", "## benchgate set: fail", "workflow-runs-list-001", "pull request #7")
-		jobSummary(t, artifacts, "verify-pr-exec-set-pr-exec", "## benchgate set: pass")
+		jobSummary(t, artifacts, "verify-ci-diagnostics-set-ci-diagnostics", "❌ **benchgate set: fail**", "workflow-runs-list-001", "pull request #7")
+		jobSummary(t, artifacts, "verify-pr-exec-set-pr-exec", "**benchgate set: pass**")
 	})
 
 	t.Run("all sets pass and the ordered job runs", func(t *testing.T) {
@@ -199,7 +199,7 @@ func TestRerunScenariosWorkflow(t *testing.T) {
 	if tracking.Set != "pr-exec" || strings.Join(tracking.Scenarios, " ") != strings.Join(want, " ") {
 		t.Errorf("tracking: set %q, scenarios %q; want pr-exec, %q", tracking.Set, tracking.Scenarios, want)
 	}
-	jobSummary(t, artifacts, "benchgate-rerun-pr-exec", append([]string{"## benchgate set: pass"}, want...)...)
+	jobSummary(t, artifacts, "benchgate-rerun-pr-exec", append([]string{"**benchgate set: pass**"}, want...)...)
 	if outs := res.Outputs("rerun"); outs["status"] != "pass" || !strings.HasSuffix(outs["tracking"], "/tracking.json") {
 		t.Errorf("outputs status=%q tracking=%q, want pass and the set's tracking.json", outs["status"], outs["tracking"])
 	}

@@ -99,7 +99,7 @@ func TestActionQAAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"## benchgate qa-audit: fail", "## QA audit", "pie title Verdicts", "stdlib:drifted_answer", "Pull requests:"} {
+	for _, w := range []string{"❌ **benchgate qa-audit: fail**: questions not Valid", "## QA audit", "pie title Verdicts", "stdlib:drifted_answer", "Pull requests:"} {
 		if !strings.Contains(string(sum), w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}

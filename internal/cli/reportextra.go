@@ -152,6 +152,9 @@ func (x *runExtras) apply(env *Env, suites []string, summary []runrecord.Summary
 		fmt.Fprintf(out, "Benchmark baseline result: %s (%s)\n", c.Verdict, x.baseline)
 	}
 	if h := res.History; h != nil {
+		for _, s := range h.NewFailures {
+			fmt.Fprintf(out, "Benchmark new failure: %s %s: %s\n", s.Mode, s.ID, s.Label())
+		}
 		for _, s := range h.Flaky {
 			fmt.Fprintf(out, "Benchmark flaky scenario: %s %s: %s\n", s.Mode, s.ID, s.Label())
 		}
@@ -198,7 +201,7 @@ func (x *runExtras) lookback(env *Env) verify.Lookback {
 		}
 		out := []verify.FlakyScenario{}
 		for _, s := range ex.History.Flaky {
-			out = append(out, verify.FlakyScenario{Mode: s.Mode, ScenarioID: s.ID, RunsSeen: s.RunsSeen, RunsPassed: s.RunsPassed, FailingNow: s.FailingNow, Label: s.Label()})
+			out = append(out, verify.FlakyScenario{Mode: s.Mode, ScenarioID: s.ID, RunsSeen: s.EarlierSeen, RunsPassed: s.EarlierPassed, FailingNow: s.FailingNow, Label: s.Label()})
 		}
 		return out, nil
 	}

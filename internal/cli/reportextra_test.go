@@ -86,7 +86,7 @@ func TestReportBaselineAndHistoryThroughBinary(t *testing.T) {
 		{name: "summary-only baseline is untested", current: run{ghxTokens: 500}, baseline: "summary", gate: true, wantCode: 0,
 			wantStdout: []string{"Benchmark baseline result: untested"}, wantVerdict: "untested"},
 		{name: "flaky scenarios from history", current: run{ghxTokens: 500, ghxFail: []int{3}}, history: true, wantCode: 0,
-			wantStdout: []string{"Benchmark flaky scenario: ghx s-003: flaky: passed 2 of 4 recent runs"}, wantFlaky: []string{"ghx/s-003"}},
+			wantStdout: []string{"Benchmark flaky scenario: ghx s-003: flaky: passed 2 of 3 earlier runs"}, wantFlaky: []string{"ghx/s-003"}},
 		{name: "missing baseline folder writes nothing", current: run{ghxTokens: 500}, baseline: "missing", wantCode: 2, wantNoSumary: true},
 	}
 	for _, tt := range tests {

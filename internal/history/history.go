@@ -30,6 +30,9 @@ type Report struct {
 	// Flaky lists the flaky scenarios: failing in the current run first,
 	// then by flip rate (highest first), mode and ID.
 	Flaky []Scenario `json:"flaky"`
+	// NewFailures lists the scenarios that passed in every earlier run
+	// and fail now, by mode and ID; none of them is flaky.
+	NewFailures []Scenario `json:"newFailures"`
 }
 
 // ModeRuns says which runs of a mode the window held.
@@ -71,7 +74,14 @@ type Scenario struct {
 	PassK float64 `json:"passK"`
 	// FlipRate is the share of consecutive runs whose verdicts differ.
 	FlipRate float64 `json:"flipRate"`
-	Flaky    bool    `json:"flaky"`
+	// EarlierSeen and EarlierPassed are RunsSeen and RunsPassed without
+	// the current run: a scenario is judged on what happened before it.
+	EarlierSeen   int `json:"earlierSeen"`
+	EarlierPassed int `json:"earlierPassed"`
+	// Flaky: it both passed and failed in earlier runs. NewFailure: it
+	// passed in every earlier run and fails now.
+	Flaky      bool `json:"flaky"`
+	NewFailure bool `json:"newFailure"`
 	// InCurrent says the current run ran the scenario; FailingNow that
 	// it failed there.
 	InCurrent  bool `json:"inCurrent"`
@@ -79,9 +89,13 @@ type Scenario struct {
 }
 
 // Label is the short text shown beside a flaky scenario: "flaky: passed
-// 4 of 6 recent runs".
+// 4 of 6 earlier runs", or beside a new failure: "new failure: passed
+// all 5 earlier runs".
 func (s Scenario) Label() string {
-	return fmt.Sprintf("flaky: passed %d of %d recent runs", s.RunsPassed, s.RunsSeen)
+	if s.NewFailure {
+		return fmt.Sprintf("new failure: passed all %d earlier runs", s.EarlierSeen)
+	}
+	return fmt.Sprintf("flaky: passed %d of %d earlier runs", s.EarlierPassed, s.EarlierSeen)
 }
 
 // Analyze builds the history of the past runs and the current run (nil
@@ -119,7 +133,7 @@ func Analyze(past []runrecord.Mode, current *runrecord.Record, window int) *Repo
 		}
 	}
 	sort.Strings(modes)
-	rep := &Report{Window: window, Modes: []ModeRuns{}, Scenarios: []Scenario{}, Flaky: []Scenario{}}
+	rep := &Report{Window: window, Modes: []ModeRuns{}, Scenarios: []Scenario{}, Flaky: []Scenario{}, NewFailures: []Scenario{}}
 	for _, mode := range modes {
 		runs := byMode[mode]
 		if len(runs) > window {
@@ -142,6 +156,9 @@ func Analyze(past []runrecord.Mode, current *runrecord.Record, window int) *Repo
 	for _, s := range rep.Scenarios {
 		if s.Flaky {
 			rep.Flaky = append(rep.Flaky, s)
+		}
+		if s.NewFailure {
+			rep.NewFailures = append(rep.NewFailures, s)
 		}
 	}
 	sort.SliceStable(rep.Flaky, func(i, j int) bool {
@@ -199,13 +216,22 @@ func scenarios(mode string, runs []runrecord.Mode, cur *runrecord.Mode) []Scenar
 		s.K = medianInt(a.reps)
 		s.PassK = PassK(a.rows, a.pass, s.K)
 		s.FlipRate = FlipRate(s.Outcomes)
-		s.Flaky = s.RunsPassed > 0 && s.RunsPassed < s.RunsSeen
 		if cur != nil {
 			if cs := cur.Scenario(id); cs != nil {
 				s.InCurrent = true
 				s.FailingNow = !cs.Pass()
 			}
 		}
+		// The current run is the last outcome of its mode's runs; the
+		// label is judged on the runs before it, so that a scenario that
+		// breaks now is a new failure, not a flaky one.
+		earlier := s.Outcomes
+		if s.InCurrent {
+			earlier = earlier[:len(earlier)-1]
+		}
+		s.EarlierSeen, s.EarlierPassed = len(earlier), strings.Count(earlier, "P")
+		s.Flaky = s.EarlierPassed > 0 && s.EarlierPassed < s.EarlierSeen
+		s.NewFailure = s.FailingNow && s.EarlierSeen > 0 && s.EarlierPassed == s.EarlierSeen
 		out = append(out, s)
 	}
 	return out

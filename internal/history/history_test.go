@@ -68,16 +68,21 @@ func TestAnalyze(t *testing.T) {
 		wantRuns  string
 		wantFlaky []string // mode/id label, in order
 		wantNow   []bool
+		wantNew   []string
 	}{
-		// Failing now first, then by flip rate: b (PPFP, 2/3) before c (FFP, 1/2).
+		// Judged on the earlier runs only: agent_direct/a passed its one
+		// earlier run and fails now, a new failure and not flaky; by flip
+		// rate, b (PPF before now, 1/2) before c (FFP, 1/2), then by ID.
 		{name: "whole window with the current run", current: current, window: 10, wantRuns: "agent_direct 2, ghx 4",
-			wantFlaky: []string{"agent_direct/a flaky: passed 1 of 2 recent runs", "ghx/b flaky: passed 3 of 4 recent runs", "ghx/c flaky: passed 1 of 3 recent runs"},
-			wantNow:   []bool{true, false, false}},
+			wantFlaky: []string{"ghx/b flaky: passed 2 of 3 earlier runs", "ghx/c flaky: passed 1 of 3 earlier runs"},
+			wantNow:   []bool{false, false},
+			wantNew:   []string{"agent_direct/a new failure: passed all 1 earlier runs"}},
+		// ghx/b: F in r3, P now: one earlier run, which failed, is not flaky.
 		{name: "window of two keeps the newest", current: current, window: 2, wantRuns: "agent_direct 2, ghx 2",
-			wantFlaky: []string{"agent_direct/a flaky: passed 1 of 2 recent runs", "ghx/b flaky: passed 1 of 2 recent runs"},
-			wantNow:   []bool{true, false}},
+			wantNow: []bool{},
+			wantNew: []string{"agent_direct/a new failure: passed all 1 earlier runs"}},
 		{name: "past only", current: nil, window: 0, wantRuns: "agent_direct 1, ghx 4",
-			wantFlaky: []string{"ghx/b flaky: passed 3 of 4 recent runs", "ghx/c flaky: passed 1 of 3 recent runs"},
+			wantFlaky: []string{"ghx/b flaky: passed 3 of 4 earlier runs", "ghx/c flaky: passed 1 of 3 earlier runs"},
 			wantNow:   []bool{false, false}},
 	}
 	for _, tt := range tests {
@@ -90,14 +95,20 @@ func TestAnalyze(t *testing.T) {
 			if got := strings.Join(runs, ", "); got != tt.wantRuns {
 				t.Errorf("runs = %s, want %s", got, tt.wantRuns)
 			}
-			var flaky []string
-			var now []bool
+			var flaky, news []string
+			now := []bool{}
 			for _, s := range rep.Flaky {
 				flaky = append(flaky, s.Mode+"/"+s.ID+" "+s.Label())
 				now = append(now, s.FailingNow)
 			}
+			for _, s := range rep.NewFailures {
+				news = append(news, s.Mode+"/"+s.ID+" "+s.Label())
+			}
 			if strings.Join(flaky, "\n") != strings.Join(tt.wantFlaky, "\n") || fmt.Sprint(now) != fmt.Sprint(tt.wantNow) {
 				t.Errorf("flaky = %q %v\nwant %q %v", flaky, now, tt.wantFlaky, tt.wantNow)
+			}
+			if strings.Join(news, "\n") != strings.Join(tt.wantNew, "\n") {
+				t.Errorf("new failures = %q, want %q", news, tt.wantNew)
 			}
 		})
 	}
@@ -115,7 +126,7 @@ func TestAnalyze(t *testing.T) {
 	}
 	md := rep.Markdown()
 	gfm.Require(t, "flaky scenarios", md)
-	for _, want := range []string{"## Flaky scenarios", "agent_direct 2, ghx 4", "| agent_direct | a | 1 of 2 | `PF` | 0.50 (k=5) | 1.00 | **fails** |", "**fails**", "| ghx | b | 3 of 4 | `PPFP` | 0.75 (k=5) | 0.67 | passes |"} {
+	for _, want := range []string{"## Flaky scenarios", "agent_direct 2, ghx 4", "New failures (passed in every earlier run, fail now): `agent_direct/a`.", "| ghx | b | 2 of 3 | `PPFP` | 0.75 (k=5) | 0.67 | passes |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}

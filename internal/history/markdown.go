@@ -16,13 +16,20 @@ func (r *Report) Markdown() string {
 	for _, m := range r.Modes {
 		runs = append(runs, fmt.Sprintf("%s %d", m.Mode, m.Runs))
 	}
-	fmt.Fprintf(&b, "Runs looked at (at most %d per mode, the current included): %s.\n\n", r.Window, strings.Join(runs, ", "))
+	fmt.Fprintf(&b, "Runs looked at (at most %d per mode, the current included): %s. A scenario is judged flaky on the runs before this one.\n\n", r.Window, strings.Join(runs, ", "))
+	if len(r.NewFailures) > 0 {
+		ids := make([]string, len(r.NewFailures))
+		for i, s := range r.NewFailures {
+			ids[i] = textfmt.Code(s.Mode + "/" + s.ID)
+		}
+		fmt.Fprintf(&b, "New failures (passed in every earlier run, fail now): %s.\n\n", strings.Join(ids, ", "))
+	}
 	if len(r.Flaky) == 0 {
-		b.WriteString("No scenario both passed and failed in these runs.\n")
+		b.WriteString("No scenario both passed and failed in the earlier runs.\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%d scenario(s) both passed and failed. The label only informs: a flaky scenario that fails now is still a failure.\n\n", len(r.Flaky))
-	b.WriteString("| mode | scenario | passed | outcomes (oldest first) | pass^k | flip rate | now |\n")
+	fmt.Fprintf(&b, "%d scenario(s) both passed and failed in the earlier runs. The label only informs: a flaky scenario that fails now is still a failure.\n\n", len(r.Flaky))
+	b.WriteString("| mode | scenario | passed (earlier runs) | outcomes (oldest first, this run last) | pass^k | flip rate | now |\n")
 	b.WriteString("|---|---|---:|---|---:|---:|---|\n")
 	for _, s := range r.Flaky {
 		now := "not run"
@@ -33,7 +40,7 @@ func (r *Report) Markdown() string {
 			now = "passes"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d of %d | %s | %.2f (k=%d) | %.2f | %s |\n",
-			textfmt.Cell(s.Mode), textfmt.Cell(s.ID), s.RunsPassed, s.RunsSeen, textfmt.CodeCell(s.Outcomes), s.PassK, s.K, s.FlipRate, now)
+			textfmt.Cell(s.Mode), textfmt.Cell(s.ID), s.EarlierPassed, s.EarlierSeen, textfmt.CodeCell(s.Outcomes), s.PassK, s.K, s.FlipRate, now)
 	}
 	return b.String()
 }

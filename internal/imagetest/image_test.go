@@ -122,7 +122,7 @@ func TestImage(t *testing.T) {
 				t.Errorf("outputs = %v", outputs)
 			}
 			summary, _ := os.ReadFile(filepath.Join(fc, "step_summary_1"))
-			if !strings.Contains(string(summary), "## benchgate report: fail") {
+			if !strings.Contains(string(summary), "❌ **benchgate report: fail**") {
 				t.Errorf("job summary:\n%s", summary)
 			}
 			if _, err := os.Stat(filepath.Join(ws, outputs["summary-md"])); err != nil {

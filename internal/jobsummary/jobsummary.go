@@ -31,6 +31,9 @@ type Doc struct {
 	// Note says where the whole document is kept (the artifact with
 	// job-summary.md); it is shown wherever something had to be left out.
 	Note string
+	// Lead are Markdown blocks before the first section (the verdict's
+	// headline and table), never left out.
+	Lead []string
 }
 
 // Section is one titled part of a summary (a set, a batch, an audit).
@@ -261,6 +264,9 @@ func (d *Doc) Render(limit int) string {
 
 func (d *Doc) render(lv level) string {
 	var b strings.Builder
+	for _, l := range d.Lead {
+		b.WriteString(strings.TrimRight(l, "\n") + "\n\n")
+	}
 	for _, s := range d.sections {
 		lvl := s.Level
 		if lvl == 0 {

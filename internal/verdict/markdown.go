@@ -59,29 +59,50 @@ func (v *Verdict) Why() string {
 	if v.Stopped != "" {
 		return "stopped before judging: " + v.Stopped
 	}
-	if !v.Enforced {
+	if !v.Enforced && v.ExitCode == 0 {
 		if wf := v.WouldFail(); len(wf) > 0 {
-			return "gate not enforced (gate: false); it would have failed on " + sentences(wf)
+			s := "not enforced"
+			if v.Switch != "" {
+				s += " (" + v.Switch + ")"
+			}
+			return s + "; it would have failed on " + sentences(wf)
 		}
 	}
-	if d := v.Deciding(); len(d) > 0 {
+	d := v.Deciding()
+	if v.ExitCode != 0 && len(d) > 0 {
 		return sentences(d)
 	}
-	if v.ExitCode == 0 {
-		n := 0
-		for _, c := range v.Checks {
-			if !c.Recorded {
-				n++
-			}
+	n, undecided := 0, []Check{}
+	for _, c := range v.Checks {
+		if c.Recorded && v.Enforced {
+			continue
 		}
-		switch {
-		case n == 1:
-			return "the check passes"
-		case n > 1:
-			return fmt.Sprintf("all %d checks pass", n)
+		n++
+		if c.Status == Undecided {
+			undecided = append(undecided, c)
 		}
 	}
-	return ""
+	switch {
+	case len(d) > 0 && len(undecided) == len(d):
+		return fmt.Sprintf("%d of %d checks pass; undecided, and allowed to pass: %s", n-len(d), n, sentences(d))
+	case len(d) > 0:
+		return sentences(d)
+	}
+	s := ""
+	switch {
+	case n == 1:
+		s = "the check passes"
+	case n > 1:
+		s = fmt.Sprintf("all %d checks pass", n)
+	}
+	if s != "" && !v.Enforced {
+		s += " (not enforced"
+		if v.Switch != "" {
+			s += ": " + v.Switch
+		}
+		s += ")"
+	}
+	return s
 }
 
 func sentences(cs []Check) string {
@@ -127,9 +148,6 @@ func (v *Verdict) countsText() string {
 
 func (v *Verdict) comparedText(md bool, code func(string) string) string {
 	c := v.Compared
-	if c.Head == "" {
-		return ""
-	}
 	link := func(sha, url string) string {
 		s := code(short(sha))
 		if md && url != "" {
@@ -137,7 +155,10 @@ func (v *Verdict) comparedText(md bool, code func(string) string) string {
 		}
 		return s
 	}
-	s := "head " + link(c.Head, c.HeadURL)
+	s := ""
+	if c.Head != "" {
+		s = "head " + link(c.Head, c.HeadURL)
+	}
 	var against []string
 	if c.Base != "" {
 		against = append(against, "base "+link(c.Base, c.BaseURL))
@@ -153,7 +174,7 @@ func (v *Verdict) comparedText(md bool, code func(string) string) string {
 		against = append(against, b)
 	}
 	if len(against) > 0 {
-		s += " against " + strings.Join(against, " and ")
+		s = strings.TrimSpace(s + " against " + strings.Join(against, " and "))
 	}
 	return s
 }
@@ -182,8 +203,8 @@ func (v *Verdict) TableRows() [][]string {
 		switch {
 		case c.Decided && c.Status != Pass:
 			notes = append(notes, "**decided the exit code**")
-		case c.Recorded && !v.Enforced && (v.Mode == "report"):
-			notes = append(notes, "not enforced (gate: false)")
+		case c.Recorded && !v.Enforced && v.Switch != "":
+			notes = append(notes, "not enforced ("+v.Switch+")")
 		case c.Recorded:
 			notes = append(notes, "recorded only")
 		}

@@ -52,7 +52,9 @@ type Verdict struct {
 	ExitCode int    `json:"exitCode"`
 	// Enforced is false when the user turned the gate off: the checks
 	// were computed and recorded, and did not decide the exit code.
-	Enforced bool `json:"enforced"`
+	// Switch names the input that did it ("gate: false").
+	Enforced bool   `json:"enforced"`
+	Switch   string `json:"switch,omitempty"`
 	// Stopped says why the mode ended before judging (bad input, a
 	// crash, an engine it could not reach); "" when it judged.
 	Stopped string `json:"stopped,omitempty"`
@@ -89,12 +91,15 @@ type Check struct {
 	Name string `json:"name"`
 	// Value and Threshold are in Unit ("%", "points", "rows", ...);
 	// Low and High bound the value's interval when it has one.
-	Value     float64   `json:"value"`
-	Low       *float64  `json:"low,omitempty"`
-	High      *float64  `json:"high,omitempty"`
-	Threshold float64   `json:"threshold"`
-	Unit      string    `json:"unit"`
+	Value     float64  `json:"value"`
+	Low       *float64 `json:"low,omitempty"`
+	High      *float64 `json:"high,omitempty"`
+	Threshold float64  `json:"threshold"`
+	Unit      string   `json:"unit"`
+	// Direction is "" for a check with no threshold of its own (a gate
+	// recorded as PASS or FAIL); Text then says its value.
 	Direction Direction `json:"direction"`
+	Text      string    `json:"text,omitempty"`
 	Status    Status    `json:"status"`
 	// Recorded: the check ran and is kept, but could not set the exit
 	// code (the gate was turned off, or the mode is decided by rows).
@@ -180,12 +185,13 @@ type Counts struct {
 	ChecksFailed, ScenariosFailing, NewFailures int
 }
 
-// Counts counts the failed checks (enforced or recorded), the failing
+// Counts counts the failed checks (those that could decide the step;
+// with the gate turned off, those that would have), the failing
 // scenarios and the new failures.
 func (v *Verdict) Counts() Counts {
 	var c Counts
 	for _, ch := range v.Checks {
-		if ch.Status == Fail {
+		if ch.Status == Fail && (!ch.Recorded || !v.Enforced) {
 			c.ChecksFailed++
 		}
 	}
@@ -211,12 +217,12 @@ func (v *Verdict) Deciding() []Check {
 	return out
 }
 
-// WouldFail are the recorded checks that failed: what an enforced gate
-// would have failed on.
+// WouldFail are the recorded checks that failed or are undecided: what
+// an enforced gate would have failed on.
 func (v *Verdict) WouldFail() []Check {
 	var out []Check
 	for _, c := range v.Checks {
-		if c.Recorded && c.Status == Fail {
+		if c.Recorded && c.Status != Pass {
 			out = append(out, c)
 		}
 	}
@@ -248,6 +254,9 @@ func (v *Verdict) Mark() string {
 // ValueText is the check's value with its unit and interval:
 // "16.67%", "31.61% [-7.81%, 57.25%]", "-30.00 points", "3 rows".
 func (c Check) ValueText() string {
+	if c.Text != "" {
+		return c.Text
+	}
 	s := number(c.Value, c.Unit)
 	if c.Low != nil && c.High != nil {
 		s += fmt.Sprintf(" [%s, %s]", number(*c.Low, c.Unit), number(*c.High, c.Unit))
@@ -257,6 +266,9 @@ func (c Check) ValueText() string {
 
 // NeedsText is the threshold with its direction: "≥ 20.00%".
 func (c Check) NeedsText() string {
+	if c.Direction == "" {
+		return "–"
+	}
 	d := "≥"
 	if c.Direction == AtMost {
 		d = "≤"
@@ -272,6 +284,9 @@ func (c Check) Sentence() string {
 		who = c.Set + ": " + who
 	}
 	s := fmt.Sprintf("%s %s, needs %s", who, c.ValueText(), c.NeedsText())
+	if c.Direction == "" {
+		s = who + ": " + c.ValueText()
+	}
 	if c.Status == Undecided {
 		s += " (undecided)"
 	}
@@ -288,6 +303,9 @@ func number(v float64, unit string) string {
 		return fmt.Sprintf("%+.2f points", v)
 	case "":
 		return trimFloat(v)
+	}
+	if v == 1 {
+		unit = strings.TrimSuffix(unit, "s")
 	}
 	return trimFloat(v) + " " + unit
 }
@@ -335,7 +353,7 @@ func (v *Verdict) Validate() error {
 		default:
 			return fmt.Errorf("check %d (%s): status %q, expected pass, fail or undecided", i+1, c.ID, c.Status)
 		}
-		if c.Direction != AtLeast && c.Direction != AtMost {
+		if c.Direction != AtLeast && c.Direction != AtMost && (c.Direction != "" || c.Text == "") {
 			return fmt.Errorf("check %d (%s): direction %q, expected >= or <=", i+1, c.ID, c.Direction)
 		}
 	}

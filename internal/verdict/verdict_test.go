@@ -27,9 +27,9 @@ func TestHeadline(t *testing.T) {
 		},
 		{
 			name: "gate turned off says what would have failed",
-			v: Verdict{Mode: "report", Status: "pass", Enforced: false, Compared: head,
+			v: Verdict{Mode: "report", Status: "pass", Enforced: false, Switch: "gate: false", Compared: head,
 				Checks: []Check{with(success, func(c *Check) { c.Recorded = true }), with(toolCalls, func(c *Check) { c.Recorded = true })}},
-			want: []string{"⚠️ **benchgate report: pass**: gate not enforced (gate: false); it would have failed on tool-call reduction 16.67%, needs ≥ 20.00%"},
+			want: []string{"⚠️ **benchgate report: pass**: not enforced (gate: false); it would have failed on tool-call reduction 16.67%, needs ≥ 20.00%"},
 		},
 		{
 			name: "a clear pass counts its checks",

@@ -13,16 +13,18 @@ import (
 // write its own files (the stats files).
 type Lookback func(ctx context.Context, suitePaths []string, outDir string) ([]FlakyScenario, error)
 
-// FlakyScenario is a scenario that both passed and failed in the recent
-// runs of a mode.
+// FlakyScenario is a scenario that both passed and failed in the earlier
+// runs of a mode (this set's run left out: a scenario that passed every
+// earlier run and fails now is a new failure, not flaky).
 type FlakyScenario struct {
 	Mode       string `json:"mode"`
 	ScenarioID string `json:"scenario_id"`
-	RunsSeen   int    `json:"runs_seen"`
-	RunsPassed int    `json:"runs_passed"`
+	// RunsSeen and RunsPassed count the earlier runs.
+	RunsSeen   int `json:"runs_seen"`
+	RunsPassed int `json:"runs_passed"`
 	// FailingNow says it fails in this set's final rows: still a failure.
 	FailingNow bool `json:"failing_now"`
-	// Label is what a reader sees: "flaky: passed 4 of 6 recent runs".
+	// Label is what a reader sees: "flaky: passed 4 of 6 earlier runs".
 	Label string `json:"label"`
 }
 

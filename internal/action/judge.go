@@ -1,0 +1,516 @@
+package action
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/benchgate/benchgate/internal/baseline"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/stats"
+	"github.com/benchgate/benchgate/internal/verdict"
+)
+
+// checkNames are gate v2's checks in words, with their units.
+var checkNames = map[string]struct{ name, unit string }{
+	"reliability_success_rate_non_inferior": {"success rate change, ghx against agent_direct", "points"},
+	"reliability_output_validity":           {"output validity (ghx)", "%"},
+	"reliability_runner_failure_rate":       {"runner failure rate (ghx)", "%"},
+	"reliability_timeout_stall_rate":        {"timeout and stall rate (ghx)", "%"},
+	"reliability_retry_rate":                {"retry rate (ghx)", "%"},
+	"efficiency_coverage":                   {"scenarios with enough stable rows", "%"},
+	"efficiency_tokens_active_reduction":    {"active-token reduction", "%"},
+	"efficiency_latency_reduction":          {"latency reduction", "%"},
+	"efficiency_tool_call_reduction":        {"tool-call reduction", "%"},
+}
+
+// gateCheck turns one of gate v2's checks into a verdict check.
+func gateCheck(c report.Check) verdict.Check {
+	n, ok := checkNames[c.Name]
+	if !ok {
+		n.name, n.unit = strings.ReplaceAll(c.Name, "_", " "), ""
+	}
+	group, _, _ := strings.Cut(c.Name, "_")
+	out := verdict.Check{Group: group, ID: c.Name, Name: n.name, Value: c.Value, Threshold: c.Threshold, Unit: n.unit,
+		Direction: verdict.Direction(c.Operator), Status: verdict.Fail}
+	if c.Passed {
+		out.Status = verdict.Pass
+	}
+	return out
+}
+
+// statsStatus maps the statistical gate's four verdicts to three.
+func statsStatus(v stats.Verdict) verdict.Status {
+	switch v {
+	case stats.Pass:
+		return verdict.Pass
+	case stats.Fail:
+		return verdict.Fail
+	}
+	return verdict.Undecided
+}
+
+// reportChecks are report's checks: with the statistical gate, its
+// reliability checks, paired success and efficiency intervals (each
+// efficiency row names gate v2's own figure beside it, since the two
+// reduce the same rows differently); without, gate v2's nine checks.
+func reportChecks(rep *report.Result) []verdict.Check {
+	if rep == nil {
+		return nil
+	}
+	var out []verdict.Check
+	if st := rep.Stats; st != nil {
+		for _, c := range st.Reliability {
+			out = append(out, gateCheck(c))
+		}
+		if s := st.Success; s.Scenarios > 0 {
+			out = append(out, verdict.Check{Group: "success", ID: "success_paired", Name: "scenarios that succeed in agent_direct and fail in ghx",
+				Value: float64(s.OnlyAgentDirect), Threshold: float64(s.OnlyGhx), Unit: "scenarios", Direction: verdict.AtMost,
+				Status: statsStatus(s.Verdict), Method: "paired, against the scenarios ghx alone succeeds in: " + s.Reason})
+		}
+		for _, e := range st.Efficiency {
+			n := checkNames[e.Check]
+			lo, hi := e.LowPct, e.HighPct
+			c := verdict.Check{Group: "efficiency", ID: e.Check, Name: orDefault(n.name, e.Metric), Value: e.EstimatePct, Low: &lo, High: &hi,
+				Threshold: e.MinReductionPct, Unit: "%", Direction: verdict.AtLeast, Status: statsStatus(e.Verdict),
+				Method: fmt.Sprintf("paired estimate over %d scenarios, %s interval", e.Scenarios, report.Percent(e.Confidence*100)),
+				Also:   "gate v2's median of per-scenario reductions: " + report.Percent(e.V2Value),
+				More:   e.PlanSentence()}
+			if e.Scenarios == 0 {
+				c.Low, c.High, c.Text, c.Method = nil, nil, "not measured", "no scenario has values in both modes"
+			}
+			out = append(out, c)
+		}
+		return out
+	}
+	if rep.Summary == nil {
+		return nil
+	}
+	for _, c := range rep.Gate.Checks {
+		out = append(out, gateCheck(c))
+	}
+	return out
+}
+
+// baselineChecks are the comparison with an earlier run: per mode, the
+// scenarios that passed there and fail now, and each efficiency change
+// against the tolerance.
+func baselineChecks(c *baseline.Comparison) []verdict.Check {
+	if c == nil {
+		return nil
+	}
+	// A comparison's verdicts are the statistical gate's words.
+	status := func(v string) verdict.Status { return statsStatus(stats.Verdict(v)) }
+	var out []verdict.Check
+	for _, m := range c.Modes {
+		if m.Success.Verdict != "" {
+			out = append(out, verdict.Check{Group: "baseline", ID: "baseline_success_" + m.Mode, Name: m.Mode + ": scenarios that passed in the baseline and fail now",
+				Value: float64(len(m.Success.NewlyFailing)), Unit: "scenarios", Direction: verdict.AtMost, Status: status(m.Success.Verdict), Method: m.Success.Reason})
+		}
+		for _, e := range m.Efficiency {
+			lo, hi := -e.HighPct+0, -e.LowPct+0
+			out = append(out, verdict.Check{Group: "baseline", ID: "baseline_" + m.Mode + "_" + e.Name, Name: m.Mode + ": " + e.Name + " change against the baseline",
+				Value: -e.EstimatePct + 0, Low: &lo, High: &hi, Threshold: c.TolerancePct, Unit: "%", Direction: verdict.AtMost, Status: status(string(e.Verdict))})
+		}
+	}
+	return out
+}
+
+// judgeInput is what judge reads: the plan, what the mode returned, how
+// it exited, and the event.
+type judgeInput struct {
+	Plan *Plan
+	Res  *results
+	Mode *Result
+	// Code is the mode's exit code; Status the step's status word (they
+	// differ for a batch whose instances failed under fail-on never).
+	Code   int
+	Status string
+	Event  *githubactions.GitHubContext
+	Getenv func(string) string
+	// Rel shows a path relative to the workspace.
+	Rel       func(string) string
+	Workspace string
+	Lookback  *lookbackPlan
+}
+
+// judge builds the run's one verdict.
+func judge(in judgeInput) *verdict.Verdict {
+	p, res, m := in.Plan, in.Res, in.Mode
+	if m == nil {
+		m = &Result{}
+	}
+	v := &verdict.Verdict{Schema: verdict.Schema, Mode: p.Mode, Status: in.Status, ExitCode: in.Code, Enforced: true, Checks: []verdict.Check{}, Failing: []verdict.Scenario{}}
+	v.Compared = compared(in.Event, in.Getenv, in.Lookback)
+	var lb = m.Lookback
+	switch p.Mode {
+	case "report":
+		gateOn := hasArg(p.Args, "--gate")
+		v.Enforced = gateOn
+		if !gateOn {
+			v.Switch = "gate: false"
+		}
+		checks := reportChecks(m.Report)
+		if lb != nil {
+			checks = append(checks, baselineChecks(lb.Comparison)...)
+		}
+		for i := range checks {
+			c := &checks[i]
+			c.Recorded = !gateOn
+			c.Decided = gateOn && (in.Code == exitOK || c.Status != verdict.Pass)
+		}
+		v.Checks = checks
+		v.Failing = failingOf("", res.Suites, res.SuiteOrder, in)
+	case "set", "ordered":
+		v.Checks, v.Failing, v.Sets = setsOf(p, res, m, in)
+	case "swebench-batch":
+		if b := res.Batch; b != nil {
+			bad := 0
+			for _, inst := range b.Instances {
+				if inst.Status == "success" {
+					continue
+				}
+				bad++
+				first := inst.FailureReasonCode
+				if inst.FailureReasonDetail != "" {
+					first = strings.TrimPrefix(first+": "+inst.FailureReasonDetail, ": ")
+				}
+				v.Failing = append(v.Failing, verdict.Scenario{ID: inst.InstanceID, FirstError: orDefault(first, inst.Status), Where: in.Rel(inst.StatusPath)})
+			}
+			failOn := orDefault(argValue(p.Args, "--fail-on"), "never")
+			v.Enforced = failOn != "never"
+			if !v.Enforced {
+				v.Switch = "fail-on: never"
+			}
+			c := verdict.Check{Group: "instances", ID: "instances_not_success", Name: "instances that did not succeed", Value: float64(bad), Unit: "instances",
+				Direction: verdict.AtMost, Status: verdict.Pass, Recorded: !v.Enforced, Decided: v.Enforced}
+			if bad > 0 {
+				c.Status = verdict.Fail
+			}
+			v.Checks = append(v.Checks, c)
+		}
+	case "qa-audit":
+		if a := res.Audit; a != nil && len(a.Cases) > 0 {
+			bad := 0
+			for _, c := range a.Cases {
+				if c.Verdict == "Valid" {
+					continue
+				}
+				bad++
+				where := in.Rel(c.File)
+				if c.Line > 0 {
+					where += ":" + strconv.Itoa(c.Line)
+				}
+				v.Failing = append(v.Failing, verdict.Scenario{ID: c.ID, FirstError: strings.TrimSpace(c.Verdict + ": " + c.Reason), Where: where})
+			}
+			c := verdict.Check{Group: "questions", ID: "questions_not_valid", Name: "questions not Valid", Value: float64(bad), Unit: "questions",
+				Direction: verdict.AtMost, Status: verdict.Pass, Decided: true}
+			if bad > 0 {
+				c.Status = verdict.Fail
+			}
+			v.Checks = append(v.Checks, c)
+		}
+	}
+	if lb != nil && lb.History != nil {
+		markNew(v, lb)
+	}
+	switch {
+	case in.Code == exitUsage:
+		v.Stopped = "bad input"
+		if res.ModeError != "" {
+			v.Stopped += ": " + res.ModeError
+		}
+	case in.Code != exitOK && len(v.Deciding()) == 0 && res.ModeError != "":
+		v.Stopped = res.ModeError
+	case in.Code != exitOK && len(v.Deciding()) == 0 && len(v.Checks) == 0:
+		v.Stopped = "the mode ended before it judged anything; the log tells why"
+	}
+	v.Next, v.Rerun = nextSteps(v, in)
+	return v
+}
+
+// markNew marks the failing scenarios that passed in every earlier run,
+// puts them first, and lists the flaky ones.
+func markNew(v *verdict.Verdict, lb *Lookback) {
+	h := lb.History
+	isNew := map[string]bool{}
+	for _, s := range h.NewFailures {
+		isNew[s.Mode+"/"+s.ID] = true
+	}
+	for i := range v.Failing {
+		for _, mode := range v.Failing[i].Modes {
+			if isNew[mode+"/"+v.Failing[i].ID] {
+				v.Failing[i].New = true
+			}
+		}
+	}
+	sort.SliceStable(v.Failing, func(i, j int) bool { return v.Failing[i].New && !v.Failing[j].New })
+	for _, s := range h.Flaky {
+		v.Flaky = append(v.Flaky, verdict.Flaky{Mode: s.Mode, ID: s.ID, RunsPassed: s.EarlierPassed, RunsSeen: s.EarlierSeen, FailingNow: s.FailingNow})
+	}
+}
+
+// setsOf judges set and ordered: per set, the row check that decides
+// it, and the gates it only records; the failing scenarios; the sets
+// in order, those that did not run included.
+func setsOf(p *Plan, res *results, m *Result, in judgeInput) (checks []verdict.Check, failing []verdict.Scenario, sets []verdict.Set) {
+	checks, failing = []verdict.Check{}, []verdict.Scenario{}
+	for _, s := range res.Sets {
+		t := s.Tracking
+		rows := 0
+		for _, st := range s.Suites {
+			rows += failingRows(st)
+		}
+		c := verdict.Check{Set: t.Set, Group: "rows", ID: "rows", Name: "failing rows after reruns (success, output_valid, error null)",
+			Value: float64(rows), Unit: "rows", Direction: verdict.AtMost, Status: verdict.Pass, Decided: true}
+		if t.FinalStatus != "pass" {
+			c.Status = verdict.Fail
+			if t.Error != "" {
+				c.Method = "stopped: " + t.Error
+			}
+		}
+		checks = append(checks, c)
+		if g := t.Gate; g != nil && g.Ran {
+			gc := verdict.Check{Set: t.Set, Group: "gate", ID: "gate_" + orDefault(g.Profile, "verify_pr"), Name: "gate " + orDefault(g.Profile, "verify_pr"),
+				Text: passFail(g.Passed), Status: verdict.Pass, Recorded: true, Method: "kept in tracking.json; rows decide a set"}
+			if !g.Passed {
+				gc.Status = verdict.Fail
+			}
+			checks = append(checks, gc)
+			if st := g.Stats; st != nil {
+				sc := verdict.Check{Set: t.Set, Group: "gate", ID: "statistical_gate", Name: "statistical gate", Text: strings.ToUpper(st.Verdict),
+					Status: statsStatus(stats.Verdict(st.Verdict)), Recorded: true, Method: "kept in tracking.json; rows decide a set"}
+				checks = append(checks, sc)
+			}
+		}
+		failing = append(failing, failingOf(t.Set, s.Suites, s.SuiteOrder, in)...)
+	}
+	if o := m.Ordered; o != nil && o.Summary != nil {
+		for _, s := range o.Summary.Sets {
+			st := s.Status
+			if st == "not_run" {
+				st = verdict.NotRun
+			}
+			sets = append(sets, verdict.Set{Name: s.Set, Status: st, Failing: len(s.FailingScenarios)})
+		}
+	} else {
+		for _, s := range res.Sets {
+			sets = append(sets, verdict.Set{Name: s.Tracking.Set, Status: orDefault(s.Tracking.FinalStatus, "unknown"), Failing: len(s.Tracking.FailingScenarios)})
+		}
+	}
+	return checks, failing, sets
+}
+
+// failingOf gathers the failing rows of suites into scenarios: the modes
+// a scenario fails in, the repetitions that failed of those that ran, the
+// first failing row's reason and where it is.
+func failingOf(set string, suites map[string]*suiteStats, order []string, in judgeInput) []verdict.Scenario {
+	byID := map[string]*verdict.Scenario{}
+	var ids []string
+	rowsSeen := map[string]bool{}
+	for _, mode := range order {
+		st := suites[mode]
+		for _, d := range st.Violations {
+			s := byID[d.ScenarioID]
+			if s == nil {
+				s = &verdict.Scenario{Set: set, ID: d.ScenarioID, FirstError: d.Rule(), Where: fmt.Sprintf("%s:%d", in.Rel(d.File), d.Line), URL: rowURL(in, d.File, d.Line)}
+				byID[d.ScenarioID] = s
+				ids = append(ids, d.ScenarioID)
+			}
+			if !contains(s.Modes, mode) {
+				s.Modes = append(s.Modes, mode)
+				s.Iterations += st.Iterations[d.ScenarioID]
+			}
+			key := fmt.Sprintf("%s:%s:%d", d.ScenarioID, d.File, d.Line)
+			if !rowsSeen[key] {
+				rowsSeen[key] = true
+				s.Failed++
+			}
+		}
+	}
+	out := make([]verdict.Scenario, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, *byID[id])
+	}
+	return out
+}
+
+// rowURL links a suite row at the pull request's head commit when the
+// file is committed there; "" otherwise (the row is in the artifact).
+func rowURL(in judgeInput, file string, line int) string {
+	c := compared(in.Event, in.Getenv, nil)
+	if c.Head == "" || c.Repository == "" || in.Workspace == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(in.Workspace, file)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	cmd := exec.Command("git", "ls-files", "--error-unmatch", "--", rel)
+	cmd.Dir = in.Workspace
+	if cmd.Run() != nil {
+		return ""
+	}
+	server := strings.TrimRight(orDefault(in.Getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
+	return fmt.Sprintf("%s/%s/blob/%s/%s#L%d", server, c.Repository, c.Head, filepath.ToSlash(rel), line)
+}
+
+// compared says what was judged: the pull request's head commit (the
+// event's pull_request.head.sha, not GITHUB_SHA, which is the merge
+// commit GitHub builds for the run), the base commit, and the baseline
+// run when one was downloaded.
+func compared(ev *githubactions.GitHubContext, getenv func(string) string, lp *lookbackPlan) verdict.Compared {
+	var c verdict.Compared
+	if ev == nil {
+		return c
+	}
+	c.Repository = ev.Repository
+	c.Head = ev.SHA
+	if pr, ok := ev.Event["pull_request"].(map[string]any); ok {
+		if n, ok := pr["number"].(float64); ok {
+			c.PullRequest = int(n)
+		}
+		if head, ok := pr["head"].(map[string]any); ok {
+			if sha, _ := head["sha"].(string); sha != "" {
+				c.Head = sha
+			}
+		}
+		if base, ok := pr["base"].(map[string]any); ok {
+			c.Base, _ = base["sha"].(string)
+		}
+	}
+	server := strings.TrimRight(orDefault(getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
+	if c.Repository != "" {
+		if c.Head != "" {
+			c.HeadURL = server + "/" + c.Repository + "/commit/" + c.Head
+		}
+		if c.Base != "" {
+			c.BaseURL = server + "/" + c.Repository + "/commit/" + c.Base
+		}
+	}
+	if lp != nil && lp.BaselineRun != "" {
+		c.Baseline, c.BaselineURL = lp.BaselineRun, lp.BaselineURL
+	}
+	return c
+}
+
+// nextSteps says what to do about the verdict, and gives a rerun of the
+// failing scenarios of a set to copy.
+func nextSteps(v *verdict.Verdict, in judgeInput) ([]string, string) {
+	var next []string
+	if v.Stopped != "" {
+		if v.ExitCode == exitUsage {
+			next = append(next, "Fix the input named above and run again; nothing was judged.")
+		}
+		return next, ""
+	}
+	c := v.Counts()
+	if c.NewFailures > 0 {
+		next = append(next, fmt.Sprintf("%d failing scenario(s) passed in every earlier run: this change is the first suspect.", c.NewFailures))
+	}
+	var both []string
+	for _, s := range v.Failing {
+		if len(s.Modes) > 1 {
+			both = append(both, s.ID)
+		}
+	}
+	if len(both) > 0 {
+		next = append(next, fmt.Sprintf("%s fail(s) in both agent_direct and ghx: a fixture or scenario problem rather than ghx.", strings.Join(limit(both, 3), ", ")))
+	}
+	for _, ch := range v.Checks {
+		if ch.Group == "reliability" && ch.Status == verdict.Fail {
+			next = append(next, "A reliability check failed: read the first errors of the failing scenarios before the efficiency figures.")
+			break
+		}
+	}
+	for _, ch := range v.Deciding() {
+		if ch.Status == verdict.Undecided {
+			next = append(next, "The data do not decide an efficiency check: the table says how much more would (or set stats-allow-undecided: true to let undecided checks pass).")
+			break
+		}
+	}
+	var notRun []string
+	var stoppedAt string
+	for _, s := range v.Sets {
+		switch {
+		case s.Status == verdict.NotRun:
+			notRun = append(notRun, s.Name)
+		case s.Status != "pass" && stoppedAt == "":
+			stoppedAt = s.Name
+		}
+	}
+	if len(notRun) > 0 && stoppedAt != "" {
+		next = append(next, fmt.Sprintf("The run stopped at set %s; %d later sets did not run. Fix %s first.", stoppedAt, len(notRun), stoppedAt))
+	}
+	// A rerun of the failing scenarios of the first failing set, with the
+	// workflow_dispatch example (docs/action.md, rerun-scenarios.yml).
+	rerun := ""
+	if (v.Mode == "set" || v.Mode == "ordered") && len(v.Failing) > 0 {
+		set := v.Failing[0].Set
+		var ids []string
+		for _, s := range v.Failing {
+			if s.Set == set {
+				ids = append(ids, s.ID)
+			}
+		}
+		ref := ""
+		if in.Event != nil {
+			if pr, ok := in.Event.Event["pull_request"].(map[string]any); ok {
+				if head, ok := pr["head"].(map[string]any); ok {
+					ref, _ = head["ref"].(string)
+				}
+			}
+		}
+		rerun = "gh workflow run rerun-scenarios.yml"
+		if ref != "" {
+			rerun += " --ref " + shellQuote(ref)
+		}
+		rerun += " -f set=" + shellQuote(set) + " -f scenario_ids=" + shellQuote(strings.Join(ids, " "))
+		next = append(next, "Rerun the failing scenarios of "+set+" with the workflow_dispatch workflow (docs/action.md):")
+	}
+	return next, rerun
+}
+
+func limit(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("%d more", len(s)-n))
+	}
+	return s
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe
+// characters.
+func shellQuote(s string) string {
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,=:", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func hasArg(args []string, flag string) bool {
+	for _, a := range args {
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
