@@ -10,6 +10,9 @@
 #   BENCHGATE_TEST_PNPM        pnpm (pinned, from npm), for the example workflows under act
 #   BENCHGATE_TEST_PYTHON       a python3 with pytest (Debian's python3-pytest)
 #   BENCHGATE_TEST_MERMAID      mermaid.min.js of the pinned npm mermaid, drawn in chromium
+#   BENCHGATE_TEST_CODEX_ARM64  the pinned Codex CLI built for arm64 (the users' runners)
+#   BENCHGATE_TEST_ARM64_ROOT   Debian's arm64 busybox-static, git and bash with their
+#                               libraries, unpacked: the files of arm64 instance images
 #   BENCHGATE_TEST_REQUIRE      "1": tests fail instead of skipping when a component is missing
 #   BENCHGATE_TEST_STATE        the state folder (below), where the tests also keep the
 #                               binaries they build (testenv.Build)
@@ -124,6 +127,60 @@ if DOCKER_HOST="unix://$docker_sock" docker version >/dev/null 2>&1; then
 else
   echo "test-env: dockerd did not start; see $docker_dir/dockerd.log" >&2
   tail -20 "$docker_dir/dockerd.log" >&2 || true
+fi
+
+# ARM64, the platform SWE-bench runners use. Off arm64, qemu-user-static
+# with binfmt-support lets this machine (and the Docker engine) run arm64
+# binaries; the F flag Debian registers them with keeps the emulator
+# usable inside containers.
+if [ "$arch" != aarch64 ]; then
+  if [ ! -x /usr/bin/qemu-aarch64-static ] || ! command -v update-binfmts >/dev/null 2>&1; then
+    echo "test-env: installing qemu-user-static binfmt-support" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq qemu-user-static binfmt-support >&2
+  fi
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc >&2 || true
+  fi
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    update-binfmts --enable qemu-aarch64 >&2 || true
+  fi
+  if ! grep -q '^enabled' /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null; then
+    echo "test-env: qemu-aarch64 is not registered with binfmt_misc; arm64 tests cannot run" >&2
+  fi
+fi
+# Debian's arm64 packages, unpacked: real git and bash (no stand-ins) for
+# arm64 instance images. The folder is made whole or not at all.
+arm64_root="$state_dir/arm64-root"
+if [ ! -x "$arm64_root/usr/bin/git" ]; then
+  echo "test-env: fetching Debian's arm64 busybox-static, git and bash" >&2
+  if ! dpkg --print-foreign-architectures | grep -qx arm64 && [ "$(dpkg --print-architecture)" != arm64 ]; then
+    dpkg --add-architecture arm64
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  debs="$state_dir/arm64-debs"
+  rm -rf "$debs" "$arm64_root.tmp" && mkdir -p "$debs" "$arm64_root.tmp"
+  chmod 777 "$debs"
+  (cd "$debs" && apt-get download -qq busybox-static:arm64 git:arm64 bash:arm64 libc6:arm64 \
+    libpcre2-8-0:arm64 zlib1g:arm64 libtinfo6:arm64 >&2)
+  for deb in "$debs"/*.deb; do dpkg -x "$deb" "$arm64_root.tmp"; done
+  rm -rf "$arm64_root" "$debs" && mv "$arm64_root.tmp" "$arm64_root"
+fi
+export BENCHGATE_TEST_ARM64_ROOT="$arm64_root"
+# The pinned Codex CLI for arm64 (the native one on an arm64 machine).
+if [ "$arch" = aarch64 ]; then
+  [ -n "${BENCHGATE_TEST_CODEX:-}" ] && export BENCHGATE_TEST_CODEX_ARM64="$BENCHGATE_TEST_CODEX"
+else
+  codex_arm64_dir="$state_dir/codex-$CODEX_VERSION-arm64"
+  codex_arm64_bin="$codex_arm64_dir/package/vendor/aarch64-unknown-linux-musl/bin/codex"
+  if [ ! -x "$codex_arm64_bin" ]; then
+    echo "test-env: fetching @openai/codex@${CODEX_VERSION}-linux-arm64" >&2
+    rm -rf "$codex_arm64_dir" && mkdir -p "$codex_arm64_dir"
+    (cd "$codex_arm64_dir" && npm pack --silent "@openai/codex@${CODEX_VERSION}-linux-arm64" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+  fi
+  [ -x "$codex_arm64_bin" ] && export BENCHGATE_TEST_CODEX_ARM64="$codex_arm64_bin"
 fi
 
 export BENCHGATE_TEST_BUSYBOX=/bin/busybox

@@ -10,10 +10,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -25,68 +23,6 @@ import (
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
-
-var (
-	plansDirRe  = regexp.MustCompile("`([^`]+)/SPECIFICATION\\.md`")
-	patchPathRe = regexp.MustCompile("HEAD > ([^`\\s]+)`")
-	codeDirRe   = regexp.MustCompile("`cd (\\S+) && git diff")
-)
-
-// shardAgent answers every Responses request as a model would, from what
-// the request says rather than from a fixed order, so that shards running
-// at once can share one endpoint, and it follows the built-in prompts
-// literally: given the plan prompt it writes the plan where the prompt
-// says; given the execute prompt it edits the code and writes the patch
-// with the prompt's own `git diff ... HEAD > <patch>` command, then moves
-// the plan documents as the outcome wants. What each instance ends as is
-// chosen by its ID. After a tool result it reports done.
-type shardAgent struct {
-	outcome map[string]string // instance ID -> success, blocked or incomplete
-	// hold, while set, is the instance whose first request waits until
-	// release is closed (arrived is signalled once it is waiting): the
-	// test stops that shard's benchgate meanwhile, as a runner does when
-	// a step's time runs out.
-	hold    atomic.Pointer[string]
-	arrived chan struct{}
-	release chan struct{}
-}
-
-func (a *shardAgent) answer(r fakeresponses.Request) []fakeresponses.Item {
-	if n := len(r.Input); n > 0 && r.Input[n-1]["type"] == "function_call_output" {
-		return []fakeresponses.Item{fakeresponses.Message("Done.")}
-	}
-	text := r.InputText()
-	plans := plansDirRe.FindAllStringSubmatch(text, -1)
-	if len(plans) == 0 {
-		return []fakeresponses.Item{fakeresponses.Message("I cannot tell where the task is.")}
-	}
-	dir := plans[len(plans)-1][1]
-	id := filepath.Base(filepath.Dir(dir))
-	if h := a.hold.Load(); h != nil && *h == id {
-		a.arrived <- struct{}{}
-		<-a.release
-		return []fakeresponses.Item{fakeresponses.Message("Still thinking.")}
-	}
-	patch := patchPathRe.FindAllStringSubmatch(text, -1)
-	code := codeDirRe.FindAllStringSubmatch(text, -1)
-	if len(patch) == 0 || len(code) == 0 || strings.LastIndex(text, "# Execute") < strings.LastIndex(text, "# Plan") {
-		return []fakeresponses.Item{fakeresponses.Shell(fmt.Sprintf("printf '# Plan\\n1. fix README\\n' > %s/EXECUTION_PLAN.md && echo PLAN_WRITTEN", dir))}
-	}
-	diff := fmt.Sprintf("cd %s && git diff --binary --full-index --no-color HEAD > %s", code[len(code)-1][1], patch[len(patch)-1][1])
-	move := func(to string) string {
-		return fmt.Sprintf("mkdir -p %[1]s/%[2]s && mv %[1]s/SPECIFICATION.md %[1]s/EXECUTION_PLAN.md %[1]s/%[2]s/", dir, to)
-	}
-	var cmd string
-	switch a.outcome[id] {
-	case "success":
-		cmd = fmt.Sprintf("cd %s && printf 'fixed code\\n' > README && %s && %s", code[len(code)-1][1], diff, move("archive"))
-	case "blocked":
-		cmd = fmt.Sprintf("%s && printf 'BLOCKED: the build needs the network\\n' | cat - %s/EXECUTION_PLAN.md > /tmp/plan && mv /tmp/plan %s/EXECUTION_PLAN.md && %s", diff, dir, dir, move("blocked"))
-	default: // archived with nothing changed: an empty patch is incomplete
-		cmd = fmt.Sprintf("%s && %s", diff, move("archive"))
-	}
-	return []fakeresponses.Item{fakeresponses.Shell(cmd + " && echo EXECUTED")}
-}
 
 // artifactFileGlob returns the one file of an uploaded artifact whose
 // name matches pattern (path.Match), as a user who downloads it would
@@ -193,14 +129,10 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 	for _, id := range []string{success, blocked, incomplete} {
 		swebenchtest.ImportRealCodexImage(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, id))
 	}
-	agent := &shardAgent{outcome: map[string]string{success: "success", blocked: "blocked", incomplete: "incomplete"},
-		arrived: make(chan struct{}, 1), release: make(chan struct{})}
-	agent.hold.Store(&incomplete)
-	var script []fakeresponses.Turn
-	for range 40 {
-		script = append(script, fakeresponses.Turn{ItemsFrom: agent.answer, Usage: fakeresponses.Usage{InputTokens: 1000, OutputTokens: 20}})
-	}
-	srv := fakeresponses.New([]string{"qwen3-coder-next-FP8"}, script...)
+	agent := &swebenchtest.Agent{Outcome: map[string]string{success: "success", blocked: "blocked", incomplete: "incomplete"},
+		Arrived: make(chan struct{}, 1), Release: make(chan struct{})}
+	agent.Hold.Store(&incomplete)
+	srv := fakeresponses.New([]string{"qwen3-coder-next-FP8"}, agent.Script(40)...)
 	defer srv.Close()
 
 	repo := t.TempDir()
@@ -236,14 +168,14 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 	stopped := make(chan error, 1)
 	go func() {
 		select {
-		case <-agent.arrived:
+		case <-agent.Arrived:
 		case <-time.After(20 * time.Minute): // a guard: the run's own timeout ends the test first
 			stopped <- errors.New("the held instance never asked the endpoint")
 			return
 		}
 		err := stopBenchgateOf(dc, incomplete)
-		agent.hold.Store(nil)
-		close(agent.release)
+		agent.Hold.Store(nil)
+		close(agent.Release)
 		stopped <- err
 	}()
 	res := r.exec(t, Run{Repo: repo, Workflow: ".github/workflows/swebench-shards.yml", Event: "workflow_dispatch", ArtifactDir: artifacts,

@@ -218,10 +218,10 @@ func helps() map[string]Help {
 		},
 		"swebench prepare-images": {
 			Usage: []string{"benchgate swebench prepare-images (--instance-id <id> | --instance-file <file>) [flags]"},
-			About: "Checks that the instance images a batch needs are in the Docker engine and, with --codex-binary, that the Codex CLI can be mounted into them; --dry-run lists what it would check.",
+			About: "Builds a new image over each instance image, tagged as the same image, that holds the Codex CLI of --codex-binary at /usr/local/bin/codex (and --codex-config), so that runs need not mount it; an image that already holds the same binary and config is left as it is. --dry-run lists the images it would build. Runs never need it: without it they mount the runner's codex read-only.",
 			Examples: []Example{
 				{Comment: "list the images of a file's instances", Command: "benchgate swebench prepare-images --instance-file examples/swebench/instances.jsonl --dry-run", Needs: "a Docker engine"},
-				{Comment: "check one instance's image with the Codex CLI from PATH", Command: "benchgate swebench prepare-images --instance-id apache__druid-13704 --codex-binary codex", Needs: "a Docker engine with the instance image"},
+				{Comment: "build the Codex CLI from PATH into one instance's image", Command: "benchgate swebench prepare-images --instance-id apache__druid-13704 --codex-binary codex", Needs: "a Docker engine with the instance image"},
 			},
 		},
 		"swebench merge": {
@@ -245,7 +245,7 @@ codex exec -p local inside each instance's container (docs/swebench.md).
 Subcommands:
   run             solve one instance
   batch           solve many instances, one after another (a shard of them with --shard)
-  prepare-images  check that the instance images (and the Codex CLI) are ready
+  prepare-images  build the Codex CLI into the instance images (optional)
   merge           join the run roots of a sharded batch
 
 Run 'benchgate swebench <subcommand> --help' for its flags and examples.

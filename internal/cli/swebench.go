@@ -416,7 +416,7 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 	ids := fs.StringArray("instance-id", nil, "instance whose image to prepare (repeatable)")
 	instFile := fs.String("instance-file", "", "instances file (txt, json, jsonl)")
 	tmpl := fs.String("image-template", swebench.DefaultImageTemplate, "instance image name; {id} is the lower-cased instance ID")
-	bin := fs.String("codex-binary", "", "static codex binary to put at /usr/local/bin/codex (required)")
+	bin := fs.String("codex-binary", "", "static codex binary to build into each image at /usr/local/bin/codex; a bare name is looked up in PATH (required but with --dry-run)")
 	cfg := fs.String("codex-config", "", "file to put at /root/.codex/local.config.toml")
 	dry := fs.Bool("dry-run", false, "print the images that would be changed")
 	if code, ok := sbParse(env, fs, args); !ok {
@@ -456,7 +456,7 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 		return sbUsage(env, "prepare-images", err)
 	}
 	failed, err := swebench.PrepareImages(ctx, swebench.PrepareOptions{IDs: all, ImageTemplate: *tmpl,
-		CodexBinary: sbPath(env, *bin), CodexConfig: sbPath(env, *cfg), DryRun: *dry, Docker: dc, Stdout: env.Stdout})
+		CodexBinary: codexBinaryPath(env, *bin), CodexConfig: sbPath(env, *cfg), DryRun: *dry, Docker: dc, Stdout: env.Stdout})
 	if err != nil {
 		return sbUsage(env, "prepare-images", err)
 	}

@@ -62,6 +62,19 @@ func (c *Client) ImageImport(ctx context.Context, rootfs io.Reader, ref string, 
 	return streamError(resp.Body, "import image "+ref)
 }
 
+// ImageLoad loads the images of an archive in `docker save` form
+// (POST /images/load), the API form of `docker load`. Unlike an import,
+// the archive carries the image's whole config, its platform included:
+// Engine 20.10 records every import as the engine's own platform.
+func (c *Client) ImageLoad(ctx context.Context, archive io.Reader) error {
+	resp, err := c.do(ctx, http.MethodPost, "/images/load", url.Values{"quiet": {"1"}}, archive, "application/x-tar")
+	if err != nil {
+		return fmt.Errorf("load image: %w", err)
+	}
+	defer resp.Body.Close()
+	return streamError(resp.Body, "load image")
+}
+
 // ImageRemove deletes a local image tag.
 func (c *Client) ImageRemove(ctx context.Context, ref string) error {
 	return c.doJSON(ctx, http.MethodDelete, "/images/"+ref, url.Values{"force": {"1"}}, nil, nil)

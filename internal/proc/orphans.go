@@ -42,8 +42,17 @@ func SelfOwner() string { return selfOwner() }
 // still running on this host.
 func OwnerAlive(owner string) bool { return ownerAlive(owner) }
 
+// startTime reads a process's start time from the stat file of its main
+// thread, /proc/<pid>/task/<pid>/stat, which the kernel fills as it fills
+// /proc/<pid>/stat. The process's own /proc/<pid>/stat is not used: under
+// qemu-user (an arm64 benchgate on an amd64 runner) the emulator answers
+// a process's reads of its own stat file with a start time of its own,
+// which other processes do not see, so a run would name itself with a
+// value by which every other run takes it for dead (and removes its
+// containers). The thread's file is the kernel's for every reader.
 func startTime(pid int) (string, bool) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	p := strconv.Itoa(pid)
+	b, err := os.ReadFile(filepath.Join("/proc", p, "stat"))
 	if err != nil {
 		return "", false
 	}

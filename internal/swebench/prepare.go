@@ -50,6 +50,13 @@ func PrepareImages(ctx context.Context, o PrepareOptions) (failed int, err error
 	if o.ImageTemplate == "" {
 		o.ImageTemplate = DefaultImageTemplate
 	}
+	if o.DryRun && o.CodexBinary == "" {
+		// A list of the images is all a dry run without a binary gives.
+		for _, id := range SortUnique(o.IDs) {
+			fmt.Fprintf(o.Stdout, "would prepare %s\n", ImageName(o.ImageTemplate, id))
+		}
+		return 0, nil
+	}
 	if o.CodexBinary == "" {
 		return 0, exitcode.Optionf("codex_binary", " is required")
 	}

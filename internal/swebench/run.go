@@ -2,6 +2,7 @@ package swebench
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -618,11 +619,42 @@ func (o *Options) ensureCodex(ctx context.Context, cid string, st *Status, logf 
 		default:
 			msg = fmt.Sprintf("codex --version exited %d: %s", code, msg)
 		}
+		if strings.Contains(msg, "exec format error") {
+			msg += o.architectureHint(ctx, st.Image)
+		}
 		return fail(fmt.Sprintf("codex mounted from %s does not run in image %s: %s", o.CodexBinary, st.Image, msg))
 	}
 	st.CodexVersion = firstLine(msg)
 	logf("bootstrapped codex %s from %s (mounted read-only at %s)", st.CodexVersion, o.CodexBinary, CodexMountPath)
 	return CodexMountPath, ralph.Outcome{}, true
+}
+
+// architectureHint says, for a codex the kernel refused to run ("exec
+// format error", exit 1 through the engine), which platform the binary
+// and the image are for: the usual cause is the x86_64 build mounted
+// into arm64 images, or the reverse, on a runner without an emulator.
+func (o *Options) architectureHint(ctx context.Context, image string) string {
+	binArch := "an unknown machine"
+	if f, err := elf.Open(o.CodexBinary); err == nil {
+		binArch = elfArch(f.Machine)
+		f.Close()
+	}
+	imgArch := "unknown"
+	if img, err := o.Docker.ImageInspect(ctx, image); err == nil && img.Architecture != "" {
+		imgArch = img.Architecture
+	}
+	return fmt.Sprintf(" (the binary is built for %s, the image is %s: use the Codex CLI built for the image's platform, vendor/<triple>/bin/codex of @openai/codex-<version>-linux-x64 or -linux-arm64)", binArch, imgArch)
+}
+
+// elfArch names an ELF machine as image platforms name it.
+func elfArch(m elf.Machine) string {
+	switch m {
+	case elf.EM_X86_64:
+		return "amd64"
+	case elf.EM_AARCH64:
+		return "arm64"
+	}
+	return m.String()
 }
 
 func firstLine(s string) string {

@@ -2,6 +2,7 @@ package swebench
 
 import (
 	"context"
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/ralph"
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // TestRunEndToEnd drives the single-instance runner against the real
@@ -45,6 +47,7 @@ func TestRunEndToEnd(t *testing.T) {
 		{name: "bootstrap", scenario: "success", image: "bare", bootstrap: "fake", wantStatus: "success", wantPatch: true, wantPhases: 2, wantCheck: "applies"},
 		{name: "bootstrap without binary", scenario: "success", image: "bare", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "no --codex-binary"},
 		{name: "bootstrap with a broken binary", scenario: "success", image: "bare", bootstrap: "broken", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "does not run"},
+		{name: "bootstrap with a binary for another architecture", scenario: "success", image: "bare", bootstrap: "foreign", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "codex --version exited 1: exec /opt/benchgate/bin/codex: exec format error (the binary is built for EM_VAX, the image is amd64: use the Codex CLI built for the image's platform"},
 		{name: "bootstrap with a binary that fails silently", scenario: "success", image: "bare", bootstrap: "silent", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "codex --version exited 3 with no output"},
 		{name: "a patch that is no diff", scenario: "badpatch", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "git apply --check exited 128: error: No valid patches in input", wantPhases: 2, wantCheck: "does_not_apply"},
 		{name: "a diff of lines the code does not have", scenario: "badcontext", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the patch does not apply to /testbed at commit ", wantPhases: 2, wantCheck: "does_not_apply"},
@@ -89,6 +92,19 @@ func TestRunEndToEnd(t *testing.T) {
 			case "silent":
 				o.CodexBinary = filepath.Join(dir, "codex-silent")
 				if err := os.WriteFile(o.CodexBinary, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			case "foreign":
+				// A static program whose ELF header names a machine no
+				// kernel here runs and no emulator is registered for, as
+				// the x86_64 codex is on an arm64 runner without qemu.
+				b, err := os.ReadFile(testenv.Busybox(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				b[18], b[19] = byte(elf.EM_VAX), 0
+				o.CodexBinary = filepath.Join(dir, "codex-foreign")
+				if err := os.WriteFile(o.CodexBinary, b, 0o755); err != nil {
 					t.Fatal(err)
 				}
 			case "broken":
