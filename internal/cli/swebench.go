@@ -92,8 +92,12 @@ func (r *runFlags) checkCredentials() error {
 }
 
 func (r *runFlags) options(env *Env) (swebench.Options, error) {
+	codexBin, err := codexBinaryPath(env, r.codexBinary)
+	if err != nil {
+		return swebench.Options{}, err
+	}
 	o := swebench.Options{MaxLoops: r.maxLoops, PhaseTimeout: r.phaseTimeout, ImageTemplate: r.imageTmpl,
-		CodexBinary: codexBinaryPath(env, r.codexBinary), CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
+		CodexBinary: codexBin, CodexConfig: sbPath(env, r.codexConfig), DatasetFile: sbPath(env, r.datasetFile),
 		CodeDir: r.codeDir, Network: r.network, Env: r.extraEnv, Now: env.Now, Log: env.Stderr, Getenv: env.Getenv,
 		InstanceTimeout: r.instanceTimeout, MaxTokens: r.maxTokens, IdleTimeout: r.idleTimeout}
 	if r.instanceTimeout < 0 || r.maxTokens < 0 {
@@ -154,22 +158,29 @@ func (r *runFlags) args(env *Env) map[string]any {
 // codexBinaryPath resolves --codex-binary: a bare name (codex) is looked
 // up in PATH as a shell would, so that a runner with the static Codex CLI
 // installed can say `codex-binary: codex`; anything else is a path. A
-// name not found in PATH stays as given and fails the option check with
-// its name.
-func codexBinaryPath(env *Env, p string) string {
+// bare name found neither in PATH nor in the working folder is an error
+// that says where it was looked for, not a "no such file" of a path the
+// user never wrote.
+func codexBinaryPath(env *Env, p string) (string, error) {
 	if p == "" || strings.ContainsRune(p, filepath.Separator) {
-		return sbPath(env, p)
+		return sbPath(env, p), nil
 	}
+	looked := 0
 	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
+		looked++
 		c := filepath.Join(dir, p)
 		if info, err := os.Stat(c); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
-			return c
+			return c, nil
 		}
 	}
-	return sbPath(env, p)
+	local := sbPath(env, p)
+	if _, err := os.Stat(local); err == nil {
+		return local, nil
+	}
+	return "", fmt.Errorf("--codex-binary %s: no such program in PATH (%d folders) nor file in %s; give its path, or put the static Codex CLI on PATH", p, looked, env.Dir)
 }
 
 func sbPath(env *Env, p string) string {
@@ -451,12 +462,16 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 			return sbUsage(env, "prepare-images", err)
 		}
 	}
+	codexBin, err := codexBinaryPath(env, *bin)
+	if err != nil {
+		return sbUsage(env, "prepare-images", err)
+	}
 	dc, err := container.New(env.Getenv("DOCKER_HOST"))
 	if err != nil {
 		return sbUsage(env, "prepare-images", err)
 	}
 	failed, err := swebench.PrepareImages(ctx, swebench.PrepareOptions{IDs: all, ImageTemplate: *tmpl,
-		CodexBinary: codexBinaryPath(env, *bin), CodexConfig: sbPath(env, *cfg), DryRun: *dry, Docker: dc, Stdout: env.Stdout})
+		CodexBinary: codexBin, CodexConfig: sbPath(env, *cfg), DryRun: *dry, Docker: dc, Stdout: env.Stdout})
 	if err != nil {
 		return sbUsage(env, "prepare-images", err)
 	}

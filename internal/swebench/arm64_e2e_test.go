@@ -157,6 +157,11 @@ func TestArm64PrepareImagesExamples(t *testing.T) {
 	if c := swebenchtest.RunInImage(t, r.dc, ref, &ver, nil, "/usr/local/bin/codex", "--version"); c != 0 || !strings.HasPrefix(ver.String(), "codex-cli 0.169.") {
 		t.Errorf("codex in the prepared image: exit %d, %q", c, ver.String())
 	}
+	// A name that is not on PATH is refused with where it was looked for.
+	out, code = r.run(t, ws, strings.Replace(examples[1], "--codex-binary codex", "--codex-binary codex-missing", 1))
+	if code != 2 || !strings.Contains(out, "--codex-binary codex-missing: no such program in PATH") {
+		t.Errorf("a --codex-binary name not on PATH: exit %d, want 2 and where it was looked for:\n%s", code, out)
+	}
 	out, code = r.run(t, ws, examples[1])
 	if code != 0 || !strings.Contains(out, "unchanged "+ref+": it already holds this codex (codex-cli 0.169.") {
 		t.Errorf("second %s: exit %d, want 0 and unchanged:\n%s", examples[1], code, out)
