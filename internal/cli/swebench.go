@@ -213,7 +213,7 @@ var swebenchFlags = map[string]string{
 	"instance_id": "--instance-id", "output_dir": "--output-dir", "max_loops": "--max-loops",
 	"phase_timeout": "--phase-timeout", "dataset_file": "--dataset-file", "codex_binary": "--codex-binary",
 	"codex_config": "--codex-config", "slice": "--slice", "resume": "--resume", "shard": "--shard",
-	"fail_on": "--fail-on",
+	"fail_on": "--fail-on", "retry_failed": "--retry-failed",
 }
 
 // sbFlags names the flags in an error of the swebench or codex packages.
@@ -282,7 +282,7 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	resume := fs.String("resume", "", "run root of an earlier batch: skip instances with a terminal status")
 	shard := fs.String("shard", "", "run only shard i/n of the sorted instances (merge the shards with 'swebench merge')")
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
-	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended failed with runtime_error (runtime_error) or every failed or incomplete one (all)")
+	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended with these failure codes, comma-separated (runtime_error, missing_image, codex_bootstrap_failed, blocked, incomplete), or every one that is not a success (all)")
 	filter := fs.String("filter", "", "run only the instance IDs this regular expression matches")
 	checkTimeout := fs.Duration("endpoint-check-timeout", codex.DefaultProbeTimeout, "time limit of the endpoint check the batch runs after instances in a row failed (model list and a one-token POST /responses, answer and body)")
 	maxFailures := fs.Int("max-consecutive-endpoint-failures", swebench.DefaultMaxEndpointFailures, "stop the batch after this many instances in a row failed with runtime_error while the endpoint preflight fails too")
@@ -309,15 +309,14 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		return sbUsage(env, "batch", err)
 	}
 	b.Args["fail_on"] = *failOn
-	switch *retryFailed {
-	case "", swebench.RetryRuntimeErrors, swebench.RetryAllFailures:
-	default:
-		return sbUsage(env, "batch", fmt.Errorf("--retry-failed %q: expected runtime_error or all", *retryFailed))
+	retry, err := swebench.ParseRetryFailed(*retryFailed)
+	if err != nil {
+		return sbUsage(env, "batch", err)
 	}
-	if *retryFailed != "" && *resume == "" {
+	if retry != "" && *resume == "" {
 		return sbUsage(env, "batch", errors.New("--retry-failed needs --resume <run root>: it re-runs failed instances of an earlier batch"))
 	}
-	b.RetryFailed = *retryFailed
+	b.RetryFailed = retry
 	if *maxFailures < 1 {
 		return sbUsage(env, "batch", fmt.Errorf("--max-consecutive-endpoint-failures %d: expected a whole number >= 1", *maxFailures))
 	}
@@ -485,6 +484,7 @@ func swebenchMerge(env *Env, args []string) int {
 	fs := sbFlagSet(env, "swebench merge")
 	out := fs.String("output-dir", "", "merged run root (required); an existing folder must be empty or an earlier merge's output, which is replaced")
 	allowMissing := fs.Bool("allow-missing-shards", false, "merge the shards given even when some shard k/n of the batch is absent")
+	allowScope := fs.Bool("allow-scope-mismatch", false, "merge shards whose batches chose their instances differently (--filter, --slice, instance file)")
 	failOn := fs.String("fail-on", swebench.FailOnIncomplete, "what makes the exit code non-zero: incomplete (1 if an instance failed, else 20 if one is incomplete), failed (1 if an instance failed) or never")
 	if code, ok := sbParse(env, fs, args); !ok {
 		return code
@@ -499,7 +499,7 @@ func swebenchMerge(env *Env, args []string) int {
 	for _, r := range fs.Args() {
 		roots = append(roots, sbPath(env, r))
 	}
-	res, err := swebench.Merge(swebench.MergeOptions{Out: sbPath(env, *out), Roots: roots, AllowMissingShards: *allowMissing, Now: env.Now().UTC()})
+	res, err := swebench.Merge(swebench.MergeOptions{Out: sbPath(env, *out), Roots: roots, AllowMissingShards: *allowMissing, AllowScopeMismatch: *allowScope, Now: env.Now().UTC()})
 	for _, s := range res.Skipped {
 		fmt.Fprintf(env.Stderr, "benchgate swebench merge: skipped %s: %s\n", s.Path, s.Reason)
 	}
@@ -510,6 +510,9 @@ func swebenchMerge(env *Env, args []string) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate swebench merge: %v\n", sbFlags(err))
 		return ExitFailed
+	}
+	for _, d := range res.ScopeMismatch {
+		fmt.Fprintf(env.Stderr, "benchgate swebench merge: warning: scopes differ (--allow-scope-mismatch): %s\n", d)
 	}
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(env.Stderr, "benchgate swebench merge: merged without shard %s (--allow-missing-shards)\n", strings.Join(res.Missing, ", "))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
@@ -72,9 +73,9 @@ const (
 	StatusFailed     = "failed"
 	StatusIncomplete = "incomplete"
 
-	CodeBlocked      = "blocked"
-	CodeIncomplete   = "incomplete"
-	CodeRuntimeError = "runtime_error"
+	CodeBlocked      = string(failcode.Blocked)
+	CodeIncomplete   = string(failcode.Incomplete)
+	CodeRuntimeError = string(failcode.RuntimeError)
 )
 
 // Outcome is the loop's verdict.
@@ -96,6 +97,9 @@ type Loop struct {
 	// PatchPath is the file whose non-empty content marks a real fix.
 	PatchPath string
 	MaxLoops  int
+	// PhaseTimeout is the agent's limit of one phase, named in the detail
+	// of a phase that ran into it; zero when unknown.
+	PhaseTimeout time.Duration
 	// Vars fill the prompt placeholders; the loop adds EXECUTE_PASS.
 	Vars map[string]string
 	// OnPhase, when set, is called after every phase (for logs).
@@ -136,7 +140,11 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 			}
 			out.fail(CodeRuntimeError, msg)
 		case res.TimedOut:
-			out.fail(CodeRuntimeError, name+": phase timed out")
+			msg := name + ": phase timed out"
+			if l.PhaseTimeout > 0 {
+				msg += fmt.Sprintf(" after its limit of %s (--phase-timeout)", l.PhaseTimeout)
+			}
+			out.fail(CodeRuntimeError, msg)
 		case res.ExitCode != 0:
 			msg := fmt.Sprintf("%s: codex exited with code %d", name, res.ExitCode)
 			if len(res.Errors) > 0 {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
@@ -15,8 +16,8 @@ const ModelName = "qwen3-coder-next-FP8,codex,ralph"
 
 // Failure codes beyond the loop's own (blocked, incomplete, runtime_error).
 const (
-	CodeMissingImage    = "missing_image"
-	CodeBootstrapFailed = "codex_bootstrap_failed"
+	CodeMissingImage    = string(failcode.MissingImage)
+	CodeBootstrapFailed = string(failcode.BootstrapFailed)
 )
 
 // Status is <id>.status.json. The first five fields are the contract;
@@ -93,55 +94,29 @@ func ReadStatus(path string) (Status, error) {
 	return s, nil
 }
 
-// ReadPred reads an <id>.pred; a missing or unreadable file gives the
-// empty-patch row, as the harness needs one row per instance.
-func ReadPred(path, id string) Pred {
-	p := Pred{ModelNameOrPath: ModelName, InstanceID: id}
-	b, err := fsutil.ReadFileIn(filepath.Dir(path), path, 2*MaxPatchBytes)
-	if err != nil {
-		return p
-	}
-	var got Pred
-	if json.Unmarshal(b, &got) == nil && got.InstanceID == id {
-		p.ModelPatch = got.ModelPatch
-	}
-	return p
-}
-
-// MaxPatchBytes bounds the patch an agent may leave; a larger file is
-// refused rather than read into memory and into predictions.jsonl.
-const MaxPatchBytes = 16 << 20
-
 // writeArtifacts writes patch, pred and status below root, each
-// atomically and never through a link the agent planted. The prediction
-// carries the patch only on success.
-func writeArtifacts(root string, p Paths, st Status, patch []byte) error {
+// atomically and never through a link the agent planted. pred is the
+// .pred's bytes (EncodePred): the success check ran on exactly them.
+func writeArtifacts(root string, p Paths, st Status, patch, pred []byte) error {
 	if err := fsutil.WriteFileAtomicIn(root, p.Patch, patch, 0o644); err != nil {
 		return err
 	}
-	pred := Pred{ModelNameOrPath: ModelName, InstanceID: st.InstanceID}
-	if st.Status == ralph.StatusSuccess {
-		pred.ModelPatch = string(patch)
-	}
-	b, err := json.Marshal(pred)
-	if err != nil {
-		return err
-	}
-	if err := fsutil.WriteFileAtomicIn(root, p.Pred, append(b, '\n'), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomicIn(root, p.Pred, pred, 0o644); err != nil {
 		return err
 	}
 	return fsutil.WriteJSONAtomicIn(root, p.Status, st)
 }
 
-// WritePredictions writes predictions.jsonl with one row per ID, in order.
+// WritePredictions writes predictions.jsonl with one row per ID, in
+// order, each encoded as EncodePred encodes a .pred.
 func WritePredictions(path string, rows []Pred) error {
 	var buf []byte
 	for _, r := range rows {
-		b, err := json.Marshal(r)
+		b, err := EncodePred(r)
 		if err != nil {
 			return err
 		}
-		buf = append(append(buf, b...), '\n')
+		buf = append(buf, b...)
 	}
 	return fsutil.WriteFileAtomic(path, buf, 0o644)
 }

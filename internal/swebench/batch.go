@@ -3,6 +3,7 @@ package swebench
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
@@ -106,13 +108,22 @@ const DefaultMaxEndpointFailures = 3
 
 // What RetryFailed re-runs.
 const (
-	RetryRuntimeErrors = "runtime_error"
+	RetryRuntimeErrors = string(failcode.RuntimeError)
 	RetryAllFailures   = "all"
 )
 
 // Slice is a half-open range [Start, End) of the sorted instance list;
 // End 0 means to the end.
 type Slice struct{ Start, End int }
+
+// String is the START:END form ParseSlice reads.
+func (s Slice) String() string {
+	end := ""
+	if s.End > 0 {
+		end = strconv.Itoa(s.End)
+	}
+	return strconv.Itoa(s.Start) + ":" + end
+}
 
 // ParseSlice reads "START:END" (either may be empty).
 func ParseSlice(s string) (*Slice, error) {
@@ -164,20 +175,89 @@ func (b BatchOptions) narrow(ids []string) []string {
 	return ids
 }
 
-// retry reports whether a resumed batch runs st's instance again.
+// retry reports whether a resumed batch runs st's instance again:
+// RetryFailed is "all" (every instance that is not a success) or a
+// comma-separated list of failure codes (ParseRetryFailed).
 func (b BatchOptions) retry(st Status) bool {
-	if st.Status == ralph.StatusSuccess {
+	if st.Status == ralph.StatusSuccess || b.RetryFailed == "" {
 		return false
 	}
-	switch b.RetryFailed {
-	case RetryAllFailures:
+	if b.RetryFailed == RetryAllFailures {
 		return true
-	case RetryRuntimeErrors:
+	}
+	code := ""
+	if st.FailureReasonCode != nil {
+		code = *st.FailureReasonCode
+	}
+	for _, c := range strings.Split(b.RetryFailed, ",") {
 		// A patch that failed its check is the agent's or the image's
-		// doing, not the endpoint's or the engine's: only "all" retries it.
-		return st.FailureReasonCode != nil && *st.FailureReasonCode == ralph.CodeRuntimeError && st.PatchCheck == ""
+		// doing, not the endpoint's or the engine's: runtime_error leaves
+		// it to "all".
+		if c == code && (code != ralph.CodeRuntimeError || st.PatchCheck == "") {
+			return true
+		}
 	}
 	return false
+}
+
+// ParseRetryFailed checks a --retry-failed value: "all", or failure
+// codes separated by commas (runtime_error, missing_image, ...).
+func ParseRetryFailed(s string) (string, error) {
+	if s == "" || s == RetryAllFailures {
+		return s, nil
+	}
+	codes, err := failcode.ParseList(s)
+	if err != nil {
+		return "", exitcode.Optionf("retry_failed", " %q: %v, or all", s, err)
+	}
+	var names []string
+	for _, c := range codes {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, ","), nil
+}
+
+// endpointFailure reports whether an instance counts toward the endpoint
+// circuit breaker: a failure whose code says so (failcode.Info.Endpoint),
+// not interrupted, and not decided by the patch check (the endpoint
+// served that instance's whole loop).
+func endpointFailure(st Status) bool {
+	if st.Status != ralph.StatusFailed || st.FailureReasonCode == nil || st.Interrupted || st.PatchCheck != "" {
+		return false
+	}
+	info, ok := failcode.Lookup(*st.FailureReasonCode)
+	return ok && info.Endpoint
+}
+
+// ScopeInfo records what chose a batch's instances, so that merge can
+// tell shards of one batch from shards of different scopes: the
+// arguments, and the sorted IDs before sharding (their count and
+// SHA-256), which hold even when the instance file lies at another path
+// on another runner.
+type ScopeInfo struct {
+	InstanceFile string `json:"instance_file,omitempty"`
+	Filter       string `json:"filter,omitempty"`
+	Slice        string `json:"slice,omitempty"`
+	// Instances and IDsSHA256 describe the scope before --shard.
+	Instances int    `json:"instances"`
+	IDsSHA256 string `json:"ids_sha256"`
+}
+
+// scopeInfo is the ScopeInfo of a new batch.
+func (b BatchOptions) scopeInfo() *ScopeInfo {
+	ids := b.narrow(SortUnique(b.IDs))
+	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+	si := &ScopeInfo{InstanceFile: filepath.Base(b.Subset), Instances: len(ids), IDsSHA256: hex.EncodeToString(sum[:])}
+	if b.Subset == "" {
+		si.InstanceFile = ""
+	}
+	if b.Filter != nil {
+		si.Filter = b.Filter.String()
+	}
+	if b.Slice != nil {
+		si.Slice = b.Slice.String()
+	}
+	return si
 }
 
 // UsageError marks a batch error caused by its input (exit 2), as opposed
@@ -197,84 +277,166 @@ func RunRootFor(base string, now time.Time) string {
 }
 
 // Batch runs the instances one after another, continuing after failures,
-// then builds predictions.jsonl from the .pred files.
+// then builds predictions.jsonl from the .pred files. Its steps: plan the
+// scope, check what would fail every instance, open the run root (a
+// resume repairs its manifest first), run, and finish (predictions,
+// counts and the manifest from the same reading of the status files).
 func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	o := b.Instance
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	ids := b.Shard.Select(b.narrow(SortUnique(b.IDs)))
-	res := BatchResult{RunRoot: b.RunRoot, Order: ids}
-	if len(ids) == 0 {
-		return res, &UsageError{Err: errors.New("the batch has no instances (empty instance file or shard)")}
+	b.Instance = o
+	res := BatchResult{RunRoot: b.RunRoot}
+	plan, err := b.plan()
+	if err != nil {
+		return res, err
 	}
-	// A resumed root must be an earlier batch's: a mistyped path would
-	// otherwise start a whole new batch somewhere unexpected.
+	res.Order = plan.scope
+	if err := b.check(ctx, plan); err != nil {
+		return res, err
+	}
+	start := o.Now().UTC()
+	if err := b.openRoot(start, plan); err != nil {
+		return res, err
+	}
+	b.runInstances(ctx, plan, &res)
+	return res, b.finish(ctx, plan, &res)
+}
+
+// batchPlan is what one invocation runs and what its run root holds.
+type batchPlan struct {
+	// run are the instances this invocation selected, in order (some may
+	// be skipped as finished).
+	run []string
+	// scope is every instance of the run root, in order: the selection of
+	// a new batch; on resume, the root's earlier scope and this
+	// selection. predictions.jsonl, instance_order.txt and the counts
+	// cover it whole.
+	scope []string
+}
+
+// plan resolves the instances. A resume keeps the run root's scope: its
+// filter, slice or instance file only choose which of them (or which
+// more) run now. Without an instance file, a resume selects from the
+// root's own instance order (a sharded root's order is its shard's
+// already).
+func (b BatchOptions) plan() (batchPlan, error) {
+	var prior []string
+	fromRoot := false
 	if b.Resume {
 		if fi, err := os.Stat(b.RunRoot); err != nil || !fi.IsDir() {
-			return res, &UsageError{Err: exitcode.Optionf("resume", " %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
+			return batchPlan{}, &UsageError{Err: exitcode.Optionf("resume", " %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
+		}
+		m, err := ReadManifest(filepath.Join(b.RunRoot, ManifestFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return batchPlan{}, &UsageError{Err: exitcode.Optionf("resume", " %s: %w", b.RunRoot, err)}
+		}
+		if m.Batch != nil {
+			prior = m.Batch.InstanceOrder
+			if m.Batch.Shard != b.Shard.String() && b.Shard.N > 0 {
+				return batchPlan{}, &UsageError{Err: exitcode.Optionf("shard", " %s: the run root %s ran shard %q; resume it with its own shard", b.Shard, b.RunRoot, m.Batch.Shard)}
+			}
+			fromRoot = b.Subset == "" && len(prior) > 0
 		}
 	}
+	var run []string
+	if fromRoot {
+		run = b.narrow(SortUnique(prior))
+	} else {
+		run = b.Shard.Select(b.narrow(SortUnique(b.IDs)))
+	}
+	if len(run) == 0 {
+		what := "empty instance file or shard"
+		if b.Filter != nil || b.Slice != nil {
+			what = "--filter and --slice leave none"
+		}
+		return batchPlan{}, &UsageError{Err: fmt.Errorf("the batch has no instances (%s)", what)}
+	}
+	return batchPlan{run: run, scope: SortUnique(append(append([]string{}, prior...), run...))}, nil
+}
+
+// check runs the checks that would otherwise fail every instance, before
+// anything is written: the tasks of the instances to run, the instance
+// options, the engine and the endpoint.
+func (b BatchOptions) check(ctx context.Context, plan batchPlan) error {
+	o := b.Instance
 	// Every instance in scope needs its task before the first one runs:
 	// one missing would otherwise fail only when its turn came.
 	if o.DatasetFile != "" {
-		if err := CheckDataset(o.DatasetFile, ids, b.IDSources); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return res, &UsageError{Err: exitcode.Optionf("dataset_file", ": %w", err)}
+		if err := CheckDataset(o.DatasetFile, plan.run, b.IDSources); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return &UsageError{Err: exitcode.Optionf("dataset_file", ": %w", err)}
 		}
 	}
 	// Usage checks on the template, with a valid placeholder ID.
 	probe := o
-	probe.InstanceID, probe.OutputDir = ids[0], filepath.Join(b.RunRoot, ids[0])
+	probe.InstanceID, probe.OutputDir = plan.run[0], filepath.Join(b.RunRoot, plan.run[0])
 	if err := probe.Validate(); err != nil {
-		return res, &UsageError{Err: err}
+		return &UsageError{Err: err}
 	}
 	// A dead engine would fail every instance; say so once instead.
 	if err := o.Docker.Ping(ctx); err != nil {
-		return res, fmt.Errorf("docker engine: %w", err)
+		return fmt.Errorf("docker engine: %w", err)
 	}
 	if b.Preflight != nil {
 		if err := b.Preflight(ctx); err != nil {
-			return res, fmt.Errorf("endpoint preflight: %w", err)
+			return fmt.Errorf("endpoint preflight: %w", err)
 		}
 	}
-	start := o.Now().UTC()
+	return nil
+}
+
+// openRoot creates the run root (a new one exclusively), writes its
+// instance order and records the invocation. On resume it first repairs
+// the manifest from the status files: a kill between an instance's
+// status file and its manifest entry leaves "running" there.
+func (b BatchOptions) openRoot(start time.Time, plan batchPlan) error {
 	if b.Resume {
 		if err := os.MkdirAll(b.RunRoot, 0o755); err != nil {
-			return res, err
+			return err
 		}
 	} else {
 		if err := os.MkdirAll(filepath.Dir(b.RunRoot), 0o755); err != nil {
-			return res, err
+			return err
 		}
 		if err := os.Mkdir(b.RunRoot, 0o755); err != nil {
 			if errors.Is(err, fs.ErrExist) {
-				return res, fmt.Errorf("run root %s already exists: another batch writes there (use --resume to continue it)", b.RunRoot)
+				return fmt.Errorf("run root %s already exists: another batch writes there (use --resume to continue it)", b.RunRoot)
 			}
-			return res, err
+			return err
 		}
 	}
-	if err := fsutil.WriteFileAtomic(filepath.Join(b.RunRoot, "instance_order.txt"), []byte(strings.Join(ids, "\n")+"\n"), 0o644); err != nil {
-		return res, err
+	if err := fsutil.WriteFileAtomic(filepath.Join(b.RunRoot, "instance_order.txt"), []byte(strings.Join(plan.scope, "\n")+"\n"), 0o644); err != nil {
+		return err
 	}
-	if err := UpdateManifest(b.RunRoot, start, func(m *Manifest) {
-		if b.Subset != "" {
+	outcomes := readOutcomes(b.RunRoot, plan.scope)
+	return UpdateManifest(b.RunRoot, start, func(m *Manifest) {
+		repairEntries(m, b.RunRoot, outcomes)
+		if b.Subset != "" && m.Dataset.Subset == "" {
 			m.Dataset.Subset = b.Subset
 		}
 		if b.Resume && m.Batch != nil {
-			// Keep the first invocation; record this one beside it.
+			// Keep the first invocation; record this one beside it. The
+			// scope is the root's: a wider instance file widens it.
 			m.Batch.Resumed = true
-			m.Batch.Resumes = append(m.Batch.Resumes, Resume{Args: b.Args, StartTime: start})
+			m.Batch.InstanceOrder = plan.scope
+			m.Batch.Resumes = append(m.Batch.Resumes, Resume{Args: b.Args, StartTime: start, Selected: len(plan.run)})
 			return
 		}
-		m.Batch = &BatchInfo{Args: b.Args, InstanceOrder: ids, Shard: b.Shard.String(), Resumed: b.Resume, StartTime: start}
-	}); err != nil {
-		return res, err
-	}
+		m.Batch = &BatchInfo{Args: b.Args, InstanceOrder: plan.scope, Shard: b.Shard.String(), Resumed: b.Resume, StartTime: start, Scope: b.scopeInfo()}
+	})
+}
 
+// runInstances runs the plan's instances in order, skipping on resume
+// those already finished (unless retried), and stops early when the
+// endpoint keeps failing (the circuit breaker).
+func (b BatchOptions) runInstances(ctx context.Context, plan batchPlan, res *BatchResult) {
+	o := b.Instance
+	ids := plan.run
 	prog := progress{total: len(ids), began: time.Now(), held: map[string]string{}}
 	// The success rate covers every finished instance the run root holds,
 	// those of earlier invocations included.
-	for _, id := range ids {
+	for _, id := range plan.scope {
 		if st, err := ReadStatus(PathsFor(filepath.Join(b.RunRoot, id), id).Status); err == nil && st.Terminal() {
 			prog.held[id] = st.Status
 		}
@@ -285,6 +447,12 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 	}
 	inARow := 0
 	var reports []InstanceReport
+	report := func(r InstanceReport) {
+		reports = append(reports, r)
+		if b.OnInstance != nil {
+			b.OnInstance(reports, len(ids))
+		}
+	}
 	for i, id := range ids {
 		if ctx.Err() != nil {
 			break
@@ -294,10 +462,7 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 			if st, err := ReadStatus(PathsFor(dir, id).Status); err == nil && st.Terminal() && !b.retry(st) {
 				res.Skipped = append(res.Skipped, id)
 				prog.skipped++
-				reports = append(reports, InstanceReport{ID: id, Status: "skipped (" + st.Status + ")"})
-				if b.OnInstance != nil {
-					b.OnInstance(reports, len(ids))
-				}
+				report(InstanceReport{ID: id, Status: "skipped (" + st.Status + ")"})
 				fmt.Fprintf(b.Stdout, "skip %s (%s)\n", id, st.Status)
 				continue
 			}
@@ -323,14 +488,9 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		}
 		prog.finished(st)
 		fmt.Fprintf(b.Stdout, "%s status=%s reason=%s %s\n", id, st.Status, code, prog.line(st))
-		reports = append(reports, InstanceReport{ID: id, Status: st.Status, Reason: code, Duration: st.EndTime.Sub(st.StartTime),
+		report(InstanceReport{ID: id, Status: st.Status, Reason: code, Duration: st.EndTime.Sub(st.StartTime),
 			Passes: st.ExecutePasses, Tokens: st.Usage.InputTokens + st.Usage.OutputTokens})
-		if b.OnInstance != nil {
-			b.OnInstance(reports, len(ids))
-		}
-		// A failed patch check is the agent's or the image's: the endpoint
-		// served the whole loop.
-		if st.Status != ralph.StatusFailed || code != ralph.CodeRuntimeError || st.Interrupted || st.PatchCheck != "" {
+		if !endpointFailure(st) {
 			inARow = 0
 			continue
 		}
@@ -354,24 +514,27 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 		fmt.Fprintf(b.Stdout, "batch %s\n", res.Stopped)
 		break
 	}
+}
 
+// finish reads every status file of the root's scope once and makes
+// predictions.jsonl, the manifest's entries and counts, batch.counts and
+// the printed line from that one reading, so they agree whatever was
+// killed before.
+func (b BatchOptions) finish(ctx context.Context, plan batchPlan, res *BatchResult) error {
+	outcomes := readOutcomes(b.RunRoot, plan.scope)
 	var rows []Pred
-	for _, id := range ids {
-		dir := filepath.Join(b.RunRoot, id)
-		rows = append(rows, ReadPred(PathsFor(dir, id).Pred, id))
-		st, err := ReadStatus(PathsFor(dir, id).Status)
-		res.Instances = append(res.Instances, InstanceOutcome{ID: id, Paths: PathsFor(dir, id), Status: st, Err: err})
-		if err != nil {
-			st.Status = "" // a missing or invalid status: not run, counted as failed
-		}
-		res.Counts.addOutcome(st.Status, st.Interrupted)
+	for _, oc := range outcomes {
+		rows = append(rows, oc.row)
+		res.Instances = append(res.Instances, InstanceOutcome{ID: oc.id, Paths: PathsFor(filepath.Join(b.RunRoot, oc.id), oc.id), Status: oc.st, Err: oc.err})
+		res.Counts.addOutcome(oc.counted, oc.st.Interrupted)
 	}
 	res.Manifest, res.Predictions = filepath.Join(b.RunRoot, ManifestFile), filepath.Join(b.RunRoot, "predictions.jsonl")
 	if err := WritePredictions(res.Predictions, rows); err != nil {
-		return res, err
+		return err
 	}
-	end := o.Now().UTC()
+	end := b.Instance.Now().UTC()
 	if err := UpdateManifest(b.RunRoot, end, func(m *Manifest) {
+		repairEntries(m, b.RunRoot, outcomes)
 		if m.Batch == nil {
 			return
 		}
@@ -386,11 +549,74 @@ func Batch(ctx context.Context, b BatchOptions) (BatchResult, error) {
 			m.Batch.Skipped, m.Batch.Stopped, m.Batch.Interrupted = res.Skipped, res.Stopped, interrupted
 		}
 	}); err != nil {
-		return res, err
+		return err
 	}
 	fmt.Fprintf(b.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d not_run=%d\n",
 		b.RunRoot, res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete, res.Counts.NotRun)
-	return res, ctx.Err()
+	return ctx.Err()
+}
+
+// rootOutcome is one instance of a run root as everything that counts
+// reads it: its status file, and for a success its prediction.
+type rootOutcome struct {
+	id  string
+	st  Status
+	err error // why the status file could not be read
+	// counted is the status the counts use: "" for an instance with no
+	// status file (not run); a status file that cannot be read, or a
+	// success whose prediction cannot, counts failed.
+	counted string
+	row     Pred
+}
+
+// readOutcomes reads the status file and prediction of every instance.
+func readOutcomes(root string, ids []string) []rootOutcome {
+	var out []rootOutcome
+	for _, id := range ids {
+		p := PathsFor(filepath.Join(root, id), id)
+		oc := rootOutcome{id: id, row: Pred{ModelNameOrPath: ModelName, InstanceID: id}}
+		oc.st, oc.err = ReadStatus(p.Status)
+		switch {
+		case errors.Is(oc.err, fs.ErrNotExist):
+		case oc.err != nil:
+			oc.counted = ralph.StatusFailed
+		case !oc.st.Terminal() && !oc.st.Interrupted:
+			// Not a result ("running" or unknown): not run.
+		case oc.st.Status == ralph.StatusSuccess:
+			pred, err := ReadPred(p.Pred, id)
+			if err != nil {
+				oc.counted, oc.err = ralph.StatusFailed, fmt.Errorf("%w: %v", errNoPrediction, err)
+				break
+			}
+			oc.counted, oc.row = ralph.StatusSuccess, pred
+		default:
+			oc.counted = oc.st.Status
+		}
+		out = append(out, oc)
+	}
+	return out
+}
+
+// repairEntries makes the manifest's entries say what the status files
+// say: an entry is only as good as the status file it was made from.
+func repairEntries(m *Manifest, root string, outcomes []rootOutcome) {
+	for _, oc := range outcomes {
+		dir := filepath.Join(root, oc.id)
+		switch {
+		case oc.counted == "":
+			if e, ok := m.Instances[oc.id]; ok && e.Status != "running" {
+				// A status the entry has but no file holds: not run.
+				e.Status = "running"
+				m.Instances[oc.id] = e
+			}
+		case oc.err != nil:
+			code := ralph.CodeRuntimeError
+			m.Instances[oc.id] = InstanceEntry{InstanceID: oc.id, Status: ralph.StatusFailed, FailureReasonCode: &code,
+				FailureReasonDetail: oc.err.Error(), OutputDir: dir, StartTime: oc.st.StartTime, EndTime: oc.st.EndTime}
+		default:
+			m.Instances[oc.id] = entryOf(oc.st, dir)
+		}
+	}
 }
 
 // progress words a batch's advance for a person watching a long run: one

@@ -96,7 +96,8 @@ func TestBatchResumeSkipsTerminalInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.InstanceID = id
-		if err := writeArtifacts(p.Dir, p, st, nil); err != nil {
+		pred, _ := EncodePred(Pred{ModelNameOrPath: ModelName, InstanceID: id})
+		if err := writeArtifacts(p.Dir, p, st, nil, pred); err != nil {
 			t.Fatal(err)
 		}
 	}

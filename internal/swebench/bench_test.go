@@ -103,20 +103,18 @@ func BenchmarkBatch100(b *testing.B) {
 	}
 }
 
-// BenchmarkPatchCheck measures what the patch check adds to one instance:
+// BenchmarkPatchCheck measures what the patch check adds to one success:
 // the base commit read before the first phase (git rev-parse) and, at the
-// end, a temporary index read from it and `git apply --cached --check`
-// of a diff written by git, in a running instance container with the real
-// git.
+// end, a fresh container of the image in which the harness's commands
+// apply the prediction's model_patch to the image's working tree and,
+// after a reset, to the base commit, with the real git.
 func BenchmarkPatchCheck(b *testing.B) {
 	dc := dockerClient(b)
-	dir := b.TempDir()
 	id := "acme__benchcheck-1"
 	image := ImageName(DefaultImageTemplate, id)
 	importImage(b, dc, image, false)
 	ctx := context.Background()
-	cid, err := dc.Create(ctx, container.Spec{Image: image, Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done"},
-		NetworkMode: "none", Mounts: []container.Mount{{Source: dir, Target: dir}}})
+	cid, err := dc.Create(ctx, container.Spec{Image: image, Entrypoint: sleeper, NetworkMode: "none"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,15 +122,13 @@ func BenchmarkPatchCheck(b *testing.B) {
 	if err := dc.Start(ctx, cid); err != nil {
 		b.Fatal(err)
 	}
-	patch := filepath.Join(dir, id+".patch")
-	if res, err := dc.Exec(ctx, cid, container.ExecSpec{Cmd: []string{"sh", "-c", "echo new > /testbed/f && git -C /testbed diff --full-index HEAD > " + patch}}); err != nil || res.ExitCode != 0 {
-		b.Fatalf("writing the patch: exit %d %v", res.ExitCode, err)
-	}
-	o := Options{Docker: dc, CodeDir: "/testbed"}
+	patch := []byte("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n")
+	o := Options{Docker: dc, CodeDir: "/testbed", InstanceID: id}
+	logf := func(string, ...any) {}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		base, problem := o.baseCommit(ctx, cid)
-		if check, detail := o.checkPatch(ctx, cid, patch, base, problem); check != PatchApplies {
+		base := o.baseCommit(ctx, cid)
+		if check, detail := o.checkPrediction(ctx, image, base, patch, logf); check != PatchApplies {
 			b.Fatalf("%s: %s", check, detail)
 		}
 	}

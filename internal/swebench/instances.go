@@ -221,10 +221,19 @@ func datasetRecords(path string, ids []string, from map[string]string) (map[stri
 	if err != nil {
 		return nil, err
 	}
+	// Only the scope is checked: a second record of an instance outside
+	// it is not this batch's concern (the first one is kept).
+	inScope := map[string]bool{}
+	for _, id := range ids {
+		inScope[id] = true
+	}
 	byID := map[string]Instance{}
 	for _, in := range all {
 		if prev, dup := byID[in.ID]; dup {
-			return nil, fmt.Errorf("%s: a second record of instance %s (the first is at %s); expected one record per instance", in.Where, in.ID, prev.Where)
+			if inScope[in.ID] {
+				return nil, fmt.Errorf("%s: a second record of instance %s (the first is at %s); expected one record per instance", in.Where, in.ID, prev.Where)
+			}
+			continue
 		}
 		byID[in.ID] = in
 	}

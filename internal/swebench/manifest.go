@@ -34,6 +34,9 @@ type Manifest struct {
 	Shards        []MergedShard `json:"shards,omitempty"`
 	MissingShards []string      `json:"missing_shards,omitempty"`
 	MergeSkipped  []MergeSkip   `json:"merge_skipped,omitempty"`
+	// ScopeMismatch says how the shards' scopes differed, in a merge
+	// told to go on (--allow-scope-mismatch).
+	ScopeMismatch []string `json:"scope_mismatch,omitempty"`
 }
 
 // DatasetInfo names the scope of the run.
@@ -101,6 +104,9 @@ type BatchInfo struct {
 	Counts    Counts    `json:"counts"`
 	// Resumes lists every later invocation on this run root.
 	Resumes []Resume `json:"resumes,omitempty"`
+	// Scope is what chose the first invocation's instances; merge
+	// compares it across shards.
+	Scope *ScopeInfo `json:"scope,omitempty"`
 	// Stopped says why the first invocation gave up before the end (the
 	// endpoint circuit breaker), Interrupted that it was cancelled
 	// (SIGTERM); each resume records its own in Resumes, so the history
@@ -112,12 +118,15 @@ type BatchInfo struct {
 
 // Resume is one --resume of a batch.
 type Resume struct {
-	Args        map[string]any `json:"args"`
-	StartTime   time.Time      `json:"start_time"`
-	EndTime     time.Time      `json:"end_time,omitempty"`
-	Skipped     []string       `json:"skipped,omitempty"`
-	Stopped     string         `json:"stopped,omitempty"`
-	Interrupted bool           `json:"interrupted,omitempty"`
+	Args      map[string]any `json:"args"`
+	StartTime time.Time      `json:"start_time"`
+	EndTime   time.Time      `json:"end_time,omitempty"`
+	// Selected is how many instances this invocation chose to run (its
+	// filter, slice or instance file); the run root's scope stays whole.
+	Selected    int      `json:"selected,omitempty"`
+	Skipped     []string `json:"skipped,omitempty"`
+	Stopped     string   `json:"stopped,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"`
 }
 
 // running reports whether the batch's last invocation has not ended (or

@@ -28,6 +28,10 @@ type MergeOptions struct {
 	// AllowMissingShards merges a sharded batch some of whose shards are
 	// absent; without it a missing shard is a usage error.
 	AllowMissingShards bool
+	// AllowScopeMismatch merges shards whose batches chose their
+	// instances differently (another --filter, --slice or instance file);
+	// without it that is a usage error naming the difference.
+	AllowScopeMismatch bool
 	Now                time.Time
 }
 
@@ -42,6 +46,9 @@ type MergeResult struct {
 	Missing []string
 	// Skipped lists what was left out, and why.
 	Skipped []MergeSkip
+	// ScopeMismatch names how the shards' scopes differ, in a merge
+	// allowed to go on (AllowScopeMismatch).
+	ScopeMismatch []string
 }
 
 // MergedShard records one run root a merge took: where it was, which
@@ -69,7 +76,6 @@ type MergeSkip struct {
 const (
 	maxManifestBytes = 64 << 20
 	maxStatusBytes   = 1 << 20
-	maxPredBytes     = 2 * MaxPatchBytes
 )
 
 // shardRun is one run root as the merge sees it.
@@ -116,6 +122,9 @@ func Merge(o MergeOptions) (MergeResult, error) {
 	if err != nil {
 		return res, err
 	}
+	if err := checkScopes(runs, o.AllowScopeMismatch, &res); err != nil {
+		return res, err
+	}
 	if err := checkOutput(out); err != nil {
 		return res, err
 	}
@@ -157,6 +166,7 @@ func Merge(o MergeOptions) (MergeResult, error) {
 	defer dst.Close()
 
 	entries := map[string]InstanceEntry{}
+	runtimeErr := ralph.CodeRuntimeError
 	var rows []Pred
 	for _, id := range res.Order {
 		r := from[id]
@@ -164,6 +174,20 @@ func Merge(o MergeOptions) (MergeResult, error) {
 		if err != nil {
 			return res, fmt.Errorf("merge: %s: %w", id, err)
 		}
+		p := PathsFor(filepath.Join(tmp, id), id)
+		pred, perr := ReadPred(p.Pred, id)
+		if entry.Status == ralph.StatusSuccess && perr != nil {
+			// A success is its patch: one whose prediction cannot be read
+			// (over MaxPredBytes, not JSON, a link) is not a success of
+			// the merge, as in the batch.
+			entry.Status, entry.FailureReasonCode = ralph.StatusFailed, &runtimeErr
+			entry.FailureReasonDetail = fmt.Sprintf("a success in %s whose prediction was not merged: %v", shardName(r), perr)
+		}
+		if entry.Status != ralph.StatusSuccess {
+			// Only a success carries its patch, as in the batch.
+			pred.ModelPatch = ""
+		}
+		rows = append(rows, pred)
 		entries[id] = entry
 		// Counted as the batch counts its scope: an instance with no
 		// finished status, or an interrupted one, was not run.
@@ -172,13 +196,6 @@ func Merge(o MergeOptions) (MergeResult, error) {
 		} else {
 			res.Counts.addOutcome("", false)
 		}
-		p := PathsFor(filepath.Join(tmp, id), id)
-		pred := ReadPred(p.Pred, id)
-		if entry.Status != ralph.StatusSuccess {
-			// Only a success carries its patch, as in the batch.
-			pred.ModelPatch = ""
-		}
-		rows = append(rows, pred)
 	}
 	if err := WritePredictions(filepath.Join(tmp, "predictions.jsonl"), rows); err != nil {
 		return res, err
@@ -298,6 +315,71 @@ func pickShards(runs []*shardRun, allowMissing bool, res *MergeResult) ([]*shard
 		res.Missing = missing
 	}
 	return kept, nil
+}
+
+// checkScopes compares the scope of every shard with the first's: the
+// --filter, --slice and instance file its batch was started with, and
+// the IDs they chose (ScopeInfo). Shards of different scopes would merge
+// into a run that is neither batch's.
+func checkScopes(runs []*shardRun, allow bool, res *MergeResult) error {
+	var sharded []*shardRun
+	for _, r := range runs {
+		if r.shard.N > 0 && r.m.Batch != nil {
+			sharded = append(sharded, r)
+		}
+	}
+	var diffs []string
+	for _, r := range sharded[min(1, len(sharded)):] {
+		diffs = append(diffs, scopeDiff(sharded[0], r)...)
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	if !allow {
+		return &UsageError{Err: fmt.Errorf("merge: the shards were run with different scopes: %s; merge the shards of one batch, or pass --allow-scope-mismatch", strings.Join(diffs, "; "))}
+	}
+	res.ScopeMismatch = diffs
+	return nil
+}
+
+// scopeDiff names how b's scope differs from a's.
+func scopeDiff(a, b *shardRun) []string {
+	var diffs []string
+	arg := func(r *shardRun, k string) string {
+		v, _ := r.m.Batch.Args[k].(string)
+		if k == "instance_file" && v != "" {
+			v = filepath.Base(v)
+		}
+		return v
+	}
+	show := func(v string) string {
+		if v == "" {
+			return "none"
+		}
+		return fmt.Sprintf("%q", v)
+	}
+	keys := []struct{ arg, flag string }{{"filter", "--filter"}, {"slice", "--slice"}, {"instance_file", "--instance-file"}}
+	sa, sb := a.m.Batch.Scope, b.m.Batch.Scope
+	for _, k := range keys {
+		if k.arg == "instance_file" && sa != nil && sb != nil {
+			continue // the IDs say more than the file name
+		}
+		if va, vb := arg(a, k.arg), arg(b, k.arg); va != vb {
+			diffs = append(diffs, fmt.Sprintf("%s has %s %s, %s has %s", shardName(a), k.flag, show(va), shardName(b), show(vb)))
+		}
+	}
+	if sa != nil && sb != nil && (sa.Instances != sb.Instances || sa.IDsSHA256 != sb.IDsSHA256) {
+		diffs = append(diffs, fmt.Sprintf("%s chose %d instances (%s, ids sha256 %.12s), %s chose %d (%s, ids sha256 %.12s)",
+			shardName(a), sa.Instances, orAll(sa.InstanceFile), sa.IDsSHA256, shardName(b), sb.Instances, orAll(sb.InstanceFile), sb.IDsSHA256))
+	}
+	return diffs
+}
+
+func orAll(file string) string {
+	if file == "" {
+		return "the whole split"
+	}
+	return file
 }
 
 // latestState returns the newest of roots that are states of one batch
@@ -479,8 +561,8 @@ func copyTree(src, dst *os.Root, name, srcPath string, res *MergeResult) error {
 			return nil
 		}
 		base := filepath.Base(p)
-		if strings.HasSuffix(base, ".pred") && info.Size() > maxPredBytes {
-			skip(p, fmt.Sprintf("%d bytes, over the %d-byte cap of a prediction; the instance's prediction is empty", info.Size(), maxPredBytes))
+		if strings.HasSuffix(base, ".pred") && info.Size() > MaxPredBytes {
+			skip(p, fmt.Sprintf("%d bytes, over the %d-byte cap of a prediction; the instance's prediction is empty", info.Size(), MaxPredBytes))
 			return nil
 		}
 		if strings.HasSuffix(base, ".status.json") && info.Size() > maxStatusBytes {
@@ -524,8 +606,8 @@ func writeMergedManifest(tmp, out string, o MergeOptions, runs []*shardRun, entr
 		m.Merged = append(m.Merged, r.root)
 	}
 	sort.SliceStable(res.Shards, func(i, j int) bool { return res.Shards[i].Shard < res.Shards[j].Shard })
-	m.Shards, m.MissingShards, m.MergeSkipped = res.Shards, res.Missing, res.Skipped
-	m.Batch = &BatchInfo{Args: map[string]any{"merged_from": m.Merged, "output_dir": out, "allow_missing_shards": o.AllowMissingShards},
+	m.Shards, m.MissingShards, m.MergeSkipped, m.ScopeMismatch = res.Shards, res.Missing, res.Skipped, res.ScopeMismatch
+	m.Batch = &BatchInfo{Args: map[string]any{"merged_from": m.Merged, "output_dir": out, "allow_missing_shards": o.AllowMissingShards, "allow_scope_mismatch": o.AllowScopeMismatch},
 		InstanceOrder: res.Order, StartTime: start, EndTime: now, Counts: res.Counts}
 	return fsutil.WriteJSONAtomicIn(tmp, filepath.Join(tmp, ManifestFile), m)
 }

@@ -119,6 +119,70 @@ func (o *Options) Validate() error {
 // for usage problems (see Validate) and for artifacts that could not be
 // written; every other failure is a status.
 func Run(ctx context.Context, o Options) (Status, error) {
+	if err := o.prepare(); err != nil {
+		return Status{}, err
+	}
+	id := o.InstanceID
+	p := PathsFor(o.OutputDir, id)
+	st := Status{InstanceID: id, MaxLoops: o.MaxLoops, StartTime: o.Now().UTC(), Image: ImageName(o.ImageTemplate, id)}
+	var runnerLog *os.File
+	logf := func(format string, a ...any) {
+		line := fmt.Sprintf("%s [%s] "+format+"\n", append([]any{o.Now().UTC().Format(time.RFC3339), id}, a...)...)
+		if o.Log != nil {
+			io.WriteString(o.Log, line)
+		}
+		if runnerLog != nil {
+			runnerLog.WriteString(line)
+		}
+	}
+	// The manifest is updated first: when it cannot be (a corrupt file),
+	// the earlier output of this instance is still intact.
+	if err := o.markRunning(st); err != nil {
+		return st, err
+	}
+	if err := o.resetOutput(p); err != nil {
+		return st, err
+	}
+	runnerLogPath := filepath.Join(p.Logs, "runner.log")
+	var err error
+	if runnerLog, err = fsutil.CreateIn(o.OutputDir, runnerLogPath); err != nil {
+		return st, fmt.Errorf("runner log: %w", err)
+	}
+	defer runnerLog.Close()
+	o.reapLeftovers(ctx, logf)
+
+	// The instance's own budgets end it as incomplete with a named detail;
+	// a cancelled run (SIGTERM) stays an interruption.
+	instCtx, stopInstance := context.WithCancelCause(ctx)
+	defer stopInstance(nil)
+	if o.InstanceTimeout > 0 {
+		timer := time.AfterFunc(o.InstanceTimeout, func() {
+			stopInstance(fmt.Errorf("%w: the instance ran for its whole --instance-timeout of %s", errBudget, o.InstanceTimeout))
+		})
+		defer timer.Stop()
+	}
+	outcome, base := o.process(instCtx, stopInstance, p, &st, logf)
+	if cause := context.Cause(instCtx); ctx.Err() == nil && errors.Is(cause, errBudget) {
+		logf("budget: %v", cause)
+		outcome.Status, outcome.Code, outcome.Detail, outcome.Interrupted = ralph.StatusIncomplete, ralph.StatusIncomplete, cause.Error(), false
+	}
+	patch, pred := o.judge(ctx, p, &st, &outcome, base, logf)
+	if outcome.Status == ralph.StatusFailed {
+		// The runner log names the failing step and its phase logs.
+		st.ErrorLog = runnerLogPath
+	}
+	st.record(outcome)
+	st.EndTime = o.Now().UTC()
+	logf("%s %s %s", st.Status, outcome.Code, st.FailureReasonDetail)
+	if err := writeArtifacts(o.OutputDir, p, st, patch, pred); err != nil {
+		return st, fmt.Errorf("write artifacts of %s: %w", id, err)
+	}
+	return st, o.markFinished(st)
+}
+
+// prepare fills the defaults, checks the options (Validate) and makes
+// the folders absolute.
+func (o *Options) prepare() error {
 	if o.ManifestDir == "" {
 		o.ManifestDir = o.OutputDir
 	}
@@ -135,57 +199,69 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		o.Owner = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
 	}
 	if err := o.Validate(); err != nil {
-		return Status{}, err
+		return err
 	}
 	var err error
 	if o.OutputDir, err = filepath.Abs(o.OutputDir); err != nil {
-		return Status{}, err
+		return err
 	}
-	if o.ManifestDir, err = filepath.Abs(o.ManifestDir); err != nil {
-		return Status{}, err
-	}
-	id := o.InstanceID
-	p := PathsFor(o.OutputDir, id)
-	st := Status{InstanceID: id, MaxLoops: o.MaxLoops, StartTime: o.Now().UTC(), Image: ImageName(o.ImageTemplate, id)}
-	var runnerLog *os.File
-	logf := func(format string, a ...any) {
-		line := fmt.Sprintf("%s [%s] "+format+"\n", append([]any{o.Now().UTC().Format(time.RFC3339), id}, a...)...)
-		if o.Log != nil {
-			io.WriteString(o.Log, line)
-		}
-		if runnerLog != nil {
-			runnerLog.WriteString(line)
-		}
-	}
+	o.ManifestDir, err = filepath.Abs(o.ManifestDir)
+	return err
+}
 
-	// The manifest is updated first: when it cannot be (a corrupt file),
-	// the earlier output of this instance is still intact.
-	if err := UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
+// markRunning records the instance as running in the manifest.
+func (o *Options) markRunning(st Status) error {
+	id := o.InstanceID
+	return UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
 		m.Instances[id] = InstanceEntry{InstanceID: id, Status: "running", OutputDir: o.OutputDir, StartTime: st.StartTime}
 		m.LastInvocation = &Invocation{InstanceID: id, Args: o.Args, StartTime: st.StartTime}
-	}); err != nil {
-		return st, err
-	}
+	})
+}
 
-	// A rerun starts from a fresh plans folder and no patch.
+// markFinished records the instance's status in the manifest, as its
+// status file (already written) says.
+func (o *Options) markFinished(st Status) error {
+	id := o.InstanceID
+	return UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
+		m.Instances[id] = entryOf(st, o.OutputDir)
+		if st.CodexVersion != "" {
+			m.Codex.Version = st.CodexVersion
+		}
+		if m.LastInvocation != nil && m.LastInvocation.InstanceID == id {
+			m.LastInvocation.EndTime = st.EndTime
+		}
+	})
+}
+
+// entryOf is the manifest entry a status file makes.
+func entryOf(st Status, dir string) InstanceEntry {
+	return InstanceEntry{InstanceID: st.InstanceID, Status: st.Status, FailureReasonCode: st.FailureReasonCode,
+		FailureReasonDetail: st.FailureReasonDetail, ErrorLog: st.ErrorLog, OutputDir: dir, Interrupted: st.Interrupted,
+		StartTime: st.StartTime, EndTime: st.EndTime, CodexVersion: st.CodexVersion}
+}
+
+// resetOutput gives a rerun a fresh plans folder and no patch,
+// prediction or status.
+func (o *Options) resetOutput(p Paths) error {
 	for _, d := range []string{p.Plans, filepath.Join(o.OutputDir, "codex-home")} {
 		if err := os.RemoveAll(d); err != nil {
-			return st, fmt.Errorf("reset %s: %w", d, err)
+			return fmt.Errorf("reset %s: %w", d, err)
 		}
 	}
 	for _, f := range []string{p.Patch, p.Pred, p.Status} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return st, fmt.Errorf("reset %s: %w", f, err)
+			return fmt.Errorf("reset %s: %w", f, err)
 		}
 	}
 	if err := os.MkdirAll(o.OutputDir, 0o755); err != nil {
-		return st, fmt.Errorf("output dir: %w", err)
+		return fmt.Errorf("output dir: %w", err)
 	}
-	runnerLogPath := filepath.Join(p.Logs, "runner.log")
-	if runnerLog, err = fsutil.CreateIn(o.OutputDir, runnerLogPath); err != nil {
-		return st, fmt.Errorf("runner log: %w", err)
-	}
-	defer runnerLog.Close()
+	return nil
+}
+
+// reapLeftovers removes the containers killed benchgate runs left and
+// cleans their output folders.
+func (o *Options) reapLeftovers(ctx context.Context, logf func(string, ...any)) {
 	reaped, err := reapContainers(ctx, o.Docker)
 	if err != nil {
 		logf("warning: looking for containers of killed benchgate runs: %v", err)
@@ -194,40 +270,13 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		logf("removed container %s, left by a benchgate run that was killed", containerName(c))
 		o.cleanReaped(c, logf)
 	}
-	// The instance's own budgets end it as incomplete with a named detail;
-	// a cancelled run (SIGTERM) stays an interruption.
-	instCtx, stopInstance := context.WithCancelCause(ctx)
-	defer stopInstance(nil)
-	if o.InstanceTimeout > 0 {
-		timer := time.AfterFunc(o.InstanceTimeout, func() {
-			stopInstance(fmt.Errorf("%w: the instance ran for its whole --instance-timeout of %s", errBudget, o.InstanceTimeout))
-		})
-		defer timer.Stop()
-	}
-	outcome := o.process(instCtx, stopInstance, p, &st, logf)
-	if cause := context.Cause(instCtx); ctx.Err() == nil && errors.Is(cause, errBudget) {
-		logf("budget: %v", cause)
-		outcome.Status, outcome.Code, outcome.Detail, outcome.Interrupted = ralph.StatusIncomplete, ralph.StatusIncomplete, cause.Error(), false
-	}
-	// The patch is the agent's file: read it without following a link
-	// (a link to a host file would put that file in the prediction) and
-	// with a size cap. A refused patch fails the instance, named.
-	patch, perr := fsutil.ReadFileIn(o.OutputDir, p.Patch, MaxPatchBytes)
-	if errors.Is(perr, fs.ErrNotExist) {
-		patch, perr = nil, nil
-	}
-	if perr != nil {
-		logf("patch refused: %v", perr)
-		patch = nil
-		outcome = ralph.Outcome{Status: ralph.StatusFailed, Code: ralph.CodeRuntimeError, Detail: "patch: " + perr.Error(), Passes: outcome.Passes, Phases: outcome.Phases, Interrupted: outcome.Interrupted}
-	}
-	if outcome.Status == ralph.StatusFailed {
-		// The runner log names the failing step and its phase logs.
-		st.ErrorLog = runnerLogPath
-	}
-	st.Status, st.FailureReasonDetail, st.ExecutePasses, st.Interrupted, st.Phases = outcome.Status, outcome.Detail, outcome.Passes, outcome.Interrupted, outcome.Phases
-	if outcome.Code != "" {
-		code := outcome.Code
+}
+
+// record copies the outcome and the phases' token totals into st.
+func (st *Status) record(out ralph.Outcome) {
+	st.Status, st.FailureReasonDetail, st.ExecutePasses, st.Interrupted, st.Phases = out.Status, out.Detail, out.Passes, out.Interrupted, out.Phases
+	if out.Code != "" {
+		code := out.Code
 		st.FailureReasonCode = &code
 	}
 	for _, ph := range st.Phases {
@@ -239,50 +288,120 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	if st.Phases == nil {
 		st.Phases = []ralph.Record{}
 	}
-	st.EndTime = o.Now().UTC()
-	logf("%s %s %s", st.Status, outcome.Code, st.FailureReasonDetail)
-	if err := writeArtifacts(o.OutputDir, p, st, patch); err != nil {
-		return st, fmt.Errorf("write artifacts of %s: %w", id, err)
-	}
-	err = UpdateManifest(o.ManifestDir, o.Now().UTC(), func(m *Manifest) {
-		m.Instances[id] = InstanceEntry{InstanceID: id, Status: st.Status, FailureReasonCode: st.FailureReasonCode,
-			FailureReasonDetail: st.FailureReasonDetail, ErrorLog: st.ErrorLog, OutputDir: o.OutputDir, Interrupted: st.Interrupted,
-			StartTime: st.StartTime, EndTime: st.EndTime, CodexVersion: st.CodexVersion}
-		if st.CodexVersion != "" {
-			m.Codex.Version = st.CodexVersion
-		}
-		if m.LastInvocation != nil && m.LastInvocation.InstanceID == id {
-			m.LastInvocation.EndTime = st.EndTime
-		}
-	})
-	return st, err
 }
 
-// process runs the steps that can fail per instance and returns the
-// outcome; the caller writes it whatever it is.
-// stop ends the instance early with a cause (a spent budget).
-func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p Paths, st *Status, logf func(string, ...any)) (out ralph.Outcome) {
-	id := o.InstanceID
+// judge reads the patch the agent left and decides whether a finished
+// loop is a success: the prediction is built from the patch and read
+// back as the harness reads it, and exactly that model_patch must apply
+// (checkPrediction). It returns the patch and the .pred's bytes to
+// write; the prediction carries the patch only on success. The patch is
+// the agent's file: it is read without following a link (a link to a
+// host file would put that file in the prediction) and with a size cap.
+// A refused patch fails the instance, named.
+func (o *Options) judge(ctx context.Context, p Paths, st *Status, out *ralph.Outcome, base baseState, logf func(string, ...any)) (patch, pred []byte) {
+	fail := func(check, detail string) {
+		st.PatchCheck = check
+		out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, detail
+	}
+	patch, err := fsutil.ReadFileIn(o.OutputDir, p.Patch, MaxPatchBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		patch, err = nil, nil
+	}
+	if err != nil {
+		logf("patch refused: %v", err)
+		patch = nil
+		st.PatchCheck = ""
+		out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, "patch: "+err.Error()
+	}
+	empty, _ := EncodePred(Pred{ModelNameOrPath: ModelName, InstanceID: o.InstanceID})
+	if out.Status != ralph.StatusSuccess {
+		return patch, empty
+	}
+	pred, modelPatch, check, detail := predictionFor(o.InstanceID, patch)
+	if check != "" {
+		logf("patch check: %s %s", check, detail)
+		fail(check, detail)
+		return patch, empty
+	}
+	check, detail = o.checkPrediction(ctx, st.Image, base, modelPatch, logf)
+	logf("patch check: %s %s", check, detail)
+	st.PatchCheck = check
+	if check != PatchApplies {
+		fail(check, detail)
+		return patch, empty
+	}
+	return patch, pred
+}
+
+// process runs the agent's steps that can fail per instance and returns
+// the outcome, and the code's base commit as the container had it before
+// the agent ran; the caller judges and writes the outcome whatever it
+// is. stop ends the instance early with a cause (a spent budget).
+func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p Paths, st *Status, logf func(string, ...any)) (out ralph.Outcome, base baseState) {
 	fail := func(code, detail string) ralph.Outcome {
 		return ralph.Outcome{Status: ralph.StatusFailed, Code: code, Detail: detail, Interrupted: ctx.Err() != nil}
 	}
-	inst, err := FindInstance(o.DatasetFile, id)
+	if err := o.writeTask(p); err != nil {
+		return fail(ralph.CodeRuntimeError, err.Error()), base
+	}
+	if out, ok := o.findImage(ctx, st, logf); !ok {
+		return out, base
+	}
+	cid, cleanup, out, ok := o.startContainer(ctx, st, logf)
+	if !ok {
+		return out, base
+	}
+	defer cleanup()
+	base = o.baseCommit(ctx, cid)
+	if base.sha != "" {
+		logf("code %s at commit %s", o.CodeDir, base.sha)
+	} else {
+		logf("warning: the patch cannot be checked: %s", base.problem)
+	}
+	codexBin, out, ok := o.ensureCodex(ctx, cid, st, logf)
+	if !ok {
+		return out, base
+	}
+	env, err := o.agentEnv(p)
 	if err != nil {
-		return fail(ralph.CodeRuntimeError, "problem statement: "+err.Error())
+		return fail(ralph.CodeRuntimeError, err.Error()), base
 	}
-	if err := fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(p.Plans, ralph.SpecFile), []byte(SpecMarkdown(inst)), 0o644); err != nil {
-		return fail(ralph.CodeRuntimeError, err.Error())
-	}
+	return o.runLoop(ctx, stop, cid, codexBin, env, p, logf), base
+}
 
+// writeTask seeds the plans folder with the instance's specification.
+func (o *Options) writeTask(p Paths) error {
+	inst, err := FindInstance(o.DatasetFile, o.InstanceID)
+	if err != nil {
+		return fmt.Errorf("problem statement: %w", err)
+	}
+	return fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(p.Plans, ralph.SpecFile), []byte(SpecMarkdown(inst)), 0o644)
+}
+
+// findImage checks that the instance image is on the engine.
+func (o *Options) findImage(ctx context.Context, st *Status, logf func(string, ...any)) (ralph.Outcome, bool) {
 	img, err := o.Docker.ImageInspect(ctx, st.Image)
 	if errors.Is(err, container.ErrNotFound) {
-		return fail(CodeMissingImage, fmt.Sprintf("image %s is not present on %s (build it, or set --image-template)", st.Image, o.Docker.Host()))
+		return ralph.Outcome{Status: ralph.StatusFailed, Code: CodeMissingImage, Interrupted: ctx.Err() != nil,
+			Detail: fmt.Sprintf("image %s is not present on %s (build it, or set --image-template)", st.Image, o.Docker.Host())}, false
 	}
 	if err != nil {
-		return fail(ralph.CodeRuntimeError, err.Error())
+		return ralph.Outcome{Status: ralph.StatusFailed, Code: ralph.CodeRuntimeError, Detail: err.Error(), Interrupted: ctx.Err() != nil}, false
 	}
 	logf("image %s (%s)", st.Image, img.ID)
+	return ralph.Outcome{}, true
+}
 
+// startContainer creates and starts the agent's container. cleanup
+// removes it, with a fresh context (on SIGTERM ctx is already cancelled
+// when it runs); only once it is gone (no process of the agent can plant
+// a file again) is the output folder scrubbed and handed to the invoking
+// user.
+func (o *Options) startContainer(ctx context.Context, st *Status, logf func(string, ...any)) (cid string, cleanup func(), out ralph.Outcome, ok bool) {
+	fail := func(code, detail string) (string, func(), ralph.Outcome, bool) {
+		return "", nil, ralph.Outcome{Status: ralph.StatusFailed, Code: code, Detail: detail, Interrupted: ctx.Err() != nil}, false
+	}
+	id := o.InstanceID
 	// The engine resolves a bind source on its host: when benchgate runs
 	// in a container itself, the output folder is mounted from where that
 	// container's own mount comes from, and a folder the engine cannot see
@@ -299,10 +418,10 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	mounts = append(mounts, boot...)
 	// The agent works as root with only the capabilities it needs: no
 	// device nodes, no file capabilities, no setuid escalation inside.
-	cid, err := o.Docker.Create(ctx, container.LeastPrivilege(container.Spec{
+	cid, err = o.Docker.Create(ctx, container.LeastPrivilege(container.Spec{
 		Name:       ContainerName(id, newInvocation()),
 		Image:      st.Image,
-		Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
+		Entrypoint: sleeper,
 		Labels:     map[string]string{LabelRunner: "1", LabelInstance: id, LabelOutputDir: o.OutputDir, LabelManifestDir: o.ManifestDir, LabelOwner: proc.SelfOwner(), LabelHost: hostname()},
 		// The output folder at the same path inside, so the plans and the
 		// patch the agent writes are the host's files.
@@ -314,12 +433,8 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	if err != nil {
 		return fail(ralph.CodeRuntimeError, err.Error())
 	}
-	// Removed on every path, with a fresh context: on SIGTERM ctx is
-	// already cancelled when this runs. Only once it is gone (no process
-	// of the agent can plant a file again) is the output folder scrubbed
-	// and handed to the invoking user.
 	started := false
-	defer func() {
+	cleanup = func() {
 		err := o.Docker.RemoveDetached(cid, 30*time.Second)
 		if err != nil {
 			logf("warning: %v", err)
@@ -327,53 +442,59 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 		if started {
 			o.cleanOutput(st.Image, err == nil, logf)
 		}
-	}()
+	}
 	if err := o.Docker.Start(ctx, cid); err != nil {
+		cleanup()
 		return fail(ralph.CodeRuntimeError, err.Error())
 	}
 	started = true
+	return cid, cleanup, ralph.Outcome{}, true
+}
 
-	base, problem := o.baseCommit(ctx, cid)
-	if base != "" {
-		logf("code %s at commit %s", o.CodeDir, base)
-	} else {
-		logf("warning: the patch cannot be checked: %s", problem)
-	}
-	codexBin, out, ok := o.ensureCodex(ctx, cid, st, logf)
-	if !ok {
-		return out
-	}
+// sleeper is the entry point of the runner's containers: it waits for
+// execs until the container is removed.
+var sleeper = []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"}
 
+// agentEnv is the environment codex runs with inside the container; with
+// a Provider it also writes the CODEX_HOME it names.
+func (o *Options) agentEnv(p Paths) ([]string, error) {
 	env := append([]string{}, o.Env...)
 	env = append(env,
-		"SWE_BENCH_INSTANCE_ID="+id,
+		"SWE_BENCH_INSTANCE_ID="+o.InstanceID,
 		"SWE_BENCH_OUTPUT_DIR="+o.OutputDir,
 		"SWE_BENCH_PLANS_DIR="+p.Plans,
 		"SWE_BENCH_PATCH_PATH="+p.Patch,
 		"SWE_BENCH_CODE_DIR="+o.CodeDir,
 	)
-	if o.Provider != nil {
-		home := filepath.Join(o.OutputDir, "codex-home")
-		if err := fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(home, codex.ProfileFile), codex.LocalConfigTOML(*o.Provider), 0o644); err != nil {
-			return fail(ralph.CodeRuntimeError, err.Error())
-		}
-		if err := fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(home, "config.toml"), nil, 0o644); err != nil {
-			return fail(ralph.CodeRuntimeError, err.Error())
-		}
-		env = append(env, "CODEX_HOME="+home)
-		if k := o.Provider.APIKeyEnv; k != "" {
-			getenv := o.Getenv
-			if getenv == nil {
-				getenv = os.Getenv
-			}
-			env = append(env, k+"="+getenv(k))
-		}
+	if o.Provider == nil {
+		return env, nil
 	}
+	home := filepath.Join(o.OutputDir, "codex-home")
+	if err := fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(home, codex.ProfileFile), codex.LocalConfigTOML(*o.Provider), 0o644); err != nil {
+		return nil, err
+	}
+	if err := fsutil.WriteFileAtomicIn(o.OutputDir, filepath.Join(home, "config.toml"), nil, 0o644); err != nil {
+		return nil, err
+	}
+	env = append(env, "CODEX_HOME="+home)
+	if k := o.Provider.APIKeyEnv; k != "" {
+		getenv := o.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		env = append(env, k+"="+getenv(k))
+	}
+	return env, nil
+}
+
+// runLoop runs the Ralph loop with codex in the container, stopping the
+// instance when its token budget is spent.
+func (o *Options) runLoop(ctx context.Context, stop context.CancelCauseFunc, cid, codexBin string, env []string, p Paths, logf func(string, ...any)) ralph.Outcome {
 	var spent int64
 	agent := &containerAgent{dc: o.Docker, containerID: cid, binary: codexBin, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, idle: o.IdleTimeout, logs: p.Logs, root: o.OutputDir}
 	loop := &ralph.Loop{
-		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops,
-		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": id},
+		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops, PhaseTimeout: o.PhaseTimeout,
+		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": o.InstanceID},
 		OnPhase: func(r ralph.Record) {
 			logf("%s pass=%d exit=%d timed_out=%v failed=%v state=%s log=%s errors=%q", r.Phase, r.Pass, r.ExitCode, r.TimedOut, r.Failed, r.StateAfter, agent.lastLog, r.Errors)
 			spent += r.Usage.InputTokens + r.Usage.OutputTokens
@@ -382,78 +503,7 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 			}
 		},
 	}
-	out = loop.Run(ctx)
-	if out.Status == ralph.StatusSuccess {
-		var detail string
-		st.PatchCheck, detail = o.checkPatch(ctx, cid, p.Patch, base, problem)
-		logf("patch check: %s %s", st.PatchCheck, detail)
-		if st.PatchCheck != PatchApplies {
-			out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, detail
-		}
-	}
-	return out
-}
-
-// baseCommit is the commit the instance's code is checked out at before
-// the agent runs: the patch is checked against it, whatever the agent
-// leaves in the working tree or commits. problem says why there is none
-// (no git in the image, no repository), for the patch check's detail.
-func (o *Options) baseCommit(ctx context.Context, cid string) (sha, problem string) {
-	out, code, err := o.git(ctx, cid, nil, "rev-parse", "--verify", "HEAD^{commit}")
-	switch {
-	case err != nil:
-		return "", err.Error()
-	case code == 126 || code == 127:
-		return "", fmt.Sprintf("git is not available in the image (exit %d: %s)", code, textfmt.Truncate(out, 300))
-	case code != 0:
-		return "", fmt.Sprintf("%s is not a git repository with a commit (git rev-parse HEAD exited %d: %s)", o.CodeDir, code, textfmt.Truncate(out, 300))
-	}
-	return out, ""
-}
-
-// git runs git in the code folder inside the container and returns its
-// output and exit code. safe.directory: the code folder may belong to
-// another user than the one the exec runs as.
-func (o *Options) git(ctx context.Context, cid string, env []string, args ...string) (string, int, error) {
-	var buf strings.Builder
-	cmd := append([]string{"git", "-c", "safe.directory=*", "-C", o.CodeDir}, args...)
-	res, err := o.Docker.Exec(ctx, cid, container.ExecSpec{Cmd: cmd, Env: env, Stdout: &buf, Stderr: &buf, Timeout: time.Minute})
-	return strings.TrimSpace(buf.String()), res.ExitCode, err
-}
-
-// Patch check results, in status.json's patch_check.
-const (
-	PatchApplies      = "applies"
-	PatchDoesNotApply = "does_not_apply"
-	PatchNotChecked   = "not_checked"
-)
-
-// checkPatch checks that the patch applies to the base commit: a temporary
-// index is read from it and `git apply --cached --check` runs against that
-// index, so the working tree the agent edited (where its own diff no
-// longer applies) plays no part. An agent can also archive its plans and
-// leave any text at the patch path; only a diff that applies to the code
-// it was given is a prediction worth a success. It returns the result
-// (Patch*) and, unless the patch applies, a detail that says why.
-func (o *Options) checkPatch(ctx context.Context, cid, patch, base, problem string) (string, string) {
-	if base == "" {
-		return PatchNotChecked, "the patch could not be checked: " + problem
-	}
-	env := []string{"GIT_INDEX_FILE=/tmp/benchgate-patch-check-" + newInvocation() + ".index"}
-	out, code, err := o.git(ctx, cid, env, "read-tree", base)
-	if err == nil && code == 0 {
-		out, code, err = o.git(ctx, cid, env, "apply", "--cached", "--check", patch)
-		if err == nil && code == 0 {
-			return PatchApplies, ""
-		}
-		if err == nil && code != 126 && code != 127 {
-			return PatchDoesNotApply, fmt.Sprintf("the patch does not apply to %s at commit %s: git apply --check exited %d: %s", o.CodeDir, base, code, textfmt.Truncate(out, 500))
-		}
-	}
-	if err != nil {
-		return PatchNotChecked, "the patch could not be checked: " + err.Error()
-	}
-	return PatchNotChecked, fmt.Sprintf("the patch could not be checked against commit %s of %s: git exited %d: %s", base, o.CodeDir, code, textfmt.Truncate(out, 300))
+	return loop.Run(ctx)
 }
 
 // cleanOutput makes what the agent left in the output folder safe for

@@ -58,6 +58,18 @@ func ImportImageWithoutGit(t testing.TB, dc *container.Client, ref string) {
 	importImage(t, dc, ref, true, baseFiles(t, false))
 }
 
+// ImportImageWithUntracked is ImportImage (with the fake codex) whose
+// /testbed also holds untracked files, like the build output real
+// instance images carry: files by path relative to /testbed.
+func ImportImageWithUntracked(t testing.TB, dc *container.Client, ref string, untracked map[string]string) {
+	t.Helper()
+	files := baseFiles(t, true)
+	for name, data := range untracked {
+		files = append(files, container.File{Path: "/testbed/" + name, Mode: 0o644, Data: []byte(data)})
+	}
+	importImage(t, dc, ref, true, files)
+}
+
 func importImage(t testing.TB, dc *container.Client, ref string, withCodex bool, files []container.File) {
 	t.Helper()
 	if withCodex {
@@ -79,8 +91,8 @@ var Testbed = map[string]string{"README": "code\n", "f": "old\n"}
 var applets = []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "chown",
 	"test", "[", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which", "mktemp"}
 
-// baseFiles are the files every test image has: busybox, Debian's git and
-// bash with their shared libraries, a root user, /tmp and the /testbed
+// baseFiles are the files every test image has: busybox, Debian's git,
+// bash and GNU patch with their shared libraries, a root user, /tmp and the /testbed
 // repository.
 func baseFiles(t testing.TB, withGit bool) []container.File {
 	t.Helper()
@@ -95,7 +107,8 @@ func baseFiles(t testing.TB, withGit bool) []container.File {
 		{Path: "/root/.keep"},
 		{Path: "/tmp/.keep"},
 	}
-	tools := []string{"bash"}
+	// GNU patch: the harness's last command when git apply fails.
+	tools := []string{"bash", "patch"}
 	if withGit {
 		tools = append(tools, "git")
 	}

@@ -25,6 +25,14 @@
 //	                  (item.started ... item.completed) that takes
 //	                  FAKE_CODEX_COMMAND_TIME (a Go duration)
 //	noplan            plan writes nothing
+//	latin1            like success, but f becomes Latin-1 text (not UTF-8)
+//	markup            like success, and also creates page.html, FAKE_CODEX_MARKUP_MB
+//	                  (default 8.2) megabytes of HTML markup, with git add -N
+//	crlf              like success, then rewrites the patch with CRLF line ends
+//	addall            like success, but runs `git add -N .` first: every
+//	                  untracked file of the image (build output) is in the patch
+//	byid              the scenario is the instance ID's repository name
+//	                  (acme__latin1-1 runs latin1)
 package main
 
 import (
@@ -68,6 +76,11 @@ func main() {
 	emit(map[string]any{"type": "turn.started"})
 
 	scenario := os.Getenv("FAKE_CODEX_SCENARIO")
+	if scenario == "byid" {
+		id := os.Getenv("SWE_BENCH_INSTANCE_ID")
+		_, rest, _ := strings.Cut(id, "__")
+		scenario = rest[:strings.LastIndex(rest, "-")]
+	}
 	want, _ := strconv.Atoi(os.Getenv("FAKE_CODEX_PASS"))
 	if want == 0 {
 		want = 1
@@ -101,10 +114,27 @@ func main() {
 			os.Exit(3)
 		case scenario == "hang":
 			time.Sleep(time.Hour)
-		case (scenario == "success" || scenario == "commit") && pass == want:
+		case (scenario == "success" || scenario == "commit" || scenario == "latin1" || scenario == "markup" || scenario == "crlf" || scenario == "addall") && pass == want:
 			code := os.Getenv("SWE_BENCH_CODE_DIR")
-			must(os.WriteFile(filepath.Join(code, "f"), []byte("new\n"), 0o644))
+			content := "new\n"
+			if scenario == "latin1" {
+				content = "caf\xe9 cr\xe8me\n"
+			}
+			must(os.WriteFile(filepath.Join(code, "f"), []byte(content), 0o644))
+			switch scenario {
+			case "markup":
+				must(os.WriteFile(filepath.Join(code, "page.html"), Markup(os.Getenv("FAKE_CODEX_MARKUP_MB")), 0o644))
+				git(code, "add", "-N", "page.html")
+			case "addall":
+				git(code, "add", "-N", ".")
+			}
 			runPromptCommand(args[len(args)-1], "git diff")
+			if scenario == "crlf" {
+				patch := os.Getenv("SWE_BENCH_PATCH_PATH")
+				b, err := os.ReadFile(patch)
+				must(err)
+				must(os.WriteFile(patch, []byte(strings.ReplaceAll(string(b), "\n", "\r\n")), 0o644))
+			}
 			if scenario == "commit" {
 				cmd := exec.Command("git", "-c", "user.name=agent", "-c", "user.email=agent@example.com", "commit", "-qam", "fix")
 				cmd.Dir, cmd.Stdout, cmd.Stderr = code, os.Stderr, os.Stderr
@@ -152,6 +182,27 @@ func runPromptCommand(prompt, marker string) {
 		return
 	}
 	must(fmt.Errorf("the prompt quotes no command with %q:\n%s", marker, prompt))
+}
+
+// Markup is mb megabytes (default 8.2) of HTML lines full of <, > and &.
+func Markup(mb string) []byte {
+	size := 8.2
+	if mb != "" {
+		var err error
+		size, err = strconv.ParseFloat(mb, 64)
+		must(err)
+	}
+	var b strings.Builder
+	for i := 0; float64(b.Len()) < size*1e6; i++ {
+		fmt.Fprintf(&b, "<div class=\"row\" data-i=\"%d\"><a href=\"/x?a=1&b=2\">&lt;item %d&gt;</a></div>\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+func git(dir string, args ...string) {
+	cmd := exec.Command("git", append([]string{"-c", "safe.directory=*"}, args...)...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, os.Stderr, os.Stderr
+	must(cmd.Run())
 }
 
 func move(plans, to string) {
