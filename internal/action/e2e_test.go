@@ -507,7 +507,7 @@ func TestSwebenchBatchMode(t *testing.T) {
 		t.Errorf("annotations = %q", errs)
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"⚠️ **benchgate swebench-batch: fail**: not enforced (fail-on: never); it would have failed on instances that did not succeed 1 instances, needs ≤ 0 instances · 1 check failed, 1 scenario failing\n", "## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
+	for _, w := range []string{"⚠️ **benchgate swebench-batch: fail**: not enforced (fail-on: never); it would have failed on instances that did not succeed 1 instance, needs ≤ 0 instances · 1 check failed, 1 scenario failing\n", "## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}

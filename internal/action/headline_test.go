@@ -99,7 +99,7 @@ func TestJudge(t *testing.T) {
 		{name: "report without gate, gate failed", mode: "report", m: gateOf(success, toolCalls),
 			want: "⚠️ **benchgate report: pass**: not enforced (gate: false); it would have failed on tool-call reduction 16.67%, needs ≥ 20.00%"},
 		{name: "report without gate, all pass", mode: "report", m: gateOf(success, tokens),
-			want: "✅ **benchgate report: pass**: all 2 checks pass (not enforced: gate: false) · 0 checks failed"},
+			want: "✅ **benchgate report: pass**: all 2 checks pass (not enforced: gate: false); closest to its threshold: success rate change, ghx against agent_direct +0.00 points, needs ≥ -5.00 points · 0 checks failed"},
 		{name: "report with gate failing", mode: "report", args: []string{"--gate"}, m: gateOf(success, toolCalls), code: 1,
 			want: "❌ **benchgate report: fail**: tool-call reduction 16.67%, needs ≥ 20.00% · 1 check failed, 0 scenarios failing", never: []string{"not enforced"}},
 		{name: "report with gate, reliability collapse", mode: "report", args: []string{"--gate"}, m: gateOf(collapse...), code: 1,

@@ -48,7 +48,7 @@ func TestReportGateWorkflow(t *testing.T) {
 	if got := res.Output("report"); !strings.Contains(got, "report fail: benchgate-results/") {
 		t.Errorf("the next step did not get the status and summary-md outputs; output:\n%s", tail(got, 3000))
 	}
-	if errs := strings.Join(res.Commands("report", "error"), "\n"); !strings.Contains(errs, "gate verify_pr failed: efficiency_tool_call_reduction 16.67, needs >= 20.00") {
+	if errs := strings.Join(res.Commands("report", "error"), "\n"); !strings.Contains(errs, "title=benchgate report::❌ benchgate report: fail: tool-call reduction 16.67%25, needs ≥ 20.00%25") {
 		t.Errorf("no error annotation names the failing gate check; annotations:\n%s", errs)
 	}
 	jobSummary(t, artifacts, "benchgate-report-run", "❌ **benchgate report: fail**", "tool-call reduction")

@@ -166,7 +166,7 @@ func TestPRVerifyWorkflow(t *testing.T) {
 		if out := res.Output("set[set=issues]"); !strings.Contains(out, "set issues: pass") || !strings.Contains(out, "tracking.json") {
 			t.Errorf("the show step did not print status pass and the tracking path; output:\n%s", out)
 		}
-		jobSummary(t, artifacts, "benchgate-ordered-run", "## benchgate ordered: pass", "## Consolidated summary")
+		jobSummary(t, artifacts, "benchgate-ordered-run", "**benchgate ordered: pass**", "## Consolidated summary")
 		// Each set's progress names its place in the run, in the open
 		// step log.
 		if out := res.Output("ordered"); !strings.Contains(out, "progress: set pr-exec (set 1 of 9), first run") ||

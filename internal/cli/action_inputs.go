@@ -67,7 +67,21 @@ func inputGetenv(getenv func(string) string) (stepInputs, error) {
 		where = path
 	}
 	if len(raw) == 0 {
-		return stepInputs{getenv: getenv}, nil
+		// The INPUT_* variables are read now: the mode's run removes
+		// them from the process before it starts anything, and the
+		// step still reads inputs after it (pr-comment).
+		inputs := map[string]string{}
+		for _, kv := range os.Environ() {
+			if k, _, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "INPUT_") {
+				inputs[k] = getenv(k)
+			}
+		}
+		return stepInputs{getenv: func(k string) string {
+			if v, ok := inputs[k]; ok {
+				return v
+			}
+			return getenv(k)
+		}}, nil
 	}
 	var fields map[string]any
 	if err := json.Unmarshal(raw, &fields); err != nil {

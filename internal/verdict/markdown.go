@@ -102,7 +102,46 @@ func (v *Verdict) Why() string {
 		}
 		s += ")"
 	}
+	if c, ok := v.closest(); ok && n > 1 {
+		s += "; closest to its threshold: " + c.Sentence()
+	}
 	return s
+}
+
+// closest is the passing check nearest its threshold, relative to the
+// threshold's size (an interval's near edge for a check with one): the
+// one a maintainer of a passing run would watch.
+func (v *Verdict) closest() (Check, bool) {
+	var best Check
+	found, bestMargin := false, 0.0
+	for _, c := range v.Checks {
+		if c.Direction == "" || c.Status != Pass || (c.Recorded && v.Enforced) {
+			continue
+		}
+		val := c.Value
+		if c.Direction == AtLeast && c.Low != nil {
+			val = *c.Low
+		}
+		if c.Direction == AtMost && c.High != nil {
+			val = *c.High
+		}
+		m := val - c.Threshold
+		if c.Direction == AtMost {
+			m = -m
+		}
+		m /= max(abs(c.Threshold), 1)
+		if !found || m < bestMargin {
+			best, bestMargin, found = c, m, true
+		}
+	}
+	return best, found
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func sentences(cs []Check) string {
