@@ -114,6 +114,18 @@ func points(n int, success, tokens, latency float64) []history.Point {
 // median active tokens and median latency of the last runs both modes
 // have, agent_direct as bars and ghx as a line, drawn by the real
 // mermaid; runs only one mode has are left out.
+// TestFixtureRatesAreRates: the trends the tests and docs images draw
+// never show a success rate above 100% (one did, in docs/images).
+func TestFixtureRatesAreRates(t *testing.T) {
+	for _, pts := range [][]history.Point{points(4, 100, 1000, 20000), points(6, 90, 500, 10000), points(6, 97, 1000, 20000), points(6, 95, 500, 10000), points(3, 100, 1000, 20000)} {
+		for _, p := range pts {
+			if r := *p.SuccessRatePct; r < 0 || r > 100 {
+				t.Errorf("fixture run %s has a success rate of %v%%", p.Source, r)
+			}
+		}
+	}
+}
+
 func TestTrendCharts(t *testing.T) {
 	var doc jobsummary.Doc
 	sec := doc.Section("Baseline and history")

@@ -294,18 +294,31 @@ func chartSection(sec *jobsummary.Section, suites map[string]*suiteStats) {
 	}
 }
 
+// failureTable lists the failing rows of a set or report, one line per
+// row: where it is, its mode, scenario and repetition, and every rule it
+// breaks.
 func failureTable(sec *jobsummary.Section, r *reporter, set string, suites map[string]*suiteStats, order []string) {
 	rows := [][]string{}
 	for _, m := range order {
-		for _, v := range suites[m].Violations {
-			rows = append(rows, []string{fmt.Sprintf("%s:%d", r.rel(v.File), v.Line), v.ScenarioID, v.Field, v.Got})
+		vs := suites[m].Violations
+		for i := 0; i < len(vs); {
+			v := vs[i]
+			var rules []string
+			for ; i < len(vs) && vs[i].File == v.File && vs[i].Line == v.Line; i++ {
+				rules = append(rules, vs[i].Rule())
+			}
+			iteration := ""
+			if v.Iteration > 0 {
+				iteration = strconv.Itoa(v.Iteration)
+			}
+			rows = append(rows, []string{fmt.Sprintf("%s:%d", r.shown(v.File), v.Line), orDefault(v.Mode, m), v.ScenarioID, iteration, strings.Join(rules, "; ")})
 		}
 	}
 	if len(rows) == 0 {
 		return
 	}
-	sec.Para("Failing rows of %s:", set)
-	sec.Table([]string{"file:line", "scenario", "field", "value"}, rows)
+	sec.Para("Failing rows of %s (%d):", set, len(rows))
+	sec.Table([]string{"file:line", "mode", "scenario", "repetition", "what failed"}, rows)
 }
 
 // includeMarkdown copies a mode's own Markdown summary into the job

@@ -328,6 +328,21 @@ func (c Check) Mark() string {
 	return "⚠️"
 }
 
+// isRate says a check's value is a share of rows or scenarios (a
+// success, validity, failure or coverage rate), which cannot leave 0 to
+// 100%; reductions and changes can.
+func isRate(c Check) bool {
+	if c.Unit != "%" {
+		return false
+	}
+	for _, w := range []string{"_rate", "validity", "coverage"} {
+		if strings.Contains(c.ID, w) {
+			return true
+		}
+	}
+	return false
+}
+
 var (
 	shaPattern    = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 	statusPattern = regexp.MustCompile(`^(pass|fail|incomplete|error)$`)
@@ -355,6 +370,14 @@ func (v *Verdict) Validate() error {
 		}
 		if c.Direction != AtLeast && c.Direction != AtMost && (c.Direction != "" || c.Text == "") {
 			return fmt.Errorf("check %d (%s): direction %q, expected >= or <=", i+1, c.ID, c.Direction)
+		}
+		if isRate(c) && (c.Value < 0 || c.Value > 100) {
+			return fmt.Errorf("check %d (%s): a rate of %v%%, expected 0 to 100", i+1, c.ID, c.Value)
+		}
+	}
+	for _, s := range v.Failing {
+		if s.Failed < 0 || (s.Iterations > 0 && s.Failed > s.Iterations) {
+			return fmt.Errorf("scenario %s: %d of %d repetitions failed", s.ID, s.Failed, s.Iterations)
 		}
 	}
 	urls := []string{v.Compared.HeadURL, v.Compared.BaseURL, v.Compared.BaselineURL}

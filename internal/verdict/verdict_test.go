@@ -104,6 +104,11 @@ func TestJSONRoundTripAndValidate(t *testing.T) {
 		func(v *Verdict) { v.Checks[0].Status = "ok" },
 		func(v *Verdict) { v.Checks[0].Direction = "=" },
 		func(v *Verdict) { v.Links = []Link{{Title: "x", URL: "javascript:alert(1)"}} },
+		// A success rate above 100% is a broken fixture, not a figure.
+		func(v *Verdict) {
+			v.Checks[0] = Check{ID: "reliability_output_validity", Unit: "%", Value: 102, Threshold: 97, Direction: AtLeast, Status: Pass}
+		},
+		func(v *Verdict) { v.Failing = []Scenario{{ID: "s-001", Failed: 6, Iterations: 5}} },
 	}
 	for i, f := range bad {
 		c := back
