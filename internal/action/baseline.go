@@ -13,6 +13,7 @@ import (
 	"github.com/benchgate/benchgate/internal/baseline"
 	"github.com/benchgate/benchgate/internal/history"
 	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/lookback"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -29,14 +30,9 @@ const RunRecordName = "run-record.json"
 // shows ten notices per step.
 const maxFlakyNotices = 10
 
-// Lookback is what a mode found looking beyond this run: the baseline
-// comparison and the flaky scenarios, with the stats files holding them.
-type Lookback struct {
-	Comparison *baseline.Comparison
-	History    *history.Report
-	StatsJSON  string
-	StatsMD    string
-}
+// Lookback is what a mode found looking beyond this run, as package
+// lookback produces it.
+type Lookback = lookback.Result
 
 // lookbackPlan is what the adapter did before the mode ran: where the
 // baseline and history came from, and why one is missing.

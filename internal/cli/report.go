@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/lookback"
 	"github.com/benchgate/benchgate/internal/report"
 )
 
@@ -29,8 +30,8 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&opts.SummaryJSON, "summary-json", "reports/latest-summary.json", "summary JSON output path")
 	fs.StringVar(&opts.SummaryMD, "summary-md", "reports/latest-summary.md", "summary Markdown output path")
 	fs.BoolVar(&opts.SkipBadRows, "skip-bad-rows", false, "skip malformed rows (counted and listed on stderr) instead of stopping")
-	var extras runExtras
-	extras.register(fs, true)
+	var extras lookback.Options
+	extras.Register(fs, true)
 	fs.BoolVar(&opts.Stats.Enabled, "stats", false, "add the statistical gate: paired confidence intervals per efficiency check, written to latest-stats.{json,md}; with --gate it decides the exit code")
 	fs.Float64Var(&opts.Stats.Confidence, "stats-confidence", 0.95, "family-wise confidence of the statistical gate, between 0.5 and 0.999")
 	fs.BoolVar(&opts.Stats.AllowUndecided, "stats-allow-undecided", false, "let inconclusive and underpowered checks pass the statistical gate")
@@ -69,7 +70,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	if env.Now != nil {
 		opts.Now = env.Now
 	}
-	if err := extras.load(env); err != nil {
+	if err := extras.Load(env.Dir); err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", err)
 		return ExitUsage
 	}
@@ -87,15 +88,18 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		}
 		fmt.Fprintf(env.Stderr, "benchgate report: skipped %d malformed row(s)\n", res.SkippedRows)
 	}
-	if res != nil && extras.any() && (err == nil || errors.Is(err, report.ErrGateFailed)) {
-		extras.gate = res
-		ex, xerr := extras.apply(env, res.SuitePaths, summaryModes(res.Summary), filepath.Dir(res.SummaryJSON), env.Stdout)
+	if res != nil && extras.Any() && (err == nil || errors.Is(err, report.ErrGateFailed)) {
+		extras.Gate = res
+		ex, xerr := extras.Apply(env.Dir, res.SuitePaths, lookback.SummaryModes(res.Summary), filepath.Dir(res.SummaryJSON), env.Stdout)
+		if ex.Found() {
+			found(env)(ex)
+		}
 		if xerr != nil {
 			fmt.Fprintf(env.Stderr, "benchgate report: %v\n", xerr)
 			return ExitUsage
 		}
 		if err == nil && opts.Gate && ex.Comparison != nil && ex.Comparison.Regressed() {
-			fmt.Fprintf(env.Stderr, "benchgate report: regressed against the baseline %s; %s tells which metric\n", extras.baseline, ex.StatsMD)
+			fmt.Fprintf(env.Stderr, "benchgate report: regressed against the baseline %s; %s tells which metric\n", extras.Baseline, ex.StatsMD)
 			return ExitFailed
 		}
 	}

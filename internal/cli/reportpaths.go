@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/benchgate/benchgate/internal/lookback"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runrecord"
 )
@@ -15,9 +16,9 @@ import (
 // replaced whole by a summary: the suite rows would be gone. Paths are
 // compared as files (after resolving links, hard links included), and
 // an output that does not exist yet cannot be an input.
-func outputIsInput(env *Env, opts report.Options, x *runExtras) string {
+func outputIsInput(env *Env, opts report.Options, x *lookback.Options) string {
 	inputs, outputs := report.Files(opts)
-	for _, f := range []*runrecord.Folder{x.base, x.past} {
+	for _, f := range []*runrecord.Folder{x.Base, x.Past} {
 		if f == nil {
 			continue
 		}
@@ -31,16 +32,16 @@ func outputIsInput(env *Env, opts report.Options, x *runExtras) string {
 	for i := range inputs {
 		switch {
 		case inputs[i].Option != "":
-		case x.base != nil && contains(x.base, inputs[i].Path):
+		case x.Base != nil && contains(x.Base, inputs[i].Path):
 			inputs[i].Option = "baseline"
 		default:
 			inputs[i].Option = "history"
 		}
 	}
-	if x.runRecord != "" {
-		outputs = append(outputs, report.NamedFile{Option: "run_record", Path: abs(env, x.runRecord)})
+	if x.RunRecord != "" {
+		outputs = append(outputs, report.NamedFile{Option: "run_record", Path: abs(env, x.RunRecord)})
 	}
-	if x.baseline != "" || x.history != "" {
+	if x.Baseline != "" || x.History != "" {
 		dir := filepath.Dir(outputs[0].Path)
 		outputs = append(outputs, report.NamedFile{Option: "stats_json", Path: filepath.Join(dir, StatsJSONName)},
 			report.NamedFile{Option: "stats_md", Path: filepath.Join(dir, StatsMDName)})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/lookback"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/verify"
 )
@@ -124,8 +125,8 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 	setName := fs.String("set", "", "scenario set to verify (required)")
 	ids := fs.StringArray("scenario-id", nil, "verify only this scenario of the set (repeatable)")
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the shared fixture manifest first")
-	var extras runExtras
-	extras.register(fs, true)
+	var extras lookback.Options
+	extras.Register(fs, true)
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -151,7 +152,7 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
 		return ExitUsage
 	}
-	if err := extras.load(env); err != nil {
+	if err := extras.Load(env.Dir); err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
 		return ExitUsage
 	}
@@ -163,7 +164,7 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		Config: cfg, Set: *setName, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions,
 		ScenarioIDs: *ids, OutDir: out, SkipPreflight: *skipPreflight, FixtureManifest: abs(env, bf.manifest),
 		GateProfile: bf.gateProfile, Stats: bf.stats, Report: reporter(), Log: env.Stderr, Now: env.Now,
-		Lookback: extras.lookback(env), Progress: !bf.quiet, OnAttempt: bf.progress(env, "set").onAttempt,
+		Lookback: setLookback(env, &extras), Progress: !bf.quiet, OnAttempt: bf.progress(env, "set").onAttempt,
 	})
 	if res != nil {
 		fmt.Fprintln(env.Stdout, res.TrackingPath)
