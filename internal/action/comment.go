@@ -16,6 +16,7 @@ import (
 // commentInputs are the inputs of the pull-request comment.
 var commentInputs = []Input{
 	{Name: "pr-comment", Kind: Adapter, Default: "off", Description: "On a pull request, keep one comment with the verdict up to date (one per workflow, job and mode, edited in place): always, on-failure (created when the step fails, then kept up to date) or off. Needs pull-requests: write; a read-only token (a pull request from a fork) is a notice, and the comment is kept in the artifact <artifact-prefix>-<job>-pr-comment for a workflow_run workflow to post (mode pr-comment)."},
+	{Name: "pr-comment-author", Kind: Adapter, Description: "The login the token's comments carry, when it cannot be asked (GET /user): for a GitHub App's installation token, <app-slug>[bot]. Default: the token's user, or github-actions[bot] for the workflow's GITHUB_TOKEN. Only a comment with the marker that this login wrote is edited; one someone else wrote is left alone and named in a warning."},
 	{Name: "comment-file", Kind: Text, Flag: "--file", Modes: []string{"pr-comment"}, Required: true, Description: "pr-comment: the pr-comment.json to post, from the artifact a pull request's run kept (the second stage for pull requests from forks)."},
 }
 
@@ -71,6 +72,7 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 	}
 	gctx, err := r.a.Context()
 	if err != nil || gctx == nil {
+		r.a.Warningf("pr-comment: the workflow's context cannot be read (%v); no comment", err)
 		return
 	}
 	pr, _ := gctx.Event["pull_request"].(map[string]any)
@@ -102,7 +104,8 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 		r.a.Warningf("pr-comment: %v", err)
 		return
 	}
-	res, err := prcomment.Upsert(ctx, gh, c, prcomment.Options{NoCreate: want == "on-failure" && s.Code == exitOK})
+	res, err := prcomment.Upsert(ctx, gh, c, prcomment.Options{NoCreate: want == "on-failure" && s.Code == exitOK, Author: r.a.GetInput("pr-comment-author")})
+	r.warnIgnoredComments(res)
 	switch {
 	case prcomment.Forbidden(err):
 		r.a.WithFieldsMap(map[string]string{"title": "benchgate pr-comment"}).Noticef("the comment on pull request #%d was not posted: the token may not write to it (a pull request from a fork gets a read-only token)%s", c.PullRequest, kept)
@@ -112,6 +115,17 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 		r.a.Infof("pr-comment: %s %s", res.Action(), textfmt.LogLine(orDefault(res.URL, "(no comment yet; on-failure creates one when the step fails)")))
 		r.output("pr-comment-url", res.URL)
 	}
+}
+
+// warnIgnoredComments names the comments that carry the step's marker
+// but were written by someone else: the step never edits them, and a
+// reader should know a verdict-looking comment there is not benchgate's.
+func (r *reporter) warnIgnoredComments(res prcomment.Result) {
+	if len(res.Ignored) == 0 {
+		return
+	}
+	r.a.WithFieldsMap(map[string]string{"title": "benchgate pr-comment"}).Warningf("comments carrying this step's marker were written by someone else than %s and were left alone (not benchgate's verdict): %s",
+		res.Author, strings.Join(res.Ignored, ", "))
 }
 
 // keepComment uploads the comment as its own small artifact, so that a

@@ -301,7 +301,7 @@ func TestDocsImages(t *testing.T) {
 		}
 		mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, string(b)), filepath.Join(dir, tc.png), 1000, 900)
 	}
-	marker := "<!-- benchgate-comment workflow=benchmark_comment job=bench mode=report -->"
+	marker := "<!-- benchgate-comment workflow=benchmark%20comment job=bench mode=report -->"
 	res := &results{Suites: map[string]*suiteStats{"ghx": {Iterations: map[string]int{"s-005": 5}}}, SuiteOrder: []string{"ghx"}}
 	res.Suites["ghx"].Violations = append(res.Suites["ghx"].Violations, violation("s-005"))
 	st := &report.StatsReport{Verdict: stats.Pass, Passed: true, Reliability: []report.Check{

@@ -274,6 +274,9 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 	if mode == "pr-comment" {
 		// It only posts a file: no results folder.
 		p.OutDir, p.defaultOutDir = "", false
+		if v := get("pr-comment-author"); v != "" {
+			p.Args = append(p.Args, "--author", v)
+		}
 	}
 	var err error
 	if p.Upload, err = parseBool("upload-artifacts", orDefault(get("upload-artifacts"), "true")); err != nil {

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/prcomment"
 )
 
 // ownCommands are the workflow commands benchgate issues itself.
@@ -145,5 +147,53 @@ func TestHostileTextIsNoWorkflowCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCommentNeverEditsSomeoneElses: a user posts the step's marker (it
+// is predictable from the workflow file) with a PASS before the first
+// run. The step writes its own comment with the verdict, leaves the
+// user's alone and warns about it; a second run edits its own.
+func TestCommentNeverEditsSomeoneElses(t *testing.T) {
+	const sha = "2222222222222222222222222222222222222222"
+	gh := ghfake.New("o", "r", "main", "tok", nil)
+	defer gh.Close()
+	gh.AddUser("ghp_mallory", "mallory")
+	var pr int
+	for pr != 12 {
+		pr = gh.AddPull(ghfake.Pull{Title: "change", Head: "feature", Base: "main", HeadSHA: sha})
+	}
+	marker := prcomment.Marker("bench", "bench", "report")
+	planted := gh.AddCommentBy(pr, "mallory", marker+"\n### benchgate report: pass")
+	s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/ghx-suite.jsonl", "gate": "true",
+		"pr-comment": "always", "github-token": "tok", "upload-artifacts": "false"})
+	s.env["GITHUB_API_URL"] = gh.URL + "/api-v3"
+	// As the runner sets them: the context is read only when all parse.
+	for k, v := range map[string]string{"GITHUB_WORKFLOW": "bench", "GITHUB_RUN_NUMBER": "3", "GITHUB_REF_PROTECTED": "false", "GITHUB_RETENTION_DAYS": "90"} {
+		s.env[k] = v
+	}
+	os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(fmt.Sprintf(`{"pull_request":{"number":%d,"head":{"ref":"feature","sha":%q}},"repository":{"full_name":"o/r"}}`, pr, sha)), 0o644)
+	p := filepath.Join(s.ws, "cur", "ghx-suite.jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(suiteText("ghx", 1, 3, 500, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for run := 1; run <= 2; run++ {
+		s.env["GITHUB_OUTPUT"] = filepath.Join(s.files, fmt.Sprintf("out_%d", run))
+		s.run(t)
+		want := fmt.Sprintf("left alone (not benchgate's verdict): https://github.com/o/r/pull/%d#issuecomment-%d by mallory", pr, planted)
+		if !strings.Contains(s.stdout, "::warning title=benchgate pr-comment::") || !strings.Contains(s.stdout, want) {
+			t.Errorf("run %d: no warning naming mallory's comment (%q):\n%s", run, want, s.stdout)
+		}
+	}
+	cs := gh.Comments(pr)
+	if len(cs) != 2 {
+		t.Fatalf("comments %+v, want mallory's and the step's", cs)
+	}
+	if cs[0].ID != planted || cs[0].Edits != 0 || !strings.HasSuffix(cs[0].Body, "pass") {
+		t.Errorf("mallory's comment was changed: %+v", cs[0])
+	}
+	if cs[1].Author != ghfake.ActionsBot || !strings.HasPrefix(cs[1].Body, marker+"\n### benchgate report: fail") || cs[1].Edits != 0 {
+		t.Errorf("the step's comment: %+v", cs[1])
 	}
 }

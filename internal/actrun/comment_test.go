@@ -60,7 +60,7 @@ func TestBenchCommentWorkflows(t *testing.T) {
 	// First run: the comment is created, verdict first.
 	res := comment("ghs_write", t.TempDir())
 	c := sticky()
-	if c.Edits != 0 || !strings.HasPrefix(c.Body, "<!-- benchgate-comment workflow=benchmark_comment job=bench mode=report -->\n") || !strings.Contains(strings.SplitN(c.Body, "\n", 3)[1], "**benchgate report: pass**") {
+	if c.Edits != 0 || !strings.HasPrefix(c.Body, "<!-- benchgate-comment workflow=benchmark%20comment job=bench mode=report -->\n") || !strings.Contains(strings.SplitN(c.Body, "\n", 3)[1], "**benchgate report: pass**") {
 		t.Errorf("first comment (edited %d times):\n%s", c.Edits, c.Body)
 	}
 	for _, want := range []string{"| ✅ | active-token reduction | 50.00% [50.00%, 50.00%] | ≥ 15.00% |", "head [`1111111`](https://github.com/octo/bench/commit/1111111111111111111111111111111111111111)",

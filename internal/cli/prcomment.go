@@ -24,6 +24,7 @@ func runPRComment(ctx context.Context, env *Env, args []string) int {
 	file := fs.String("file", "", "comment file to post (pr-comment.json; required)")
 	repo := fs.String("repo", "", "owner/name the comment must be for (default: $GITHUB_REPOSITORY)")
 	head := fs.String("head-sha", "", "post only when the comment and the pull request's head are this commit (the workflow_run's head_sha)")
+	author := fs.String("author", "", "login the token's comments carry (default: GET /user, or github-actions[bot] for a workflow's token); only its comment with the marker is edited")
 	if code, ok := parseFlags(env, fs, args); !ok {
 		return code
 	}
@@ -66,7 +67,10 @@ func runPRComment(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate pr-comment: %v\n", err)
 		return ExitUsage
 	}
-	res, err := prcomment.Upsert(ctx, gh, c, prcomment.Options{CheckHead: *head != ""})
+	res, err := prcomment.Upsert(ctx, gh, c, prcomment.Options{CheckHead: *head != "", Author: *author})
+	for _, ig := range res.Ignored {
+		fmt.Fprintf(env.Stderr, "benchgate pr-comment: left alone: %s carries the marker but is not %s's\n", ig, res.Author)
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "benchgate pr-comment: %v\n", err)
 		return ExitFailed

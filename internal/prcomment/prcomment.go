@@ -55,20 +55,37 @@ type Comment struct {
 	Body string `json:"body"`
 }
 
-var markerPart = regexp.MustCompile(`[^A-Za-z0-9._/@-]+`)
-
 // Marker is the hidden line that identifies the comment of one
-// workflow, job and mode. Anything that could end the HTML comment is
-// replaced, so the marker stays hidden whatever the names are.
+// workflow, job and mode. Each name is written with markerEscape, which
+// is reversible, so two different names never give the same marker, and
+// nothing in them can end the HTML comment early.
 func Marker(workflow, job, mode string) string {
-	clean := func(s string) string { return markerPart.ReplaceAllString(strings.ReplaceAll(s, "--", "-"), "_") }
-	return fmt.Sprintf("%sworkflow=%s job=%s mode=%s -->", markerPrefix, clean(workflow), clean(job), clean(mode))
+	return fmt.Sprintf("%sworkflow=%s job=%s mode=%s -->", markerPrefix, markerEscape(workflow), markerEscape(job), markerEscape(mode))
+}
+
+// markerEscape percent-encodes every byte of s but ASCII letters, digits
+// and . _ / @, and a '-' that another '-' follows or that ends s (so that
+// no "--" appears, which HTML does not allow inside a comment). '%' is
+// always encoded, so the result decodes to s and only s.
+func markerEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		keep := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._/@", c) >= 0 ||
+			c == '-' && i+1 < len(s) && s[i+1] != '-'
+		if keep {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 var (
 	repoPattern   = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 	shaPattern    = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	markerPattern = regexp.MustCompile(`^<!-- benchgate-comment workflow=[A-Za-z0-9._/@_-]* job=[A-Za-z0-9._/@_-]* mode=[A-Za-z0-9._/@_-]* -->$`)
+	markerPattern = regexp.MustCompile(`^<!-- benchgate-comment workflow=[A-Za-z0-9._/@%-]* job=[A-Za-z0-9._/@%-]* mode=[A-Za-z0-9._/@%-]* -->$`)
 )
 
 // Validate says what is wrong with a comment, naming the field.
@@ -80,7 +97,7 @@ func (c *Comment) Validate() error {
 		return fmt.Errorf("field pull_request: expected a pull request number >= 1, got %d", c.PullRequest)
 	case c.HeadSHA != "" && !shaPattern.MatchString(c.HeadSHA):
 		return fmt.Errorf("field head_sha: expected 40 hexadecimal digits, got %q", c.HeadSHA)
-	case !markerPattern.MatchString(c.Marker):
+	case !markerPattern.MatchString(c.Marker) || strings.Contains(strings.TrimSuffix(strings.TrimPrefix(c.Marker, markerPrefix), " -->"), "--"):
 		return fmt.Errorf("field marker: expected a benchgate comment marker, got %q", c.Marker)
 	case !strings.HasPrefix(c.Body, c.Marker+"\n"):
 		return fmt.Errorf("field body: expected to start with its marker line")
@@ -139,6 +156,11 @@ type Result struct {
 	// Updated is false when the comment already said the same, and when
 	// there was none to update (Options.NoCreate).
 	Updated bool
+	// Author is the login the sticky comment was looked for under.
+	Author string
+	// Ignored are comments that carry the marker but were written by
+	// someone else ("<url> by <login>"): never edited, for the log.
+	Ignored []string
 }
 
 // Action says what was done, in a word: created, updated, unchanged or
@@ -163,18 +185,58 @@ type Options struct {
 	// NoCreate only updates a comment that exists (pr-comment:
 	// on-failure, once the failure is fixed).
 	NoCreate bool
+	// Author is the login of the comments the token writes; "" asks
+	// Identity.
+	Author string
 }
 
-// maxPages bounds the comments looked through (100 a page).
-const maxPages = 50
+// ActionsBot is the author of comments a workflow's GITHUB_TOKEN writes.
+const ActionsBot = "github-actions[bot]"
 
-// Upsert edits the pull request's comment carrying c.Marker, or creates
-// it when there is none; of several (a race between two runs), the
-// oldest is kept current.
+// Identity is the login that comments made with gh's token carry: the
+// token's user (GET /user). An installation token (a workflow's
+// GITHUB_TOKEN) may not read /user and is answered 403; its comments are
+// ActionsBot's. (A GitHub App's own installation token writes as
+// "<app-slug>[bot]": name it with Options.Author.)
+func Identity(ctx context.Context, gh *github.Client) (string, error) {
+	u, _, err := gh.Users.Get(ctx, "")
+	if Forbidden(err) {
+		return ActionsBot, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("who the token is (GET /user): %w", err)
+	}
+	if u.GetLogin() == "" {
+		return "", errors.New("who the token is (GET /user): no login in the answer")
+	}
+	return u.GetLogin(), nil
+}
+
+// maxPages bounds the comments looked through (100 a page);
+// maxIgnored the foreign comments with the marker that are reported.
+const (
+	maxPages   = 50
+	maxIgnored = 10
+)
+
+// Upsert edits the pull request's comment carrying c.Marker that the
+// token's own identity wrote, or creates it when there is none; of
+// several (a race between two runs), the oldest is kept current. A
+// comment carrying the marker that someone else wrote is never edited
+// (its author could edit the verdict back): it is listed in
+// Result.Ignored.
 func Upsert(ctx context.Context, gh *github.Client, c *Comment, o Options) (Result, error) {
 	if err := c.Validate(); err != nil {
 		return Result{}, err
 	}
+	author := o.Author
+	if author == "" {
+		var err error
+		if author, err = Identity(ctx, gh); err != nil {
+			return Result{}, err
+		}
+	}
+	res := Result{Author: author}
 	owner, repo, _ := strings.Cut(c.Repository, "/")
 	if o.CheckHead {
 		pr, _, err := gh.PullRequests.Get(ctx, owner, repo, c.PullRequest)
@@ -195,14 +257,22 @@ func Upsert(ctx context.Context, gh *github.Client, c *Comment, o Options) (Resu
 			if firstLine(old.GetBody()) != c.Marker {
 				continue
 			}
+			if login := old.GetUser().GetLogin(); !strings.EqualFold(login, author) {
+				if len(res.Ignored) < maxIgnored {
+					res.Ignored = append(res.Ignored, old.GetHTMLURL()+" by "+login)
+				}
+				continue
+			}
+			res.URL, res.ID = old.GetHTMLURL(), old.GetID()
 			if old.GetBody() == c.Body {
-				return Result{URL: old.GetHTMLURL(), ID: old.GetID()}, nil
+				return res, nil
 			}
 			got, _, err := gh.Issues.EditComment(ctx, owner, repo, old.GetID(), &github.IssueComment{Body: github.String(c.Body)})
 			if err != nil {
-				return Result{}, fmt.Errorf("edit comment %d of #%d: %w", old.GetID(), c.PullRequest, err)
+				return res, fmt.Errorf("edit comment %d of #%d: %w", old.GetID(), c.PullRequest, err)
 			}
-			return Result{URL: got.GetHTMLURL(), ID: got.GetID(), Updated: true}, nil
+			res.URL, res.ID, res.Updated = got.GetHTMLURL(), got.GetID(), true
+			return res, nil
 		}
 		if resp.NextPage == 0 {
 			break
@@ -210,13 +280,14 @@ func Upsert(ctx context.Context, gh *github.Client, c *Comment, o Options) (Resu
 		opts.Page = resp.NextPage
 	}
 	if o.NoCreate {
-		return Result{}, nil
+		return res, nil
 	}
 	got, _, err := gh.Issues.CreateComment(ctx, owner, repo, c.PullRequest, &github.IssueComment{Body: github.String(c.Body)})
 	if err != nil {
-		return Result{}, fmt.Errorf("comment on #%d: %w", c.PullRequest, err)
+		return res, fmt.Errorf("comment on #%d: %w", c.PullRequest, err)
 	}
-	return Result{URL: got.GetHTMLURL(), ID: got.GetID(), Created: true}, nil
+	res.URL, res.ID, res.Created = got.GetHTMLURL(), got.GetID(), true
+	return res, nil
 }
 
 // Forbidden reports whether err is GitHub refusing a token that may not

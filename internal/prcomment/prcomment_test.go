@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
 )
 
@@ -124,9 +126,90 @@ func TestReadWrite(t *testing.T) {
 	}
 }
 
+// TestMarker: a marker stays one hidden HTML comment whatever the names
+// are, and different names never share a marker.
 func TestMarker(t *testing.T) {
 	got := Marker("bench --> <b>.yml", "job one", "report")
-	if got != "<!-- benchgate-comment workflow=bench_-_b_.yml job=job_one mode=report -->" || !markerPattern.MatchString(got) {
+	if got != "<!-- benchgate-comment workflow=bench%20%2D-%3E%20%3Cb%3E.yml job=job%20one mode=report -->" {
 		t.Errorf("marker %q", got)
+	}
+	names := [][3]string{
+		{"bench.yml", "a b", "report"}, {"bench.yml", "a_b", "report"}, {"bench.yml", "a%20b", "report"},
+		{"bench.yml", "a--b", "report"}, {"bench.yml", "a-b", "report"}, {"bench.yml", "a---b", "report"},
+		{"bench.yml", "a-", "report"}, {"bench.yml", "a", "-report"}, {"bench.yml", "a-", "-report"},
+		{"bench.yml", "job mode=x", "report"}, {"bench.yml", "job", "x report"}, {"bench.yml", "", "report"},
+		{"bench.yml", "bench", "set/pr-exec"}, {"bench.yml", "bench", "set_pr-exec"}, {"bench.yml", "bench", "set"},
+		{"a.yml", "b", "c"}, {"a.yml b", "", "c"}, {"ünï.yml", "b", "c"}, {"<!--", "-->", "--"},
+	}
+	seen := map[string][3]string{}
+	for _, n := range names {
+		m := Marker(n[0], n[1], n[2])
+		c := Comment{Repository: "a/b", PullRequest: 1, Marker: m, Body: m + "\n"}
+		if err := c.Validate(); err != nil {
+			t.Errorf("Marker%q = %q: %v", n, m, err)
+		}
+		if inner := strings.TrimSuffix(strings.TrimPrefix(m, markerPrefix), " -->"); strings.Contains(inner, "--") || strings.Contains(inner, ">") {
+			t.Errorf("Marker%q = %q could end the HTML comment", n, m)
+		}
+		if prev, ok := seen[m]; ok {
+			t.Errorf("Marker%q = Marker%q = %q", n, prev, m)
+		}
+		seen[m] = n
+	}
+}
+
+// TestUpsertOnlyOwnComments: someone posts the marker before the first
+// run (it is predictable from the workflow file). The run never edits
+// that comment, whose author could edit the verdict back: it writes its
+// own, reports the other, and later runs keep editing their own. The
+// fake enforces that an account without write access edits only its own
+// comments, and who wrote each comment; with a user's token (GET /user
+// answers) the author is that user.
+func TestUpsertOnlyOwnComments(t *testing.T) {
+	for _, tc := range []struct{ name, tokenLogin, wantAuthor string }{
+		{"workflow token", "", ActionsBot},
+		{"user token", "maintainer", "maintainer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := ghfake.New("octo", "bench", "main", "ghs_rw", nil)
+			defer gh.Close()
+			gh.TokenLogin = tc.tokenLogin
+			gh.AddUser("ghp_mallory", "mallory")
+			pr := gh.AddPull(ghfake.Pull{Title: "change", Head: "feature", Base: "main", HeadSHA: strings.Repeat("a", 40)})
+			ctx := context.Background()
+			mallory, _ := NewClient(gh.BaseURL(), "ghp_mallory")
+			planted, _, err := mallory.Issues.CreateComment(ctx, "octo", "bench", pr, &github.IssueComment{Body: github.String(comment(pr, "PASS").Body)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl, _ := NewClient(gh.BaseURL(), "ghs_rw")
+			first, err := Upsert(ctx, cl, comment(pr, "run 1: fail"), Options{})
+			if err != nil || !first.Created || first.ID == planted.GetID() || first.Author != tc.wantAuthor {
+				t.Fatalf("first run: %+v, %v; want a new comment by %s", first, err, tc.wantAuthor)
+			}
+			if len(first.Ignored) != 1 || !strings.HasSuffix(first.Ignored[0], fmt.Sprintf("#issuecomment-%d by mallory", planted.GetID())) {
+				t.Errorf("ignored = %q, want mallory's comment", first.Ignored)
+			}
+			second, err := Upsert(ctx, cl, comment(pr, "run 2: fail"), Options{})
+			if err != nil || second.ID != first.ID || !second.Updated {
+				t.Fatalf("second run: %+v, %v; want comment %d edited", second, err, first.ID)
+			}
+			// mallory may not edit the run's comment.
+			if _, _, err := mallory.Issues.EditComment(ctx, "octo", "bench", first.ID, &github.IssueComment{Body: github.String(comment(pr, "PASS").Body)}); !Forbidden(err) {
+				t.Errorf("mallory edited the run's comment: %v", err)
+			}
+			for _, c := range gh.Comments(pr) {
+				switch c.ID {
+				case planted.GetID():
+					if c.Edits != 0 || c.Author != "mallory" || !strings.HasSuffix(c.Body, "PASS") {
+						t.Errorf("mallory's comment: %+v", c)
+					}
+				case first.ID:
+					if c.Author != tc.wantAuthor || !strings.HasSuffix(c.Body, "run 2: fail") {
+						t.Errorf("the run's comment: %+v", c)
+					}
+				}
+			}
+		})
 	}
 }

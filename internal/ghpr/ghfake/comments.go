@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,57 @@ type IssueComment struct {
 	Updated time.Time
 	// Edits counts the times the body was changed.
 	Edits int
+	// Author is the login of the account that wrote it.
+	Author string
+}
+
+// ActionsBot is the author of what a workflow's installation token
+// (GITHUB_TOKEN) writes.
+const ActionsBot = "github-actions[bot]"
+
+// AddUser accepts token as the token of login, an account without write
+// access to the repository: it may read, comment on pull requests, and
+// edit its own comments; GET /user answers its login.
+func (s *Server) AddUser(token, login string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users[token] = login
+}
+
+// login is who a request's token belongs to, and whether it may write to
+// the repository (and so edit anyone's comment, as a collaborator can).
+func (s *Server) login(r *http.Request) (login string, write bool) {
+	tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if u, ok := s.users[tok]; ok {
+		return u, false
+	}
+	if s.ReadOnlyToken != "" && tok == s.ReadOnlyToken {
+		return ActionsBot, false
+	}
+	if s.TokenLogin != "" {
+		return s.TokenLogin, true
+	}
+	return ActionsBot, true
+}
+
+// getUser is "Get the authenticated user": a user's token gets its
+// login; an installation token may not read it (403), as on GitHub.
+func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	login, _ := s.login(r)
+	s.mu.Unlock()
+	if login == ActionsBot {
+		writeErr(w, http.StatusForbidden, "Resource not accessible by integration", nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"login": login, "type": "User"})
+}
+
+func userType(login string) string {
+	if strings.HasSuffix(login, "[bot]") {
+		return "Bot"
+	}
+	return "User"
 }
 
 func orRef(sha, ref string) string {
@@ -54,13 +106,19 @@ func (s *Server) Comments(n int) []IssueComment {
 	return out
 }
 
-// AddComment adds a comment someone else wrote to issue or pull
-// request n and returns its ID.
+// AddComment adds a comment someone else (octocat) wrote to issue or
+// pull request n and returns its ID.
 func (s *Server) AddComment(n int, body string) int64 {
+	return s.AddCommentBy(n, "octocat", body)
+}
+
+// AddCommentBy adds a comment login wrote to issue or pull request n and
+// returns its ID.
+func (s *Server) AddCommentBy(n int, login, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	c := &IssueComment{ID: int64(1000 + len(s.comments)), Issue: n, Body: body, Created: now, Updated: now}
+	c := &IssueComment{ID: int64(1000 + len(s.comments)), Issue: n, Body: body, Created: now, Updated: now, Author: login}
 	s.comments = append(s.comments, c)
 	return c.ID
 }
@@ -90,7 +148,7 @@ func (s *Server) commentJSON(r *http.Request, c *IssueComment) map[string]any {
 		"url":        s.url(r, "issues/comments/"+strconv.FormatInt(c.ID, 10)),
 		"issue_url":  s.url(r, "issues/"+strconv.Itoa(c.Issue)),
 		"created_at": c.Created.UTC().Format(time.RFC3339), "updated_at": c.Updated.UTC().Format(time.RFC3339),
-		"user": map[string]any{"login": "github-actions[bot]", "type": "Bot"},
+		"user": map[string]any{"login": c.Author, "type": userType(c.Author)},
 	}
 }
 
@@ -164,7 +222,8 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	}
 	n, _ := strconv.Atoi(r.PathValue("number"))
 	now := s.now()
-	c := &IssueComment{ID: int64(1000 + len(s.comments)), Issue: n, Body: *req.Body, Created: now, Updated: now}
+	login, _ := s.login(r)
+	c := &IssueComment{ID: int64(1000 + len(s.comments)), Issue: n, Body: *req.Body, Created: now, Updated: now, Author: login}
 	s.comments = append(s.comments, c)
 	writeJSON(w, http.StatusCreated, s.commentJSON(r, c))
 }
@@ -190,6 +249,10 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 	}
 	if c == nil {
 		writeErr(w, http.StatusNotFound, "Not Found", nil)
+		return
+	}
+	if login, write := s.login(r); !write && login != c.Author {
+		writeErr(w, http.StatusForbidden, "Resource not accessible by integration", nil)
 		return
 	}
 	if !validBody(w, req.Body) {

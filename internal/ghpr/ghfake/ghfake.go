@@ -55,6 +55,13 @@ type Server struct {
 	// request that writes gets 403, as the token of a pull request from
 	// a fork does.
 	ReadOnlyToken string
+	// TokenLogin, when set, makes Token a user's token (GET /user answers
+	// this login, comments carry it); otherwise Token is a workflow's
+	// installation token: GET /user answers 403 and its comments are
+	// github-actions[bot]'s.
+	TokenLogin string
+	// users are the tokens of accounts without write access (AddUser).
+	users map[string]string
 
 	mu      sync.Mutex
 	blobs   map[string][]byte
@@ -80,6 +87,7 @@ func New(owner, repo, defaultBranch, token string, files map[string]string) *Ser
 		trees:   map[string]map[string]string{},
 		commits: map[string]Commit{},
 		refs:    map[string]string{},
+		users:   map[string]string{},
 	}
 	entries := map[string]string{}
 	for p, c := range files {
@@ -200,6 +208,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST "+p+"/pulls", s.createPull)
 	mux.HandleFunc("PATCH "+p+"/pulls/{number}", s.editPull)
 	mux.HandleFunc("POST "+p+"/issues/{number}/labels", s.addLabels)
+	mux.HandleFunc("GET /api-v3/user", s.getUser)
 	s.artifactRoutes(mux, p)
 	s.commentRoutes(mux, p)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -210,12 +219,22 @@ func (s *Server) routes() http.Handler {
 		blob := strings.HasPrefix(r.URL.Path, blobPrefix)
 		auth := r.Header.Get("Authorization")
 		readOnly := s.ReadOnlyToken != "" && auth == "Bearer "+s.ReadOnlyToken
-		if !blob && s.Token != "" && auth != "Bearer "+s.Token && !readOnly {
+		s.mu.Lock()
+		_, user := s.users[strings.TrimPrefix(auth, "Bearer ")]
+		s.mu.Unlock()
+		if !blob && s.Token != "" && auth != "Bearer "+s.Token && !readOnly && !user {
 			writeErr(w, http.StatusUnauthorized, "Bad credentials", nil)
 			return
 		}
 		if readOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			writeErr(w, http.StatusForbidden, "Resource not accessible by integration", nil)
+			return
+		}
+		// An account without write access may comment and edit its own
+		// comments (checked by editComment), nothing else.
+		commenting := r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/comments") || r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/issues/comments/")
+		if user && r.Method != http.MethodGet && r.Method != http.MethodHead && !commenting {
+			writeErr(w, http.StatusForbidden, "Must have admin rights to Repository.", nil)
 			return
 		}
 		if _, pattern := mux.Handler(r); pattern == "" {
