@@ -24,6 +24,7 @@ var qaAuditFlags = map[string]string{
 	"model_call_budget": "--model-call-budget", "model_backend": "--model-backend", "model": "--model",
 	"model_url": "--model-url", "pr_grouping": "--pr-grouping", "max_remediations": "--max-remediations",
 	"repo": "--repo", "open_prs": "--open-prs", "dry_run": "--dry-run", "api_key_env": "--api-key-env",
+	"sandbox": "--sandbox", "image": "--image",
 }
 
 // checkFlagValues refuses a value that is itself a flag: a flag given
@@ -76,6 +77,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&c.Python, "python", "python3", "Python interpreter that runs the tests (e.g. a virtualenv with the benchmark's library)")
 	fs.StringArrayVar(&c.RequireModules, "require-module", nil, "module the sandbox Python must import, checked once before any case (repeatable; e.g. google.adk); without it every multiple_choice case is Inconclusive and no model is called")
 	fs.StringVar(&c.Image, "image", "", "run each test in a container of this image with --network none instead of a local Python")
+	sandboxMode := fs.String("sandbox", "namespaces", "how local tests are isolated: namespaces (their own user, mount, network and PID namespaces; where the kernel refuses them no test runs and the audit exits 2) or none (no isolation: a test can read this machine's files and reach its network)")
 	fs.StringVar(&c.DockerHost, "docker-host", "", "Docker engine for --image (default DOCKER_HOST)")
 	fs.DurationVar(&c.TestTimeout, "test-timeout", 60*time.Second, "timeout of one pytest run (an option's test, or an api_understanding / fix_error check)")
 	testMemory := fs.String("test-memory", "2GiB", "address-space limit of one local pytest run (e.g. 2GiB, 512MiB); a test stopped by it, or by the CPU time, file size or process limit, says which")
@@ -101,6 +103,14 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	c.TestMemory = memory
+	switch *sandboxMode {
+	case "namespaces":
+	case "none":
+		c.NoSandbox = true
+	default:
+		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --sandbox %q: expected namespaces or none\n", *sandboxMode)
+		return ExitUsage
+	}
 	if c.ModelFailureLimit < 1 {
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --max-consecutive-model-failures %d: expected a whole number >= 1\n", c.ModelFailureLimit)
 		return ExitUsage

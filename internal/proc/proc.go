@@ -29,6 +29,9 @@ type Cmd struct {
 	Stderr  io.Writer     // nil discards
 	Timeout time.Duration // zero means no timeout of its own
 	Grace   time.Duration // SIGTERM→SIGKILL delay; zero means DefaultGrace
+	// ExtraFiles are open in the child as descriptors 3, 4, ...: a
+	// channel of the caller's own that the child's output cannot fake.
+	ExtraFiles []*os.File
 	// Isolate runs the child in a user namespace of its own (mapping
 	// only its own uid and gid) and a network namespace of its own: it
 	// has no network, and no capability outside its namespace, so it
@@ -81,6 +84,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd.Stdin = c.Stdin
 	cmd.Stdout = orDiscard(c.Stdout)
 	cmd.Stderr = orDiscard(c.Stderr)
+	cmd.ExtraFiles = c.ExtraFiles
 	// Pdeathsig: if benchgate dies without a chance to stop its children
 	// (SIGKILL, a crash), the kernel kills the child it started; the
 	// grandchildren a child leaves carry OwnerEnv and are stopped by
@@ -125,6 +129,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		if i > 0 {
 			again := exec.Command(c.Argv[0], c.Argv[1:]...)
 			again.Dir, again.Env, again.Stdin, again.Stdout, again.Stderr, again.WaitDelay = cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.WaitDelay
+			again.ExtraFiles = cmd.ExtraFiles
 			cmd = again
 		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -66,6 +66,9 @@ type Config struct {
 	// TestMemory bounds the address space of each local test (bytes; 0
 	// means sandbox.DefaultMemory).
 	TestMemory int64
+	// NoSandbox runs local tests without the sandbox's namespaces (the
+	// user's explicit choice; see sandbox.Runner.NoSandbox).
+	NoSandbox bool
 	// ModelFailureLimit is how many model calls in a row may fail before
 	// the audit stops calling the model; zero means the default (3).
 	ModelFailureLimit int
@@ -250,7 +253,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	// and a missing library settles the multiple_choice cases without a
 	// model.
 	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv,
-		Limits: sandbox.Limits{MemoryBytes: cfg.TestMemory}}
+		Limits: sandbox.Limits{MemoryBytes: cfg.TestMemory}, NoSandbox: cfg.NoSandbox}
 	missingLibrary := ""
 	if cfg.Image == "" {
 		it, err := runner.Preflight(ctx, cfg.RequireModules)
@@ -258,8 +261,11 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, &exitcode.UsageError{Err: err}
 		}
 		fmt.Fprintf(cfg.Stdout, "qa-audit: sandbox %s: Python %s, pytest %s\n", it.Python, it.Version, it.Pytest)
-		for _, why := range it.Refused {
-			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: the kernel refused the local sandbox %s; a container image (the image option) isolates the tests instead\n", why)
+		if cfg.NoSandbox {
+			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: the tests run without a sandbox (chosen): they can read this machine's files and reach its network\n")
+		}
+		for _, note := range it.Notes {
+			fmt.Fprintf(cfg.Stdout, "qa-audit: note: the sandbox has %s\n", note)
 		}
 		for _, m := range it.Missing {
 			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: %s does not import in %s; every check that needs it is Inconclusive (library not installed)\n", m, it.Python)

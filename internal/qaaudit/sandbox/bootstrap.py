@@ -1,35 +1,66 @@
-# benchgate qa-audit sandbox bootstrap. Runs with the sandbox's own Python,
-# in the user, network, mount and PID namespaces benchgate started it in,
-# before pytest: it hides the file system outside the test's folder, the
-# interpreter and the library (read-only binds on a new root), brings the
-# loopback interface up, sets the resource limits, then runs pytest as its
-# child and reports a child a limit stopped. Each step the kernel refuses
-# is named on stderr ("benchgate-sandbox: refused: ...") and the others
-# still run.
+# benchgate qa-audit sandbox bootstrap. benchgate runs it as
+#   python -I -S -B -c <this> <config> <python arguments...>
+# from an empty working directory: isolated mode, no site, no user site, no
+# PYTHONPATH, so nothing but the interpreter's own standard library can run
+# before the sandbox is complete (a case file named json.py or a
+# sitecustomize.py in the repository is not on the path yet).
+#
+# With "sandbox" on, it forks a child that makes user, mount, network and
+# PID namespaces of its own; this process (outside them, still dumpable
+# after its execve) writes the child's uid and gid maps, which a
+# non-dumpable benchgate could not. The child's own child is the PID
+# namespace's first process: it hides the file system outside the test's
+# folder, the interpreter and the library (read-only binds on a new root),
+# brings the loopback up, sets the resource limits, gives up its
+# privileges, and only then starts pytest with the test's PYTHONPATH and
+# folder. If any of that is refused, pytest does not start.
+#
+# What the sandbox itself observed goes to benchgate on the file
+# descriptor named by "status_fd", which the test never holds:
+#   ready                 the sandbox is complete and pytest starts
+#   refused <why>         the sandbox could not be built; pytest did not start
+#   note <what>           a part that is missing without weakening isolation
+#   limit <name>          the test ran into this limit
 import ctypes
-import fcntl
 import json
 import os
-import platform
 import resource
 import signal
 import socket
 import struct
 import sys
+import time
 
 cfg = json.loads(sys.argv[1])
 argv = sys.argv[2:]
-here = os.path.realpath(os.getcwd())
+here = os.path.realpath(cfg["dir"])
+status_fd = cfg.get("status_fd")
+limits = cfg.get("limits", {})
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+EXIT_REFUSED = 125
 
 
 def say(msg):
     os.write(2, ("benchgate-sandbox: %s\n" % msg).encode())
 
 
-# ------------------------------------------------------------------ mounts
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
-MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
-MNT_DETACH = 2
+def report(line):
+    if status_fd is not None:
+        try:
+            os.write(status_fd, (line + "\n").encode())
+        except OSError:
+            pass
+
+
+def refuse(why):
+    """The sandbox cannot be built: say so and never start the test."""
+    say("refused: " + why)
+    report("refused " + why)
+    os._exit(EXIT_REFUSED)
+
+
 _libc = None
 
 
@@ -39,17 +70,33 @@ def libc():
         _libc = ctypes.CDLL(None, use_errno=True)
         _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
         _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     return _libc
+
+
+def oserror(what):
+    e = ctypes.get_errno()
+    return OSError(e, "%s: %s" % (what, os.strerror(e)))
+
+
+def prctl(option, value):
+    if libc().prctl(option, value, 0, 0, 0) != 0:
+        raise oserror("prctl(%d)" % option)
 
 
 def enc(s):
     return None if s is None else s.encode()
 
 
+# ------------------------------------------------------------------ mounts
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MNT_DETACH = 2
+
+
 def mount(src, dst, fstype, flags, data=None):
     if libc().mount(enc(src), enc(dst), enc(fstype), flags, enc(data)) != 0:
-        e = ctypes.get_errno()
-        raise OSError(e, "mount %s on %s: %s" % (src or fstype, dst, os.strerror(e)))
+        raise oserror("mount %s on %s" % (src or fstype, dst))
 
 
 def locked_flags(path):
@@ -80,6 +127,14 @@ def bind(src, root, readonly=True):
 SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]
 ETC = ["passwd", "group", "hosts", "nsswitch.conf", "localtime", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
        "resolv.conf", "ssl", "ca-certificates", "mime.types", "os-release", "alternatives", "python3", "timezone"]
+# What a runner or a cloud-auth action leaves at the root of a checkout or
+# a home folder: never visible in a folder the test may read.
+CREDENTIALS = (".git", ".netrc", ".npmrc", ".pypirc", ".docker", ".git-credentials", ".aws", ".azure",
+               ".config", ".kube", ".ssh", ".gnupg", ".env")
+
+
+def is_credential(name):
+    return name in CREDENTIALS or (name.startswith("gha-creds-") and name.endswith(".json"))
 
 
 def executable_dirs():
@@ -95,14 +150,70 @@ def executable_dirs():
     return dirs
 
 
+def venv_prefix():
+    """The virtual environment sys.executable belongs to, found as site
+    finds it (a pyvenv.cfg beside the interpreter or one folder up), or
+    None. Without site (-S) sys.prefix does not name it."""
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable))
+    for d in (exe_dir, os.path.dirname(exe_dir)):
+        if os.path.isfile(os.path.join(d, "pyvenv.cfg")):
+            return os.path.dirname(exe_dir)
+    return None
+
+
+def site_dirs():
+    """The site-packages folders the interpreter will use under pytest,
+    and the folders their .pth files add, read without running anything:
+    plain path lines as site adds them, and the folders an editable
+    install's finder maps its packages to."""
+    import ast
+    import re
+    import site
+    prefixes = [sys.prefix, sys.exec_prefix]
+    venv = venv_prefix()
+    if venv:
+        prefixes.insert(0, venv)
+    dirs = []
+    for d in site.getsitepackages(prefixes):
+        if os.path.isdir(d) and d not in dirs:
+            dirs.append(d)
+    extra = []
+    mapping = re.compile(r"^MAPPING\s*(?::[^=]*)?=\s*(\{.*?\})\s*$", re.M | re.S)
+    for d in dirs:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for name in names:
+            p = os.path.join(d, name)
+            if name.endswith(".pth"):
+                try:
+                    lines = open(p, encoding="utf-8", errors="replace").read().splitlines()
+                except OSError:
+                    continue
+                for line in lines:
+                    line = line.rstrip()
+                    if line and not line.startswith(("#", "import ", "import\t")):
+                        extra.append(os.path.join(d, line))
+            elif name.startswith("__editable__") and name.endswith("_finder.py"):
+                try:
+                    m = mapping.search(open(p, encoding="utf-8", errors="replace").read())
+                    for target in ast.literal_eval(m.group(1)).values() if m else ():
+                        extra.append(os.path.dirname(str(target)))
+                except (OSError, ValueError, SyntaxError):
+                    continue
+    return dirs + extra
+
+
 def visible_paths():
     """What a test may read: the system's programs and libraries, this
-    interpreter (its prefixes and every folder on sys.path, the
-    benchmark's library included) and a few files of /etc."""
+    interpreter (its prefixes, its standard library and site-packages,
+    the benchmark's library), the folders on the test's PYTHONPATH and a
+    few files of /etc."""
     paths = set(p for p in SYSTEM if os.path.lexists(p))
     paths.update("/etc/" + e for e in ETC if os.path.lexists("/etc/" + e))
-    for p in [sys.prefix, sys.base_prefix, sys.exec_prefix] + executable_dirs() + sys.path + \
-            os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    for p in [sys.prefix, sys.base_prefix, sys.exec_prefix, venv_prefix()] + executable_dirs() + sys.path + \
+            site_dirs() + (cfg.get("pythonpath") or []):
         if p and os.path.isabs(p) and os.path.exists(p):
             paths.add(os.path.abspath(p))
             paths.add(os.path.realpath(p))
@@ -114,6 +225,27 @@ def visible_paths():
     return out
 
 
+def cover_credentials(src, root):
+    """Covers what a runner leaves in a visible folder (.git with the
+    checkout's token, gha-creds-*.json, .netrc, ...) with an empty,
+    read-only file or folder."""
+    try:
+        names = os.listdir(src)
+    except OSError:
+        return
+    for name in names:
+        if not is_credential(name):
+            continue
+        p, dst = os.path.join(src, name), root + os.path.join(src, name)
+        if os.path.islink(p) or not os.path.lexists(dst):
+            continue
+        if os.path.isdir(p):
+            mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
+        else:
+            mount("/dev/null", dst, None, MS_BIND)
+            mount(None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags("/dev/null"))
+
+
 def hide_file_system():
     root = os.path.join(here, ".sandbox_root")
     os.makedirs(root, exist_ok=True)
@@ -121,15 +253,14 @@ def hide_file_system():
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
     # First, so that the folders bound below (often under /tmp) stay
     # visible on top of them.
+    size = cfg.get("tmpfs_bytes") or 256 << 20
     for d in ("/tmp", "/dev/shm"):
         os.makedirs(root + d, exist_ok=True)
-        mount("tmpfs", root + d, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m")
+        mount("tmpfs", root + d, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=%d" % size)
     for p in visible_paths():
         bind(p, root)
-        git = os.path.join(p, ".git")
-        if os.path.isdir(git) and not os.path.islink(p):
-            # A checkout's .git holds the token actions/checkout wrote.
-            mount("tmpfs", root + git, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
+        if os.path.isdir(p) and not os.path.islink(p):
+            cover_credentials(p, root)
     bind(here, root, readonly=False)
     for dev in ("null", "zero", "full", "random", "urandom"):
         bind("/dev/" + dev, root, readonly=False)
@@ -139,20 +270,22 @@ def hide_file_system():
     try:
         mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except OSError as e:
-        say("refused: a /proc of its own (%s); the test has no /proc" % e.strerror)
+        say("note: a /proc of its own was refused (%s); the test has no /proc" % e.strerror)
+        report("note no /proc (%s)" % e.strerror)
     os.makedirs(root + "/.old", exist_ok=True)
-    nr = {"x86_64": 155, "aarch64": 41, "arm64": 41}.get(platform.machine())
+    nr = {"x86_64": 155, "aarch64": 41, "arm64": 41}.get(os.uname().machine)
     if nr is None or libc().syscall(nr, enc(root), enc(root + "/.old")) != 0:
-        raise OSError(ctypes.get_errno(), "pivot_root: %s" % os.strerror(ctypes.get_errno()))
+        raise oserror("pivot_root")
     os.chdir("/")
     if libc().umount2(b"/.old", MNT_DETACH) != 0:
-        raise OSError(ctypes.get_errno(), "umount the old root")
+        raise oserror("umount the old root")
     os.rmdir("/.old")
     mount(None, "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     os.chdir(here)
 
 
 def loopback_up():
+    import fcntl
     SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP, IFF_RUNNING = 0x8913, 0x8914, 0x1, 0x40
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         ifr = struct.pack("16sH14s", b"lo", 0, b"\0" * 14)
@@ -161,107 +294,267 @@ def loopback_up():
             fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP | IFF_RUNNING, b"\0" * 14))
 
 
-def uid_map():
-    try:
-        with open("/proc/self/uid_map") as f:
-            return [list(map(int, line.split())) for line in f if line.strip()]
-    except (OSError, ValueError):
-        return []
-
-
-def nobody_mapped(rows):
-    """Whether uid 1 of this namespace is mapped (to the host's nobody):
-    benchgate maps it when it runs as root."""
-    return any(inside <= 1 < inside + count and outside != 0 for inside, outside, count in rows)
-
-
-def give_up_privileges(can_switch):
+def give_up_privileges(as_nobody):
     """Run the test without any capability over the namespaces just
     built: as nobody where it is mapped (then RLIMIT_NPROC holds too),
     otherwise in one more user namespace, where the capabilities of this
     one (over its mounts and network) are gone."""
-    if can_switch:
+    if as_nobody:
         os.makedirs(os.path.join(here, ".home"), exist_ok=True)
         for p in (here, os.path.join(here, ".home")):
             os.chown(p, 1, 1)
+        os.setgroups([])
         os.setresgid(1, 1, 1)
         os.setresuid(1, 1, 1)
         return
-    if libc().unshare(0x10000000) != 0:
-        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWUSER): %s" % os.strerror(ctypes.get_errno()))
+    if libc().unshare(CLONE_NEWUSER) != 0:
+        raise oserror("unshare(CLONE_NEWUSER)")
     for name, text in (("setgroups", "deny"), ("uid_map", "0 0 1"), ("gid_map", "0 0 1")):
         with open("/proc/self/" + name, "w") as f:
             f.write(text)
 
 
-rows = uid_map()
-switch = nobody_mapped(rows)
-host_root = not rows or any(inside == 0 and outside == 0 for inside, outside, _ in rows)
-hidden = False
-if cfg.get("hide"):
-    try:
-        hide_file_system()
-        hidden = True
-    except Exception as e:
-        say("refused: hiding the file system (%s); the test can read this machine's files" % e)
-        try:
-            os.chdir(here)
-        except OSError:
-            say("the test's folder is gone after a partial setup")
-            os._exit(3)
-try:
-    loopback_up()
-except OSError as e:
-    say("refused: loopback (%s)" % e.strerror)
-
 LIMITS = {"memory": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "file_size": resource.RLIMIT_FSIZE, "processes": resource.RLIMIT_NPROC}
-for name, value in cfg.get("limits", {}).items():
-    if value:
-        try:
+
+
+def set_limits():
+    for name, value in limits.items():
+        if value and name in LIMITS:
             resource.setrlimit(LIMITS[name], (value, value))
-        except (ValueError, OSError) as e:
-            say("refused: the %s limit (%s)" % (name, e))
 
-if hidden:
-    try:
-        give_up_privileges(switch)
-    except OSError as e:
-        say("refused: giving up its privileges (%s); the test could undo its file system" % e)
-# (In a container, hide is off and the engine's pids limit holds instead.)
-if cfg.get("hide") and host_root and not (hidden and switch) and cfg.get("limits", {}).get("processes"):
-    say("refused: the processes limit (the kernel does not hold RLIMIT_NPROC for the host's root)")
 
-pid = os.fork()
-if pid == 0:
+# ------------------------------------------------------------- the test run
+def tasks():
+    """How many tasks (processes and threads) this PID namespace holds,
+    or 0 without a /proc."""
+    n = 0
     try:
-        # The interpreter's own options (python -S, -I) hold for pytest too.
-        orig = getattr(sys, "orig_argv", [sys.executable, "-c"])
-        flags = orig[1:orig.index("-c")] if "-c" in orig else []
-        os.execv(sys.executable, [sys.executable] + flags + argv)
-    except OSError as e:
-        say("cannot start %s: %s" % (sys.executable, e))
-    finally:
-        os._exit(127)
-# As the namespace's first process this one reaps every orphan, and its
-# exit ends every process the test left behind.
-for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-    signal.signal(sig, lambda s, f: os.kill(pid, s))
-while True:
-    try:
-        got, status, usage = os.wait4(-1, 0)
-    except ChildProcessError:
-        os._exit(1)
-    except InterruptedError:
-        continue
-    if got != pid:
-        continue
+        for p in os.listdir("/proc"):
+            if p.isdigit():
+                try:
+                    n += len(os.listdir("/proc/%s/task" % p))
+                except OSError:
+                    pass
+    except OSError:
+        return 0
+    return n
+
+
+def largest_file(folders):
+    """The size of the largest file, counted by the blocks it really
+    holds, under folders (the test's own folder, /tmp, /dev/shm)."""
+    big = 0
+    for top in folders:
+        for d, _, files in os.walk(top):
+            for f in files:
+                try:
+                    st = os.lstat(os.path.join(d, f))
+                except OSError:
+                    continue
+                big = max(big, min(st.st_size, st.st_blocks * 512))
+    return big
+
+
+def run_pytest(first_process):
+    """Starts pytest with the test's own PYTHONPATH, waits for it (as the
+    PID namespace's first process, also for every orphan), reports the
+    limits it ran into, and exits with its status."""
+    if status_fd is not None:
+        os.set_inheritable(status_fd, False)
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if cfg.get("pythonpath"):
+        env["PYTHONPATH"] = os.pathsep.join(cfg["pythonpath"])
+    report("ready")
+    if not first_process:
+        # Without a sandbox, pytest runs as this user: it must not reach
+        # this process's status descriptor through /proc.
+        try:
+            prctl(PR_SET_DUMPABLE, 0)
+        except OSError:
+            pass
+    pid = os.fork()
+    if pid == 0:
+        try:
+            # The interpreter's own options (a wrapper's python -S) hold
+            # for pytest too; the bootstrap's own (-I -S -B) do not.
+            orig = getattr(sys, "orig_argv", [sys.executable, "-c"])
+            flags = orig[1:orig.index("-c")] if "-c" in orig else []
+            if flags[-3:] == ["-I", "-S", "-B"]:
+                flags = flags[:-3]
+            os.execve(sys.executable, [sys.executable, "-s"] + flags + argv, env)
+        except OSError as e:
+            say("cannot start %s: %s" % (sys.executable, e))
+        finally:
+            os._exit(127)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: os.kill(pid, s))
+    processes = limits.get("processes") or 0
+    peak = 0
+    while True:
+        if first_process and processes:
+            peak = max(peak, tasks())
+            got, status, usage = os.wait4(-1, os.WNOHANG)
+            if got == 0:
+                time.sleep(0.05)
+                continue
+        else:
+            try:
+                got, status, usage = os.wait4(-1, 0)
+            except InterruptedError:
+                continue
+        if got == pid:
+            break
+    if first_process and processes:
+        peak = max(peak, tasks())
+    hits = []
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        cpu = cfg.get("limits", {}).get("cpu") or 0
+        cpu = limits.get("cpu") or 0
         if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu and usage.ru_utime + usage.ru_stime >= cpu - 0.5):
-            say("limit: cpu")
-        elif sig == signal.SIGXFSZ:
-            say("limit: file_size")
+            hits.append("cpu")
         say("pytest was killed by signal %d (%s)" % (sig, signal.Signals(sig).name))
-        os._exit(128 + sig)
+    memory = limits.get("memory") or 0
+    if memory and usage.ru_maxrss * 1024 >= memory // 2:
+        hits.append("memory")
+    file_size = limits.get("file_size") or 0
+    if file_size and largest_file([here, "/tmp", "/dev/shm"] if first_process else [here]) >= file_size:
+        hits.append("file_size")
+    if processes and peak >= processes * 9 // 10:
+        hits.append("processes")
+    for h in hits:
+        report("limit " + h)
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
     os._exit(os.WEXITSTATUS(status))
+
+
+def first_process(as_nobody):
+    """The PID namespace's first process: builds the sandbox, then runs
+    pytest in it."""
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        hide_file_system()
+    except Exception as e:
+        refuse("hiding the file system (%s)" % e)
+    try:
+        loopback_up()
+    except OSError as e:
+        refuse("loopback (%s)" % e.strerror)
+    try:
+        set_limits()
+    except (ValueError, OSError) as e:
+        refuse("the limits (%s)" % e)
+    try:
+        give_up_privileges(as_nobody)
+        # pytest must not reach this process (its status descriptor,
+        # its memory) through /proc or ptrace.
+        prctl(PR_SET_DUMPABLE, 0)
+    except OSError as e:
+        refuse("giving up its privileges (%s)" % e)
+    run_pytest(True)
+
+
+def write_maps(child, uid, gid):
+    """Maps the child's root to this user (and, as root, its uid and gid
+    1 to the host's nobody, which the test runs as); True when nobody is
+    mapped."""
+    base = "/proc/%d/" % child
+    if uid == 0:
+        try:
+            with open(base + "uid_map", "w") as f:
+                f.write("0 0 1\n1 65534 1\n")
+            with open(base + "gid_map", "w") as f:
+                f.write("0 0 1\n1 65534 1\n")
+            return True
+        except OSError:
+            pass
+    with open(base + "setgroups", "w") as f:
+        f.write("deny")
+    with open(base + "uid_map", "w") as f:
+        f.write("0 %d 1\n" % uid)
+    with open(base + "gid_map", "w") as f:
+        f.write("0 %d 1\n" % gid)
+    return False
+
+
+def exit_like(status):
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
+
+
+def sandboxed():
+    uid, gid = os.getuid(), os.getgid()
+    up_r, up_w = os.pipe()
+    down_r, down_w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(up_r)
+        os.close(down_w)
+        try:
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except OSError:
+            pass
+        err = 0
+        if libc().unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID) != 0:
+            err = ctypes.get_errno() or 1
+        os.write(up_w, b"%d" % err)
+        os.close(up_w)
+        if err:
+            os._exit(EXIT_REFUSED)
+        go = os.read(down_r, 16)
+        if not go.startswith(b"go"):
+            os._exit(EXIT_REFUSED)
+        first = os.fork()
+        if first == 0:
+            first_process(go == b"go nobody")
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, lambda s, f: os.kill(first, s))
+        while True:
+            try:
+                _, status = os.waitpid(first, 0)
+                break
+            except InterruptedError:
+                continue
+        exit_like(status)
+    os.close(up_w)
+    os.close(down_r)
+    got = os.read(up_r, 16)
+    if got != b"0":
+        err = int(got or b"1")
+        os.waitpid(child, 0)
+        refuse("user, mount, network and PID namespaces (unshare: %s)" % os.strerror(err))
+    try:
+        nobody = write_maps(child, uid, gid)
+    except OSError as e:
+        os.close(down_w)
+        os.waitpid(child, 0)
+        refuse("the user namespace's uid and gid maps (%s)" % e)
+    os.write(down_w, b"go nobody" if nobody else b"go")
+    os.close(down_w)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda s, f: os.kill(child, s))
+    try:
+        prctl(PR_SET_DUMPABLE, 0)
+    except OSError:
+        pass
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            break
+        except InterruptedError:
+            continue
+    exit_like(status)
+
+
+if cfg.get("sandbox"):
+    sandboxed()
+# No sandbox of its own (a container, or --sandbox none): the limits,
+# then pytest in the test's folder.
+os.chdir(here)
+try:
+    set_limits()
+except (ValueError, OSError) as e:
+    refuse("the limits (%s)" % e)
+run_pytest(False)

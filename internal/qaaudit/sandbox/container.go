@@ -65,9 +65,10 @@ func runContainer(ctx context.Context, r *Runner, dir string, files map[string][
 	reportPath := path.Join(containerDir, reportName)
 	var out limitedBuffer
 	out.limit = 4 * r.outputLimit()
+	env := r.containerEnv()
 	res, err := client.Exec(ctx, id, container.ExecSpec{
-		Cmd:        r.bootstrapArgvFor(false, pytestArgs(reportPath, testName)),
-		Env:        r.containerEnv(),
+		Cmd:        r.bootstrapArgvFor(false, containerDir, -1, env, pytestArgs(reportPath, testName)),
+		Env:        withoutPythonPath(env),
 		WorkingDir: containerDir,
 		Stdout:     &out,
 		Stderr:     &out,

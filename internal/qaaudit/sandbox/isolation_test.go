@@ -109,12 +109,6 @@ def test_loopback():
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refused := refusals(out.Output); len(refused) > 0 {
-		if os.Getenv("BENCHGATE_TEST_REQUIRE") == "1" {
-			t.Fatalf("the kernel refused the sandbox: %v", refused)
-		}
-		t.Skipf("the kernel refused the sandbox here: %v", refused)
-	}
 	if out.Status != StatusPassed {
 		t.Fatalf("status %s: %s\n%s", out.Status, out.Message, out.Output)
 	}

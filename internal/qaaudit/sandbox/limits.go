@@ -77,62 +77,106 @@ func bytesText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// bootstrap runs before pytest inside the namespaces: it hides the file
-// system, brings loopback up and sets the limits (see bootstrap.py).
+// bootstrap builds the sandbox and then starts pytest in it (see
+// bootstrap.py).
 //
 //go:embed bootstrap.py
 var bootstrap string
 
+// statusFD is the descriptor of the bootstrap's own channel to benchgate
+// (proc.Cmd.ExtraFiles[0]); pytest never holds it.
+const statusFD = 3
+
 // bootstrapArgv is the interpreter's argv that runs args (after the
-// interpreter) under the bootstrap.
-func (r *Runner) bootstrapArgv(args []string) []string {
-	return r.bootstrapArgvFor(true, args)
+// interpreter) under the bootstrap, in dir, inside the sandbox unless
+// r.NoSandbox; it reports on statusFD.
+func (r *Runner) bootstrapArgv(dir string, env []string, args []string) []string {
+	return r.bootstrapArgvFor(!r.NoSandbox, dir, statusFD, env, args)
 }
 
-// bootstrapArgvFor is bootstrapArgv; hide is false in a container, which
-// sees none of this machine's files anyway.
-func (r *Runner) bootstrapArgvFor(hide bool, args []string) []string {
+// bootstrapArgvFor is bootstrapArgv; sandbox is false in a container,
+// which sees none of this machine's files anyway, and status is -1 where
+// there is no channel. The interpreter starts isolated (-I: no PYTHONPATH,
+// no user site, no script folder on sys.path; -S: no site, so no .pth file
+// or sitecustomize runs): nothing of the case or the repository runs
+// before the sandbox is complete. PYTHONPATH of env reaches pytest alone.
+func (r *Runner) bootstrapArgvFor(sandbox bool, dir string, status int, env []string, args []string) []string {
 	l := r.Limits.effective(r.timeout())
-	cfg, _ := json.Marshal(map[string]any{
-		"hide":   hide,
-		"limits": map[string]int64{"memory": l.MemoryBytes, "cpu": l.CPUSeconds, "file_size": l.FileBytes, "processes": l.Processes},
-	})
-	return append([]string{r.python(), "-c", bootstrap, string(cfg)}, args...)
+	cfg := map[string]any{
+		"dir":        dir,
+		"sandbox":    sandbox,
+		"pythonpath": pythonPath(env),
+		"limits":     map[string]int64{"memory": l.MemoryBytes, "cpu": l.CPUSeconds, "file_size": l.FileBytes, "processes": l.Processes},
+	}
+	if status >= 0 {
+		cfg["status_fd"] = status
+	}
+	data, _ := json.Marshal(cfg)
+	return append([]string{r.python(), "-I", "-S", "-B", "-c", bootstrap, string(data)}, args...)
 }
 
-var (
-	limitMarker = regexp.MustCompile(`(?m)^benchgate-sandbox: limit: (\w+)`)
-	// What Python reports when a limit refuses it: MemoryError under the
-	// address-space limit, EFBIG past the file size, EAGAIN from fork.
-	memoryError  = regexp.MustCompile(`\bMemoryError\b`)
-	fileTooLarge = regexp.MustCompile(`\[Errno 27\] File too large`)
-	forkRefused  = regexp.MustCompile(`BlockingIOError: \[Errno 11\] Resource temporarily unavailable|can't start new thread`)
-	refusedLine  = regexp.MustCompile(`(?m)^benchgate-sandbox: refused: (.*)$`)
-)
-
-// limitHit names the limit a run's output shows it ran into, or "".
-func limitHit(output string) string {
-	if m := limitMarker.FindStringSubmatch(output); m != nil {
-		return m[1]
-	}
-	switch {
-	case memoryError.MatchString(output):
-		return LimitMemory
-	case fileTooLarge.MatchString(output):
-		return LimitFileSize
-	case forkRefused.MatchString(output):
-		return LimitProcesses
-	}
-	return ""
-}
-
-// refusals lists what the kernel refused the bootstrap, from its output.
-func refusals(output string) []string {
-	var out []string
-	for _, m := range refusedLine.FindAllStringSubmatch(output, -1) {
-		out = append(out, strings.TrimSpace(m[1]))
+// pythonPath is the PYTHONPATH of env as a list (the last setting wins).
+func pythonPath(env []string) []string {
+	out := []string{}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			out = out[:0]
+			for _, p := range strings.Split(v, ":") {
+				if p != "" {
+					out = append(out, p)
+				}
+			}
+		}
 	}
 	return out
+}
+
+// sandboxStatus is what the bootstrap reported on its own channel: the
+// test cannot write there, so a limit named here is one the sandbox saw.
+type sandboxStatus struct {
+	ready   bool     // the sandbox was complete when pytest started
+	refused []string // why the sandbox could not be built (pytest did not start)
+	notes   []string // parts missing that weaken no isolation
+	limits  []string // limits the sandbox saw the test reach
+}
+
+// parseStatus reads the bootstrap's channel: one "word text" line each.
+func parseStatus(data []byte) sandboxStatus {
+	var st sandboxStatus
+	for _, line := range strings.Split(string(data), "\n") {
+		word, text, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch word {
+		case "ready":
+			st.ready = true
+		case "refused":
+			st.refused = append(st.refused, text)
+		case "note":
+			st.notes = append(st.notes, text)
+		case "limit":
+			st.limits = append(st.limits, text)
+		}
+	}
+	return st
+}
+
+// memoryError is what Python reports when the address-space limit
+// refuses an allocation.
+var memoryError = regexp.MustCompile(`\bMemoryError\b`)
+
+// limitHit names the limit the sandbox saw the run reach, or "". The
+// sandbox's channel decides; the test's output can only take a claim
+// away, never make one: the memory limit counts when the sandbox saw
+// the test's memory reach half the limit and the output shows the
+// MemoryError it caused (a test that merely printed "MemoryError" used
+// little memory; one that used much and failed otherwise hit nothing).
+func limitHit(st sandboxStatus, output string) string {
+	for _, name := range st.limits {
+		if name == LimitMemory && !memoryError.MatchString(output) {
+			continue
+		}
+		return name
+	}
+	return ""
 }
 
 var sizePattern = regexp.MustCompile(`^(\d+)\s*([KMGT]?)(IB|B)?$`)

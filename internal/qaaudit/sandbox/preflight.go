@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
-	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -19,9 +18,9 @@ type Interpreter struct {
 	Version string   // Python's version, e.g. 3.11.2
 	Pytest  string   // pytest's version
 	Missing []string // required modules that do not import, with the error
-	// Refused lists what of the sandbox the kernel refused here (hiding
-	// the file system, loopback, a limit): tests still run, less isolated.
-	Refused []string
+	// Notes lists what of the sandbox is missing here without weakening
+	// its isolation (a /proc of its own).
+	Notes []string
 }
 
 // preflightScript prints one JSON object: the versions, and for each
@@ -59,21 +58,20 @@ func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, 
 	defer os.RemoveAll(dir)
 	var out limitedBuffer
 	out.limit = 64 << 10
-	res, err := proc.Run(ctx, proc.Cmd{
-		// Through the sandbox's bootstrap, so that what the kernel
-		// refuses it is known (and said) before the first case.
-		Argv:      r.bootstrapArgv(append([]string{"-c", preflightScript}, require...)),
-		Dir:       dir,
-		Env:       r.environment(dir),
-		Stdout:    &out,
-		Stderr:    &out,
-		Timeout:   time.Minute,
-		Isolate:   true,
-		IsolateFS: true,
-	})
+	// Through the sandbox's bootstrap, so that a sandbox the kernel
+	// refuses is known before the first case, and no test runs.
+	res, st, err := r.runBootstrap(ctx, dir, r.environment(dir), append([]string{"-c", preflightScript}, require...), &out, max(time.Minute, r.timeout()))
 	if err != nil {
 		return it, exitcode.Optionf("python", " %s: cannot run it: %w", r.python(), err)
 	}
+	if !st.ready && len(st.refused) == 0 {
+		return it, exitcode.Optionf("python", " %s: exited %d before its sandbox was ready: %s", r.python(), res.ExitCode, textfmt.KeepEnds(strings.TrimSpace(string(out.Bytes())), 500))
+	}
+	if !st.ready {
+		return it, fmt.Errorf("the kernel refused the local sandbox (%s), so no test runs here: run the tests in a container (%w), or, knowing that a test can then read this machine's files and reach its network, choose %w",
+			st.why(), exitcode.Optionf("image", " IMAGE"), exitcode.Optionf("sandbox", " none"))
+	}
+	it.Notes = st.notes
 	text := strings.TrimSpace(string(out.Bytes()))
 	var got struct {
 		Python      string   `json:"python"`
@@ -86,12 +84,6 @@ func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, 
 		return it, exitcode.Optionf("python", " %s: exited %d without reporting its versions: %s", r.python(), res.ExitCode, textfmt.KeepEnds(text, 500))
 	}
 	it.Version, it.Missing = got.Python, got.Missing
-	if res.IsolationError != "" {
-		it.Refused = append(it.Refused, "user and network namespaces ("+res.IsolationError+"): the tests have the network and the file system")
-	} else if res.FSIsolationError != "" {
-		it.Refused = append(it.Refused, res.FSIsolationError+": the tests can read this machine's files")
-	}
-	it.Refused = append(it.Refused, refusals(text)...)
 	if got.Pytest == nil {
 		return it, exitcode.Optionf("python", " %s (Python %s): pytest is not importable (%s); install pytest into that interpreter (python -m pip install pytest) or name another interpreter", r.python(), got.Python, got.PytestError)
 	}

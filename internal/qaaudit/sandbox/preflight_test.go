@@ -64,12 +64,6 @@ func TestPreflight(t *testing.T) {
 			if it.Version == "" || it.Pytest == "" {
 				t.Errorf("versions not reported: %+v", it)
 			}
-			// Where the kernel allows the sandbox (the test machines), the
-			// preflight finds nothing refused: a warning there would be
-			// false.
-			if len(it.Refused) > 0 && os.Getenv("BENCHGATE_TEST_REQUIRE") == "1" {
-				t.Errorf("the preflight says the kernel refused: %v", it.Refused)
-			}
 			if got := strings.Join(it.Missing, "; "); !strings.Contains(got, tc.missing) || (tc.missing == "" && got != "") {
 				t.Errorf("missing = %q, want %q", got, tc.missing)
 			}

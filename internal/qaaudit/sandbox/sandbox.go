@@ -76,6 +76,11 @@ type Runner struct {
 	// Limits bound each local test's memory, CPU time, file size and
 	// processes (zero fields: the defaults).
 	Limits Limits
+	// NoSandbox runs a local test without namespaces of its own (the
+	// limits still hold): it can read this machine's files and reach its
+	// network. Only an explicit choice sets it; where the kernel refuses
+	// the sandbox, a local test otherwise does not run at all.
+	NoSandbox bool
 }
 
 // Defaults of a zero Runner.
@@ -207,7 +212,7 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 	}
 	out := classify(raw)
 	if out.Status != StatusPassed {
-		if out.Limit = limitHit(out.Message + "\n" + string(raw.output)); out.Limit != "" {
+		if out.Limit = limitHit(raw.status, out.Message+"\n"+string(raw.output)); out.Limit != "" {
 			out.Message = "stopped by " + r.Limits.effective(r.timeout()).describe(out.Limit) + ": " + out.Message
 		}
 	}
@@ -235,6 +240,7 @@ type rawResult struct {
 	duration time.Duration
 	junit    []byte // nil when pytest wrote no report
 	output   []byte
+	status   sandboxStatus // what the sandbox itself reported
 }
 
 // pytestArgs are the arguments after the interpreter.

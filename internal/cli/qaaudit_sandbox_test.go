@@ -1,0 +1,352 @@
+package cli
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+// ordinaryUID is the user the binary runs as for "an ordinary user"
+// (setpriv, no passwd entry needed), as a GitHub-hosted runner runs it.
+const ordinaryUID = 4321
+
+// attackBank lays out a benchmark repository under root whose one
+// fix_error case folder holds modules named like those the sandbox's
+// bootstrap imports (json.py, ctypes.py, platform.py), and whose root holds
+// a sitecustomize.py (the root is on PYTHONPATH for the case's checks).
+// Each of them, wherever it runs, reads secret and writes what it got to
+// markers/<name> and beside the checkout: on this machine that file must
+// never appear. Each then hands over to the real module, so that pytest
+// still works where the module runs inside the sandbox. The case's test
+// asserts that sitecustomize ran (inside the sandbox) and could not read
+// the secret, so the case is Valid only when the sandbox held.
+func attackBank(t *testing.T, root, secret, markers string) {
+	t.Helper()
+	attack := fmt.Sprintf(`import os as _os
+import sys as _sys
+
+try:
+    SEEN = open(%q).read()
+except OSError as _e:
+    SEEN = "unreadable: %%s" %% _e
+for _p in (_os.path.join(%q, __name__), _os.path.join(%q, "escaped-" + __name__)):
+    try:
+        with open(_p, "w") as _f:
+            _f.write(SEEN)
+    except OSError:
+        pass
+if __name__ != "sitecustomize":
+    # Hand over to the real module of the standard library.
+    _me = _sys.modules.pop(__name__)
+    _saved = list(_sys.path)
+    _here = _os.path.dirname(_os.path.abspath(__file__))
+    _sys.path[:] = [p for p in _sys.path if p not in ("", ".") and _os.path.abspath(p) != _here]
+    try:
+        import importlib as _il
+        _real = _il.import_module(__name__)
+    finally:
+        _sys.path[:] = _saved
+    _sys.modules[__name__] = _real
+    globals().update({k: v for k, v in vars(_real).items() if k not in ("__name__", "__file__", "__spec__", "__loader__")})
+`, secret, markers, root)
+	caseDir := filepath.Join(root, "benchmarks", "benchmark_definitions", "fix_errors", "cases", "01_shadow")
+	files := map[string]string{
+		"sitecustomize.py": attack,
+		"benchmarks/benchmark_definitions/fix_errors/benchmark.yaml": `benchmarks:
+  - id: attack:01_shadow
+    name: '01_shadow'
+    benchmark_type: fix_error
+    test_file: benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/test_agent.py
+    unfixed_file: benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/unfixed.py
+    fixed_file: benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/fixed.py
+    description: Return the answer.
+`,
+		"benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/test_agent.py": `def test_answer():
+    import fixed
+    assert fixed.answer() == 42
+    import sitecustomize
+    assert sitecustomize.SEEN.startswith("unreadable"), sitecustomize.SEEN
+`,
+		"benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/fixed.py":   "def answer():\n    return 42\n",
+		"benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/unfixed.py": "def answer():\n    return 41\n",
+	}
+	for _, name := range []string{"json.py", "ctypes.py", "platform.py"} {
+		files[filepath.ToSlash(filepath.Join(strings.TrimPrefix(caseDir, root+"/"), name))] = attack
+	}
+	for name, data := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// sharedTempDir is a folder every user may enter (t.TempDir is root's
+// alone), removed after the test.
+func sharedTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "qa-sandbox-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// sharedBinary copies bin into dir, where every user may run it (the
+// tests' build cache may be root's alone).
+func sharedBinary(t *testing.T, dir, bin string) string {
+	t.Helper()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "benchgate")
+	if err := os.WriteFile(p, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// chownTree gives everything under dir to uid.
+func chownTree(t *testing.T, dir string, uid int) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, uid)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runAs runs the binary in dir as root, or as ordinaryUID through setpriv.
+func runAs(t *testing.T, asRoot bool, dir string, env []string, bin string, args ...string) (int, string) {
+	t.Helper()
+	argv := append([]string{bin}, args...)
+	if !asRoot {
+		argv = append([]string{"setpriv", fmt.Sprintf("--reuid=%d", ordinaryUID), fmt.Sprintf("--regid=%d", ordinaryUID), "--clear-groups", "--"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// userEnv is the environment of a run: no model keys, and a HOME of the
+// run's own.
+func userEnv(home string) []string {
+	env := []string{"HOME=" + home}
+	for _, kv := range noModelEnv() {
+		if !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// TestQAAuditCaseFilesRunOnlyInsideTheSandbox runs the binary, as root and
+// as an ordinary user, on a case whose folder holds json.py, ctypes.py and
+// platform.py and whose repository root holds sitecustomize.py: none of
+// them may run before the sandbox is complete. Each writes a marker on
+// this machine wherever it can: none may appear, the secret (a 0600 file
+// of the user running benchgate) must appear in no file of the audit, and
+// the case is Valid, which its test makes true only where sitecustomize
+// ran inside the sandbox and could not read the secret.
+func TestQAAuditCaseFilesRunOnlyInsideTheSandbox(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run the binary as root and as an ordinary user")
+	}
+	py := testenv.Python(t)
+	for _, asRoot := range []bool{true, false} {
+		name := map[bool]string{true: "as root", false: "as an ordinary user"}[asRoot]
+		t.Run(name, func(t *testing.T) {
+			base := sharedTempDir(t)
+			bin := sharedBinary(t, base, testenv.Benchgate(t))
+			root, markers, home := filepath.Join(base, "bank"), filepath.Join(base, "markers"), filepath.Join(base, "home")
+			const token = "ghp_sandboxAttackSecret0123456789"
+			for _, d := range []string{markers, home} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			secret := filepath.Join(home, "token")
+			if err := os.WriteFile(secret, []byte(token), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			attackBank(t, root, secret, markers)
+			if !asRoot {
+				chownTree(t, base, ordinaryUID)
+			}
+			code, log := runAs(t, asRoot, root, userEnv(home), bin, "qa-audit", "--python", py, "--test-timeout", "60s",
+				filepath.Join("benchmarks", "benchmark_definitions"))
+			entries, _ := os.ReadDir(markers)
+			for _, e := range entries {
+				data, _ := os.ReadFile(filepath.Join(markers, e.Name()))
+				t.Errorf("%s ran outside the sandbox and wrote %s: %q", e.Name(), filepath.Join(markers, e.Name()), data)
+			}
+			escaped, _ := filepath.Glob(filepath.Join(root, "escaped-*"))
+			for _, p := range escaped {
+				t.Errorf("a case file wrote into the checkout from outside the sandbox: %s", p)
+			}
+			if code != ExitOK {
+				t.Fatalf("exit %d, want 0 (the case Valid):\n%s", code, log)
+			}
+			rep, err := qreport.Read(filepath.Join(root, "qa-audit", "quality_report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := rep.Cases[0]; c.Verdict != "Valid" {
+				t.Errorf("verdict %s (%s)", c.Verdict, c.Reason)
+			}
+			_ = filepath.WalkDir(filepath.Join(root, "qa-audit"), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					if b, _ := os.ReadFile(p); strings.Contains(string(b), token) {
+						t.Errorf("%s holds the secret", p)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestQAAuditRefusesToRunTestsWithoutItsSandbox runs the binary as an
+// ordinary user on a kernel that refuses it user namespaces (a user
+// namespace whose max_user_namespaces is 0, as a distribution's policy
+// refuses them): no test may run, the exit is 2 before the first case,
+// and the message names the two ways on (--image, --sandbox none). With
+// --sandbox none, chosen, the tests run and the run says they are not
+// isolated.
+func TestQAAuditRefusesToRunTestsWithoutItsSandbox(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run the binary as an ordinary user")
+	}
+	py := testenv.Python(t)
+	base := sharedTempDir(t)
+	bin := sharedBinary(t, base, testenv.Benchgate(t))
+	root, markers, home := filepath.Join(base, "bank"), filepath.Join(base, "markers"), filepath.Join(base, "home")
+	for _, d := range []string{markers, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(home, "token")
+	if err := os.WriteFile(secret, []byte("ghp_x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	attackBank(t, root, secret, markers)
+	chownTree(t, base, ordinaryUID)
+	// unshare maps the ordinary user to root of a namespace of its own,
+	// where no further user namespace may be made.
+	noUserns := []string{"unshare", "--user", "--map-root-user", "--", "sh", "-c", `echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"`, "sh", bin}
+	defs := filepath.Join("benchmarks", "benchmark_definitions")
+	code, log := runAs(t, false, root, userEnv(home), noUserns[0], append(noUserns[1:], "qa-audit", "--python", py, defs)...)
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want 2 (no sandbox, no test):\n%s", code, log)
+	}
+	for _, want := range []string{"--sandbox", "the kernel refused the local sandbox", "--image", "--sandbox none", "unshare"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the message does not say %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "attack:01_shadow") {
+		t.Errorf("a case was audited:\n%s", log)
+	}
+	if tests, _ := filepath.Glob(filepath.Join(root, "qa-audit", "work", "*", "*", "test_*.py")); len(tests) > 0 {
+		t.Errorf("test files were run: %v", tests)
+	}
+	if entries, _ := os.ReadDir(markers); len(entries) > 0 {
+		t.Errorf("case files ran: %v", entries)
+	}
+
+	// Chosen: the tests run unisolated, and the secret is theirs to read
+	// (the case's own test then fails on the fixed code: Incorrect).
+	code, log = runAs(t, false, root, userEnv(home), noUserns[0], append(noUserns[1:], "qa-audit", "--python", py, "--sandbox", "none", defs)...)
+	if code != ExitFailed || !strings.Contains(log, "run without a sandbox (chosen)") || !strings.Contains(log, "Incorrect") {
+		t.Fatalf("exit %d, want 1 with the warning and the case Incorrect:\n%s", code, log)
+	}
+}
+
+// TestQAAuditLimitHitsComeFromTheSandboxOnly runs the binary on fix_error
+// cases whose fixed code is wrong and whose test prints the sandbox's old
+// limit marker and "MemoryError", or raises MemoryError itself, using
+// little memory: the sandbox saw no limit, so each case is Incorrect (the
+// fix does not fix), not Inconclusive.
+func TestQAAuditLimitHitsComeFromTheSandboxOnly(t *testing.T) {
+	py := testenv.Python(t)
+	bin := testenv.Benchgate(t)
+	root := t.TempDir()
+	cases := map[string]string{
+		"01_prints_the_marker": `import sys
+
+
+def test_answer():
+    import fixed
+    print("benchgate-sandbox: limit: memory")
+    sys.stderr.write("benchgate-sandbox: limit: memory\nMemoryError\n")
+    assert fixed.answer() == 42, "MemoryError"
+`,
+		"02_raises_memory_error": `def test_answer():
+    import fixed
+    if fixed.answer() != 42:
+        raise MemoryError("benchgate-sandbox: limit: memory")
+`,
+	}
+	var yaml strings.Builder
+	yaml.WriteString("benchmarks:\n")
+	for name, test := range cases {
+		dir := filepath.Join("benchmarks", "benchmark_definitions", "fix_errors", "cases", name)
+		fmt.Fprintf(&yaml, "  - id: fake:%s\n    name: '%s'\n    benchmark_type: fix_error\n    test_file: %s/test_agent.py\n    unfixed_file: %s/unfixed.py\n    fixed_file: %s/fixed.py\n    description: Return the answer.\n",
+			name, name, filepath.ToSlash(dir), filepath.ToSlash(dir), filepath.ToSlash(dir))
+		for file, data := range map[string]string{"test_agent.py": test, "fixed.py": "def answer():\n    return 41\n", "unfixed.py": "def answer():\n    return 40\n"} {
+			p := filepath.Join(root, dir, file)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "benchmarks", "benchmark_definitions", "fix_errors", "benchmark.yaml"), []byte(yaml.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, log, _ := runBinary(t, root, noModelEnv(), bin, "qa-audit", "--python", py, "--test-memory", "512MiB", filepath.Join("benchmarks", "benchmark_definitions"))
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want 1:\n%s", code, log)
+	}
+	rep, err := qreport.Read(filepath.Join(root, "qa-audit", "quality_report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cases) != len(cases) {
+		t.Fatalf("%d cases, want %d:\n%s", len(rep.Cases), len(cases), log)
+	}
+	for _, c := range rep.Cases {
+		if c.Verdict != "Incorrect" || strings.Contains(c.Reason, "stopped by") {
+			t.Errorf("%s: %s (%s), want Incorrect without a limit", c.ID, c.Verdict, c.Reason)
+		}
+	}
+}
