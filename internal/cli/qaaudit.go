@@ -27,6 +27,23 @@ var qaAuditFlags = map[string]string{
 	"sandbox": "--sandbox", "image": "--image",
 }
 
+// jobSecretNames are the environment variables whose values a test's
+// output quoted in the report must never show: the job's tokens and the
+// model keys.
+var jobSecretNames = []string{"GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+	"GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"}
+
+// jobSecrets are the values of jobSecretNames and of apiKeyEnv that are set.
+func jobSecrets(getenv func(string) string, apiKeyEnv string) []string {
+	var out []string
+	for _, name := range append(append([]string(nil), jobSecretNames...), apiKeyEnv) {
+		if v := strings.TrimSpace(getenv(name)); name != "" && v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // checkFlagValues refuses a value that is itself a flag: a flag given
 // without its value takes the next flag as its value (--case --python
 // x.yaml), and the error should name both, not a file that fails to load.
@@ -147,6 +164,7 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 		c.Python = abs(c.Python)
 	}
 	c.Getenv, c.Stdout, c.Now = env.Getenv, env.Stdout, env.Now
+	c.Secrets = jobSecrets(env.Getenv, c.APIKeyEnv)
 
 	sum, err := audit.Execute(ctx, c)
 	if sum != nil && env.Result != nil {

@@ -252,8 +252,9 @@ func TestQAAuditRefusesToRunTestsWithoutItsSandbox(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	const token = "ghp_sandboxRefusedSecret0123456789"
 	secret := filepath.Join(home, "token")
-	if err := os.WriteFile(secret, []byte("ghp_x"), 0o600); err != nil {
+	if err := os.WriteFile(secret, []byte(token), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	attackBank(t, root, secret, markers)
@@ -282,11 +283,25 @@ func TestQAAuditRefusesToRunTestsWithoutItsSandbox(t *testing.T) {
 	}
 
 	// Chosen: the tests run unisolated, and the secret is theirs to read
-	// (the case's own test then fails on the fixed code: Incorrect).
-	code, log = runAs(t, false, root, userEnv(home), noUserns[0], append(noUserns[1:], "qa-audit", "--python", py, "--sandbox", "none", defs)...)
+	// (the case's own test then fails on the fixed code: Incorrect). The
+	// secret is also the job's token: the report quotes the failure, and
+	// no file of the audit shows the token.
+	code, log = runAs(t, false, root, append(userEnv(home), "GITHUB_TOKEN="+token), noUserns[0], append(noUserns[1:], "qa-audit", "--python", py, "--sandbox", "none", defs)...)
 	if code != ExitFailed || !strings.Contains(log, "run without a sandbox (chosen)") || !strings.Contains(log, "Incorrect") {
 		t.Fatalf("exit %d, want 1 with the warning and the case Incorrect:\n%s", code, log)
 	}
+	md, err := os.ReadFile(filepath.Join(root, "qa-audit", "quality_report.md"))
+	if err != nil || !strings.Contains(string(md), "AssertionError: ***") {
+		t.Errorf("the report does not quote the failure with the token masked (%v):\n%s", err, md)
+	}
+	_ = filepath.WalkDir(filepath.Join(root, "qa-audit"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), token) {
+				t.Errorf("%s holds the token", p)
+			}
+		}
+		return nil
+	})
 }
 
 // TestQAAuditLimitHitsComeFromTheSandboxOnly runs the binary on fix_error
@@ -314,25 +329,8 @@ def test_answer():
         raise MemoryError("benchgate-sandbox: limit: memory")
 `,
 	}
-	var yaml strings.Builder
-	yaml.WriteString("benchmarks:\n")
-	for name, test := range cases {
-		dir := filepath.Join("benchmarks", "benchmark_definitions", "fix_errors", "cases", name)
-		fmt.Fprintf(&yaml, "  - id: fake:%s\n    name: '%s'\n    benchmark_type: fix_error\n    test_file: %s/test_agent.py\n    unfixed_file: %s/unfixed.py\n    fixed_file: %s/fixed.py\n    description: Return the answer.\n",
-			name, name, filepath.ToSlash(dir), filepath.ToSlash(dir), filepath.ToSlash(dir))
-		for file, data := range map[string]string{"test_agent.py": test, "fixed.py": "def answer():\n    return 41\n", "unfixed.py": "def answer():\n    return 40\n"} {
-			p := filepath.Join(root, dir, file)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "benchmarks", "benchmark_definitions", "fix_errors", "benchmark.yaml"), []byte(yaml.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The fixed code is wrong too: the fix does not fix.
+	writeBank(t, root, "fake", cases, "def answer():\n    return 41\n", "def answer():\n    return 40\n")
 	code, log, _ := runBinary(t, root, noModelEnv(), bin, "qa-audit", "--python", py, "--test-memory", "512MiB", filepath.Join("benchmarks", "benchmark_definitions"))
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want 1:\n%s", code, log)
@@ -348,5 +346,84 @@ def test_answer():
 		if c.Verdict != "Incorrect" || strings.Contains(c.Reason, "stopped by") {
 			t.Errorf("%s: %s (%s), want Incorrect without a limit", c.ID, c.Verdict, c.Reason)
 		}
+	}
+}
+
+// writeBank writes a fix_error question file for cases (name: test
+// source), each with the same fixed.py and unfixed.py, under root.
+func writeBank(t *testing.T, root, prefix string, cases map[string]string, fixed, unfixed string) {
+	t.Helper()
+	var yaml strings.Builder
+	yaml.WriteString("benchmarks:\n")
+	for name, test := range cases {
+		dir := filepath.ToSlash(filepath.Join("benchmarks", "benchmark_definitions", "fix_errors", "cases", name))
+		fmt.Fprintf(&yaml, "  - id: %s:%s\n    name: '%s'\n    benchmark_type: fix_error\n    test_file: %s/test_agent.py\n    unfixed_file: %s/unfixed.py\n    fixed_file: %s/fixed.py\n    description: Return the answer.\n",
+			prefix, name, name, dir, dir, dir)
+		for file, data := range map[string]string{"test_agent.py": test, "fixed.py": fixed, "unfixed.py": unfixed} {
+			p := filepath.Join(root, filepath.FromSlash(dir), file)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p := filepath.Join(root, "benchmarks", "benchmark_definitions", "fix_errors", "benchmark.yaml")
+	if err := os.WriteFile(p, []byte(yaml.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestQAAuditKeptFolderHoldsNoLink runs the binary on a case whose test
+// leaves links to host files (the shadow file, a checkout's .git/config,
+// its own environment), in its folder and below it, and a FIFO: the kept
+// qa-audit/ folder, which a workflow uploads (and an upload follows
+// links), holds no link and no special file afterwards, and the case is
+// still Valid.
+func TestQAAuditKeptFolderHoldsNoLink(t *testing.T) {
+	py := testenv.Python(t)
+	bin := testenv.Benchgate(t)
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeBank(t, root, "links", map[string]string{"01_links": fmt.Sprintf(`import os
+
+
+def test_answer():
+    os.makedirs("deep/er", exist_ok=True)
+    for name, target in (("shadow", "/etc/shadow"), ("gitconfig", %q), ("environ", "/proc/self/environ"),
+                         ("deep/er/root", "/"), ("deep/loop", "deep")):
+        os.symlink(target, name)
+    os.mkfifo("deep/pipe")
+    import fixed
+    assert fixed.answer() == 42
+`, filepath.Join(root, ".git", "config"))}, "def answer():\n    return 42\n", "def answer():\n    return 41\n")
+	code, log, _ := runBinary(t, root, noModelEnv(), bin, "qa-audit", "--python", py, filepath.Join("benchmarks", "benchmark_definitions"))
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0 (the case Valid):\n%s", code, log)
+	}
+	seen := 0
+	err := filepath.WalkDir(filepath.Join(root, "qa-audit"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == "test_agent.py" {
+			seen++
+		}
+		if !d.IsDir() && !d.Type().IsRegular() {
+			t.Errorf("the kept folder holds %s (%s)", p, d.Type())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Fatal("the kept folder holds no test: nothing was checked")
 	}
 }

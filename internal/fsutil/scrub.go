@@ -42,19 +42,28 @@ func (f Finding) String() string {
 // Scrub must run when nothing can write root any more (after the
 // container that mounted it is removed): otherwise a loop in the
 // container plants the file again behind it.
-func Scrub(root string) ([]Finding, error) {
+func Scrub(root string) ([]Finding, error) { return scrub(root, false) }
+
+// ScrubForUpload is Scrub that also removes every symbolic link: for a
+// folder that is uploaded or archived, whose reader follows links (an
+// upload of a link to /etc/shadow or a checkout's .git/config would
+// publish the host's file).
+func ScrubForUpload(root string) ([]Finding, error) { return scrub(root, true) }
+
+func scrub(root string, links bool) ([]Finding, error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("scrub %s: %w", root, err)
 	}
 	defer r.Close()
-	s := scrubber{root: root}
+	s := scrubber{root: root, links: links}
 	s.dir(r, ".")
 	return s.found, s.err
 }
 
 type scrubber struct {
 	root  string
+	links bool // remove symbolic links too
 	found []Finding
 	err   error
 }
@@ -92,9 +101,15 @@ func (s *scrubber) dir(r *os.Root, rel string) {
 		}
 		m := info.Mode()
 		switch {
-		case m&fs.ModeSymlink != 0:
+		case m&fs.ModeSymlink != 0 && !s.links:
 			// Never followed; a link is harmless by itself, and the
 			// readers of these folders refuse links.
+		case m&fs.ModeSymlink != 0:
+			if err := r.Remove(name); err != nil {
+				s.fail(fmt.Errorf("scrub %s: remove symbolic link: %w", path, err))
+				continue
+			}
+			s.found = append(s.found, Finding{Path: path, What: "symbolic link", Action: "removed"})
 		case m.IsDir():
 			sub, err := r.OpenRoot(name)
 			if err != nil {

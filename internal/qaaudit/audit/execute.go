@@ -69,6 +69,9 @@ type Config struct {
 	// NoSandbox runs local tests without the sandbox's namespaces (the
 	// user's explicit choice; see sandbox.Runner.NoSandbox).
 	NoSandbox bool
+	// Secrets are masked in every test output the report quotes (see
+	// sandbox.Runner.Secrets).
+	Secrets []string
 	// ModelFailureLimit is how many model calls in a row may fail before
 	// the audit stops calling the model; zero means the default (3).
 	ModelFailureLimit int
@@ -253,7 +256,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	// and a missing library settles the multiple_choice cases without a
 	// model.
 	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv,
-		Limits: sandbox.Limits{MemoryBytes: cfg.TestMemory}, NoSandbox: cfg.NoSandbox}
+		Limits: sandbox.Limits{MemoryBytes: cfg.TestMemory}, NoSandbox: cfg.NoSandbox, Secrets: cfg.Secrets}
 	missingLibrary := ""
 	if cfg.Image == "" {
 		it, err := runner.Preflight(ctx, cfg.RequireModules)

@@ -28,7 +28,9 @@ func runContainer(ctx context.Context, r *Runner, dir string, files map[string][
 	}
 	idle := int(r.timeout()/time.Second) + 120
 	l := r.Limits.effective(r.timeout())
-	id, err := client.Create(ctx, container.Spec{
+	// As hardened as SWE-bench's instance containers: every capability
+	// dropped and no-new-privileges, besides the limits.
+	id, err := client.Create(ctx, container.LeastPrivilege(container.Spec{
 		// The same limits as a local test: CPU time, file size and
 		// processes here, the address space (a MemoryError names it) by
 		// the bootstrap, since runc itself would not start under it; the
@@ -42,7 +44,7 @@ func runContainer(ctx context.Context, r *Runner, dir string, files map[string][
 		WorkingDir:  containerDir,
 		NetworkMode: "none",
 		Labels:      map[string]string{"benchgate.qa-audit": "sandbox"},
-	})
+	}))
 	if err != nil {
 		return rawResult{}, fmt.Errorf("sandbox image %s: %w", r.Image, err)
 	}

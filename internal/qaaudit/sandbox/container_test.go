@@ -29,6 +29,7 @@ env | sort
 echo "interfaces: $(ls /sys/class/net | tr '\n' ' ')"
 echo "limits: cpu=$(ulimit -t) cgroup=$(cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null)"
 echo "argv: $*"
+grep -E '^(CapEff|NoNewPrivs):' /proc/self/status
 if grep -q HANG "$test"; then sleep 600; fi
 if grep -q NOREPORT "$test"; then echo internal error; exit 3; fi
 if grep -q FAIL "$test"; then
@@ -104,7 +105,8 @@ func TestContainerSandbox(t *testing.T) {
 			if tt.status == StatusTimeout {
 				return
 			}
-			for _, want := range []string{"interfaces: lo \n", "HOME=/sandbox/.home", "ADK_FLAVOUR=allowed", "limits: cpu=7 cgroup=536870912\n", `"memory":268435456`, "PYTHONDONTWRITEBYTECODE=1", "PATH=/usr/local/sbin:"} {
+			for _, want := range []string{"interfaces: lo \n", "HOME=/sandbox/.home", "ADK_FLAVOUR=allowed", "limits: cpu=7 cgroup=536870912\n", `"memory":268435456`, "PYTHONDONTWRITEBYTECODE=1", "PATH=/usr/local/sbin:",
+				"CapEff:\t0000000000000000\n", "NoNewPrivs:\t1\n"} {
 				if !strings.Contains(out.Output, want) {
 					t.Errorf("output lacks %q:\n%s", want, out.Output)
 				}

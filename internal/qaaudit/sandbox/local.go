@@ -36,6 +36,12 @@ func runLocal(ctx context.Context, r *Runner, dir string, _ map[string][]byte, t
 	// readable report, which is never evidence.
 	if data, err := fsutil.ReadFileIn(dir, reportPath, 16<<20); err == nil {
 		raw.junit = data
+		if masked := r.mask(string(data)); masked != string(data) {
+			// The kept report is uploaded with the audit.
+			if err := fsutil.WriteFileAtomicIn(dir, reportPath, []byte(masked), 0o644); err != nil {
+				return rawResult{}, fmt.Errorf("mask the JUnit report: %w", err)
+			}
+		}
 	} else if errors.Is(err, fsutil.ErrSymlink) || errors.Is(err, fsutil.ErrTooLarge) {
 		raw.output = append(raw.output, []byte("\nsandbox: "+err.Error()+"\n")...)
 	} else if !errors.Is(err, os.ErrNotExist) {

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -81,6 +82,11 @@ type Runner struct {
 	// network. Only an explicit choice sets it; where the kernel refuses
 	// the sandbox, a local test otherwise does not run at all.
 	NoSandbox bool
+	// Secrets are values (the job's tokens and keys) replaced by "***"
+	// wherever a test's output or message is kept: a test never gets
+	// them from its environment or the file system, but a test without
+	// the sandbox, or in an image that holds one, could print one.
+	Secrets []string
 }
 
 // Defaults of a zero Runner.
@@ -88,6 +94,19 @@ const (
 	DefaultTimeout     = 60 * time.Second
 	DefaultOutputLimit = 8 << 10
 )
+
+// MessageLimit bounds Outcome.Message and each case's message in bytes.
+const MessageLimit = 2000
+
+// mask replaces every secret of r in s.
+func (r *Runner) mask(s string) string {
+	for _, sec := range r.Secrets {
+		if len(sec) >= 6 {
+			s = strings.ReplaceAll(s, sec, "***")
+		}
+	}
+	return s
+}
 
 // TestSpec is one option's test file.
 type TestSpec struct {
@@ -210,6 +229,17 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if r.Keep {
+		// The kept folder is uploaded with the report, and an upload
+		// follows links: none stays, nor any special file.
+		found, err := fsutil.ScrubForUpload(dir)
+		for _, f := range found {
+			raw.output = append(raw.output, []byte("\nsandbox: left by the test: "+f.String()+"\n")...)
+		}
+		if err != nil {
+			return Outcome{}, err
+		}
+	}
 	out := classify(raw)
 	if out.Status != StatusPassed {
 		if out.Limit = limitHit(raw.status, out.Message+"\n"+string(raw.output)); out.Limit != "" {
@@ -217,7 +247,11 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 		}
 	}
 	out.TestPath = filepath.Join(dir, testName)
-	out.Output = textfmt.KeepEnds(string(raw.output), r.outputLimit())
+	out.Output = textfmt.KeepEnds(r.mask(string(raw.output)), r.outputLimit())
+	out.Message = textfmt.KeepEnds(r.mask(out.Message), MessageLimit)
+	for i := range out.Cases {
+		out.Cases[i].Message = textfmt.KeepEnds(r.mask(out.Cases[i].Message), MessageLimit)
+	}
 	if raw.junit != nil && r.Keep {
 		out.JUnitPath = filepath.Join(dir, reportName)
 	}
