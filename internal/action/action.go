@@ -107,20 +107,9 @@ func Run(ctx context.Context, cfg Config) int {
 		rep.summary(&doc)
 		return rep.fileCommandFailure(exitUsage)
 	}
-	if plan.Mode == "swebench-batch" {
-		plan.Args = withProgressMD(plan.Mode, plan.Args, cfg.Getenv("GITHUB_STEP_SUMMARY"))
-	}
-	if plan.Mode == "pr-comment" {
-		// From a workflow_run workflow: the file is posted only while the
-		// pull request's head is the commit the first run judged.
-		if ev, err := a.Context(); err == nil && ev != nil && ev.EventName == "workflow_run" {
-			if wr, ok := ev.Event["workflow_run"].(map[string]any); ok {
-				if sha, _ := wr["head_sha"].(string); sha != "" {
-					plan.Args = append(plan.Args, "--head-sha", sha)
-				}
-			}
-		}
-	}
+	ad := adapterFor(plan.Mode)
+	ev, _ := a.Context()
+	ad.arguments(plan, ev, cfg.Getenv)
 	for _, name := range plan.Ignored {
 		a.Warningf("input %q is not used by mode %s and was ignored", name, plan.Mode)
 	}
@@ -149,18 +138,10 @@ func Run(ctx context.Context, cfg Config) int {
 	resume()
 	endModeLog()
 
-	res := collect(plan, &modeRes)
-	res.ModeError = out.errs.last
-	// A batch's instance outcomes are results: with fail-on never (the
-	// default) the step passes whenever the batch ran, and status still
-	// says what its instances did.
-	status := code
-	if b := modeRes.Batch; plan.Mode == "swebench-batch" && b != nil && code == exitOK && b.Stopped == "" {
-		status = b.Counts.ExitCode()
-	}
+	res := ad.collect(plan, &modeRes)
+	res.ModeError = rep.scrub(out.errs.last)
+	status := ad.status(code, &modeRes)
 	stats := statsOf(&modeRes)
-	ev, _ := a.Context()
-	res.ModeError = rep.scrub(res.ModeError)
 	v := judge(judgeInput{Plan: plan, Res: res, Mode: &modeRes, Code: code, Status: Status(status), Event: ev,
 		Getenv: cfg.Getenv, Rel: rep.shown, Workspace: workspace, Lookback: lp})
 	// report exits 0 whenever it wrote the summaries (upstream's contract;
@@ -193,7 +174,7 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 	doc.Lead = leadOf(v)
 	rep.outputs(plan, res, status, code, arts)
-	rep.batchCounts(modeRes.Batch)
+	ad.outputs(rep, res, &modeRes)
 	rep.statsOutputsSet(stats)
 	rep.artifactsSection(doc, arts)
 	rep.summary(doc)

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -149,75 +148,12 @@ func judge(in judgeInput) *verdict.Verdict {
 	}
 	v := &verdict.Verdict{Schema: verdict.Schema, Mode: p.Mode, Status: in.Status, ExitCode: in.Code, Enforced: true, Checks: []verdict.Check{}, Failing: []verdict.Scenario{}}
 	v.Compared = compared(in.Event, in.Getenv, in.Lookback)
-	var lb = m.Lookback
-	switch p.Mode {
-	case "report":
-		gateOn := hasArg(p.Args, "--gate")
-		v.Enforced = gateOn
-		if !gateOn {
-			v.Switch = "gate: false"
-		}
-		checks := reportChecks(m.Report)
-		if lb != nil {
-			checks = append(checks, baselineChecks(lb.Comparison)...)
-		}
-		for i := range checks {
-			c := &checks[i]
-			c.Recorded = !gateOn
-			c.Decided = gateOn && (in.Code == exitOK || c.Status != verdict.Pass)
-		}
-		v.Checks = checks
-		v.Failing = failingOf("", res.Suites, res.SuiteOrder, in)
-	case "set", "ordered":
-		v.Checks, v.Failing, v.Sets = setsOf(p, res, m, in)
-	case "swebench-batch":
-		if b := res.Batch; b != nil {
-			bad := 0
-			for _, inst := range b.Instances {
-				if inst.Status == "success" {
-					continue
-				}
-				bad++
-				first := inst.FailureReasonCode
-				if inst.FailureReasonDetail != "" {
-					first = strings.TrimPrefix(first+": "+inst.FailureReasonDetail, ": ")
-				}
-				v.Failing = append(v.Failing, verdict.Scenario{ID: inst.InstanceID, FirstError: orDefault(first, inst.Status), Where: in.Rel(inst.StatusPath)})
-			}
-			failOn := orDefault(argValue(p.Args, "--fail-on"), "never")
-			v.Enforced = failOn != "never"
-			if !v.Enforced {
-				v.Switch = "fail-on: never"
-			}
-			c := verdict.Check{Group: "instances", ID: "instances_not_success", Name: "instances that did not succeed", Value: float64(bad), Unit: "instances",
-				Direction: verdict.AtMost, Status: verdict.Pass, Recorded: !v.Enforced, Decided: v.Enforced}
-			if bad > 0 {
-				c.Status = verdict.Fail
-			}
-			v.Checks = append(v.Checks, c)
-		}
-	case "qa-audit":
-		if a := res.Audit; a != nil && len(a.Cases) > 0 {
-			bad := 0
-			for _, c := range a.Cases {
-				if c.Verdict == "Valid" {
-					continue
-				}
-				bad++
-				where := in.Rel(c.File)
-				if c.Line > 0 {
-					where += ":" + strconv.Itoa(c.Line)
-				}
-				v.Failing = append(v.Failing, verdict.Scenario{ID: c.ID, FirstError: strings.TrimSpace(c.Verdict + ": " + c.Reason), Where: where})
-			}
-			c := verdict.Check{Group: "questions", ID: "questions_not_valid", Name: "questions not Valid", Value: float64(bad), Unit: "questions",
-				Direction: verdict.AtMost, Status: verdict.Pass, Decided: true}
-			if bad > 0 {
-				c.Status = verdict.Fail
-			}
-			v.Checks = append(v.Checks, c)
-		}
+	in.Mode = m
+	adapterFor(p.Mode).judge(v, in)
+	if v.Checks == nil {
+		v.Checks = []verdict.Check{}
 	}
+	lb := m.Lookback
 	if lb != nil && lb.History != nil {
 		markNew(v, lb)
 	}

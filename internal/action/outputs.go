@@ -52,18 +52,6 @@ func (r *reporter) outputs(p *Plan, res *results, verdict, code int, arts []arti
 	r.output("tracking", strings.Join(tracks, "\n"))
 	r.output("summary-json", r.rel(res.SummaryJSON))
 	r.output("summary-md", r.rel(res.SummaryMD))
-	if res.Batch != nil {
-		r.output("out-dir", r.rel(res.Batch.Root))
-		r.output("predictions", r.rel(res.Batch.Predictions))
-		r.output("run-manifest", r.rel(res.Batch.Manifest))
-	}
-	if res.Audit != nil {
-		r.output("quality-report", r.rel(res.Audit.Report))
-		r.output("pr-urls", strings.Join(res.Audit.PRURLs, "\n"))
-		if res.Audit.SummaryMD != "" {
-			r.output("summary-md", r.rel(res.Audit.SummaryMD))
-		}
-	}
 	failing := 0
 	for _, s := range res.Sets {
 		for _, st := range s.Suites {

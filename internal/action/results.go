@@ -84,36 +84,6 @@ type auditResult struct {
 	PRURLs            []string
 }
 
-// collect gathers what plan's mode returned in res (nil when the mode
-// returned nothing).
-func collect(p *Plan, res *Result) *results {
-	if res == nil {
-		res = &Result{}
-	}
-	r := &results{}
-	switch p.Mode {
-	case "report":
-		collectReport(r, p, res.Report)
-	case "set":
-		if s := res.Set; s != nil {
-			r.Sets = []*setResult{newSetResult(s)}
-			r.SummaryJSON, r.SummaryMD = existing(s.SummaryJSON), existing(s.SummaryMD)
-		}
-	case "ordered":
-		if o := res.Ordered; o != nil {
-			for _, s := range o.Sets {
-				r.Sets = append(r.Sets, newSetResult(s))
-			}
-			r.SummaryJSON, r.SummaryMD = existing(o.SummaryJSON), existing(o.SummaryMD)
-		}
-	case "swebench-batch":
-		r.Batch = newBatchResult(res.Batch)
-	case "qa-audit":
-		r.Audit = newAuditResult(res.Audit)
-	}
-	return r
-}
-
 // collectReport judges the suites the report read (or, when it stopped
 // before reading them, the ones the step named), so that malformed rows
 // are still annotated.

@@ -41,41 +41,7 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, tota
 			head.Para("**%d more failing rows are not annotated** (GitHub shows at most %d error annotations per step): they are listed in the failing-rows tables below and in the suite files of each set folder.", total-annotated, MaxErrorAnnotations)
 		}
 	}
-	var setSecs []*jobsummary.Section
-	if p.Mode == "ordered" && len(res.Sets) > 0 {
-		// One table of all sets opens the summary; each set's details
-		// follow, collapsed, and the table links to them.
-		for _, s := range res.Sets {
-			setSecs = append(setSecs, r.setSection(&doc, s, true))
-		}
-		head.RawTable([]string{"#", "set", "status", "gate", "stats", "failing scenarios", "reruns"}, r.setsTable(res.Sets, setSecs))
-	} else {
-		for _, s := range res.Sets {
-			r.setSection(&doc, s, false)
-		}
-	}
-	if p.Mode == "report" {
-		sec := doc.Section("Report")
-		sec.Note = head.Note
-		if len(res.SuiteOrder) > 0 {
-			chartSection(sec, res.Suites)
-			failureTable(sec, r, "report", res.Suites, res.SuiteOrder)
-		}
-		includeMarkdown(sec, res.SummaryMD, r)
-	}
-	if p.Mode == "ordered" && res.SummaryMD != "" {
-		sec := doc.Section("Consolidated summary")
-		sec.Collapsed, sec.Drop = true, 3
-		includeMarkdown(sec, res.SummaryMD, r)
-	}
-	if res.Batch != nil {
-		r.batchSection(&doc, res.Batch)
-	} else if p.Mode == "swebench-batch" {
-		head.Para("No run_manifest.json was written under %s.", r.rel(p.OutDir))
-	}
-	if res.Audit != nil {
-		r.auditSection(&doc, res.Audit)
-	}
+	adapterFor(p.Mode).views(r, &doc, head, p, res)
 	return &doc
 }
 
