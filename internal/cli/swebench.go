@@ -375,6 +375,16 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 		}
 		b.Shard = sh
 	}
+	if *resume != "" && rf.datasetFile == "" {
+		// A resume without a dataset or instance file takes the one the
+		// run root's batch recorded.
+		if m, err := swebench.ReadManifest(filepath.Join(sbPath(env, *resume), swebench.ManifestFile)); err == nil && m.Batch != nil {
+			if ds, _ := m.Batch.Args["dataset_file"].(string); ds != "" {
+				rf.datasetFile = ds
+				b.Args["dataset_file"] = ds
+			}
+		}
+	}
 	o, err := rf.options(env)
 	if err != nil {
 		return sbUsage(env, "batch", err)

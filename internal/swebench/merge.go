@@ -365,7 +365,7 @@ func scopeDiff(a, b *shardRun) []string {
 			continue // the IDs say more than the file name
 		}
 		if va, vb := arg(a, k.arg), arg(b, k.arg); va != vb {
-			diffs = append(diffs, fmt.Sprintf("%s has %s %s, %s has %s", shardName(a), k.flag, show(va), shardName(b), show(vb)))
+			diffs = append(diffs, fmt.Sprintf("%s has %s %s, %s has %s %s", shardName(a), k.flag, show(va), shardName(b), k.flag, show(vb)))
 		}
 	}
 	if sa != nil && sb != nil && (sa.Instances != sb.Instances || sa.IDsSHA256 != sb.IDsSHA256) {
