@@ -10,16 +10,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"io"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
-	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/benchgate/benchgate/internal/verdict"
 )
@@ -66,6 +62,9 @@ type Config struct {
 	// InputsFromJSON says the inputs came as one JSON object (the
 	// composite action's BENCHGATE_INPUTS), so no INPUT_* is read.
 	InputsFromJSON bool
+	// InputNames are the names of the inputs given as JSON, so that one
+	// that is not benchgate's is refused with the input meant.
+	InputNames []string
 }
 
 // Run is the whole step: mask secrets, build the plan, run the mode,
@@ -85,27 +84,9 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 	rep := &reporter{cfg: cfg, a: a, workspace: workspace, files: &fileCommands{getenv: cfg.Getenv}}
 
-	plan, err := BuildPlan(a.GetInput, workspace, runTag(cfg.Getenv, start))
-	if err == nil {
-		if info, serr := os.Stat(plan.WorkDir); serr != nil || !info.IsDir() {
-			err = &InputError{Input: "working-directory", Value: a.GetInput("working-directory"), Expected: "an existing folder under the workspace"}
-		} else {
-			err = plan.ClaimOutDir()
-		}
-	}
+	plan, err := planStep(a.GetInput, cfg.InputNames, workspace, runTag(cfg.Getenv, start))
 	if err != nil {
-		title := "benchgate: bad input"
-		var ie *InputError
-		if errors.As(err, &ie) {
-			title = "benchgate: input " + ie.Input
-		}
-		a.WithFieldsMap(map[string]string{"title": title}).Errorf("%s", err)
-		rep.output("status", "error")
-		rep.output("exit-code", strconv.Itoa(exitUsage))
-		var doc jobsummary.Doc
-		doc.Section("benchgate: bad input").Para("The step did not run: %s", textfmt.Cell(err.Error()))
-		rep.summary(&doc)
-		return rep.fileCommandFailure(exitUsage)
+		return rep.badInputs(err)
 	}
 	ad := adapterFor(plan.Mode)
 	ev, _ := a.Context()
@@ -138,7 +119,12 @@ func Run(ctx context.Context, cfg Config) int {
 	resume()
 	endModeLog()
 
-	res := ad.collect(plan, &modeRes)
+	// Exit code 2 means the mode judged nothing (bad input, bad setup):
+	// its rows, charts and gates are not shown, only why it stopped.
+	res := &results{}
+	if code != exitUsage {
+		res = ad.collect(plan, &modeRes)
+	}
 	res.ModeError = rep.scrub(out.errs.last)
 	status := ad.status(code, &modeRes)
 	stats := statsOf(&modeRes)

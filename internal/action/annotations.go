@@ -156,5 +156,10 @@ func (r *reporter) annotateStep(plan *Plan, res *results, code int, modeErr stri
 	if why == "" && modeErr != "" {
 		why = ": " + textfmt.Truncate(modeErr, 500)
 	}
+	if code == exitUsage {
+		// Nothing was judged: the error is the whole story.
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; nothing was judged", Status(code), code, why)
+		return
+	}
 	r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, r.rel(plan.OutDir))
 }

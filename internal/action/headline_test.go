@@ -115,7 +115,7 @@ func TestJudge(t *testing.T) {
 		{name: "report with stats, no gate", mode: "report", args: []string{"--stats"}, m: statsOf(stats.Underpowered, false, underpowered),
 			want: "⚠️ **benchgate report: pass**: not enforced (gate: false); it would have failed on active-token reduction 31.61% [-7.81%, 57.25%], needs ≥ 15.00% (undecided) · 0 checks failed"},
 		{name: "report stopped on bad input", mode: "report", args: []string{"--gate"}, res: results{ModeError: "--stats-confidence: expected 0.5 to 0.999, got 95"}, code: 2,
-			want: "❌ **benchgate report: error**: stopped before judging: bad input: --stats-confidence: expected 0.5 to 0.999, got 95", never: []string{"checks failed"}},
+			want: "❌ **benchgate report: error**: stopped before judging: bad input or setup: --stats-confidence: expected 0.5 to 0.999, got 95", never: []string{"checks failed"}},
 		{name: "set failing by rows, its gate passed", mode: "set", res: results{Sets: []*setResult{set("pr-exec", "terminal_fail", &verify.GateRecord{Ran: true, Passed: true, Profile: "verify_pr"}, 2)}}, code: 1,
 			want: "❌ **benchgate set: fail**: pr-exec: failing rows after reruns (success, output_valid, error null) 2 rows, needs ≤ 0 rows · 1 check failed, 1 scenario failing", never: []string{"not enforced"}},
 		{name: "ordered stopping at set 3", mode: "ordered", m: ordered, code: 1,

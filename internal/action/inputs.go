@@ -9,6 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/ghpr"
+	"github.com/benchgate/benchgate/internal/llm"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/suggest"
 	"github.com/benchgate/benchgate/internal/swebench"
 )
 
@@ -49,6 +53,14 @@ type Input struct {
 	Default string
 	// Required inputs must be non-empty for the modes that take them.
 	Required bool
+	// Check, when set, checks a non-empty value before anything runs and
+	// returns what was expected when the value is wrong ("" when it is
+	// right), so that every bad input is reported at once instead of the
+	// mode stopping at the first.
+	Check func(v string) (expected string)
+	// Values, for an input that takes one of a few words, are the words;
+	// a wrong value is answered with the nearest ("did you mean").
+	Values []string
 }
 
 func (in Input) takes(mode string) bool {
@@ -71,7 +83,7 @@ var (
 // Inputs lists every input the adapter reads. action.yml must declare
 // exactly these (a test cross-checks both ways).
 func Inputs() []Input {
-	return append([]Input{
+	inputs := []Input{
 		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch, qa-audit, or pr-comment (post the comment a pull request's run kept, from a workflow_run workflow)."},
 		{Name: "working-directory", Kind: Adapter, Description: "Folder, relative to the workspace, the mode runs in (the benchmark package for set/ordered). Default: the workspace."},
 		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>, with -2, -3, ... added when an earlier step of the job already used that folder. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --out-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
@@ -80,7 +92,7 @@ func Inputs() []Input {
 		// report
 		{Name: "suite-jsonl", Kind: Lines, Flag: "--suite-jsonl", Modes: []string{"report"}, Description: "report: suite JSONL files, one path or glob pattern per line, relative to working-directory (results/*-suite.jsonl); a pattern that matches nothing fails the step."},
 		{Name: "gate", Kind: Bool, Flag: "--gate", Modes: []string{"report"}, Description: "report: evaluate the gate and fail the step when it does not pass (true/false)."},
-		{Name: "gate-profile", Kind: Text, Flag: "--gate-profile", Modes: []string{"report", "set", "ordered"}, Description: "report, set, ordered: gate profile, verify_pr or verify_release (pr_fast is an alias of verify_pr)."},
+		{Name: "gate-profile", Kind: Text, Flag: "--gate-profile", Modes: []string{"report", "set", "ordered"}, Check: checkProfile, Values: []string{report.ProfileVerifyPR, report.ProfileVerifyRelease, report.ProfilePRFast}, Description: "report, set, ordered: gate profile, verify_pr or verify_release (pr_fast is an alias of verify_pr)."},
 		{Name: "expectations-config", Kind: Text, Flag: "--expectations-config", Modes: []string{"report"}, Description: "report: expectations.json with model-aware thresholds."},
 		{Name: "expectations-model", Kind: Text, Flag: "--expectations-model", Modes: []string{"report"}, Description: "report: model whose expectations apply."},
 		{Name: "summary-json", Kind: Text, Flag: "--summary-json", Modes: []string{"report"}, Description: "report: path of the summary JSON. Default: <out-dir>/latest-summary.json."},
@@ -89,11 +101,13 @@ func Inputs() []Input {
 		// report, set: baseline and history
 		{Name: "baseline", Kind: Adapter, Description: "report, set: compare with an earlier run: base-branch downloads this workflow's artifact from the newest completed run on the pull request's base branch (on other events, on this branch); or a folder (relative to working-directory) holding suite files, run-record.json or latest-summary.json. A base-branch run with nothing to download is a notice; a folder that does not exist fails the step."},
 		{Name: "baseline-artifact", Kind: Adapter, Description: "report, set: with base-branch, the artifact to download (default: the name this step gives its own results, <artifact-prefix>-<job>-run for report, <artifact-prefix>-<job>-<set> for set)."},
-		{Name: "baseline-tolerance", Kind: Text, Flag: "--baseline-tolerance", Modes: lookbackModes, Description: "report, set: growth in percent of active tokens, latency or tool calls allowed against the baseline (default 10)."},
+		{Name: "baseline-tolerance", Kind: Text, Flag: "--baseline-tolerance", Modes: lookbackModes, Check: checkTolerance, Description: "report, set: growth in percent of active tokens, latency or tool calls allowed against the baseline (default 10)."},
 		{Name: "history", Kind: Adapter, Description: "report, set: earlier runs to name flaky scenarios from: base-branch downloads the artifacts of the newest history-runs completed runs, or a folder of earlier runs' files (relative to working-directory; a missing one is a notice)."},
 		{Name: "baseline-events", Kind: Adapter, Description: "report, set: with base-branch, the events whose runs a baseline or history may come from, one per line or comma-separated: push (default), schedule, workflow_dispatch, merge_group, release, pull_request. Runs whose head commit came from another repository (a fork) are never used, whatever their branch is called."},
 		{Name: "history-runs", Kind: Adapter, Description: "report, set: how many recent runs the history looks at, this run included (default 10)."},
-
+	}
+	inputs = append(inputs, statsInputs...)
+	inputs = append(inputs, []Input{
 		// set / ordered
 		{Name: "set", Kind: Text, Flag: "--set", Modes: []string{"set"}, Required: true, Description: "set: the scenario set to verify (for example pr-exec)."},
 		{Name: "provider", Kind: Text, Flag: "--provider", Modes: verifyModes, Required: true, Description: "set, ordered: model provider of the benchmark runs (for example openai)."},
@@ -111,18 +125,18 @@ func Inputs() []Input {
 		{Name: "codex-binary", Kind: Text, Flag: "--codex-binary", Modes: []string{"swebench-batch"}, Description: "swebench-batch: static Codex CLI mounted read-only into instance containers whose image lacks codex (nothing is copied, no image changes); a bare name (codex) is looked up in the runner's PATH."},
 		{Name: "max-loops", Kind: Int, Flag: "--max-loops", Modes: []string{"swebench-batch"}, Description: "swebench-batch: execute passes per instance (default 50)."},
 		{Name: "resume", Kind: Text, Flag: "--resume", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run root of an earlier batch; instances with a terminal status are skipped."},
-		{Name: "shard", Kind: Text, Flag: "--shard", Modes: []string{"swebench-batch"}, Description: "swebench-batch: run only shard i/n of the sorted instances (for a matrix of runners; or give shard-index and shard-total)."},
+		{Name: "shard", Kind: Text, Flag: "--shard", Modes: []string{"swebench-batch"}, Check: checkShard, Description: "swebench-batch: run only shard i/n of the sorted instances (for a matrix of runners; or give shard-index and shard-total)."},
 		{Name: "shard-index", Kind: Adapter, Description: "swebench-batch: 0-based shard of a matrix job, strategy.job-index; with shard-total it runs shard (index+1)/total."},
 		{Name: "shard-total", Kind: Adapter, Description: "swebench-batch: number of shards, strategy.job-total; used with shard-index."},
 		{Name: "fail-on", Kind: Adapter, Description: "swebench-batch: what instance outcomes fail the step: never (default: the step passes whenever the batch ran; status and the counts outputs say what the instances did), failed (any failed instance) or incomplete (any failed or incomplete instance). A batch that could not run or was stopped (an endpoint that stopped answering, a signal) fails the step whatever this says."},
-		{Name: "phase-timeout", Kind: Text, Flag: "--phase-timeout", Modes: []string{"swebench-batch"}, Description: "swebench-batch: wall-clock limit of each codex phase (Go duration, default 30m)."},
-		{Name: "instance-timeout", Kind: Text, Flag: "--instance-timeout", Modes: []string{"swebench-batch"}, Description: "swebench-batch: wall-clock budget of one instance over all its phases (Go duration); when spent the instance ends incomplete. Size it so a shard's instances fit the job's time limit."},
+		{Name: "phase-timeout", Kind: Text, Flag: "--phase-timeout", Modes: []string{"swebench-batch"}, Check: checkDuration, Description: "swebench-batch: wall-clock limit of each codex phase (Go duration, default 30m)."},
+		{Name: "instance-timeout", Kind: Text, Flag: "--instance-timeout", Modes: []string{"swebench-batch"}, Check: checkDuration, Description: "swebench-batch: wall-clock budget of one instance over all its phases (Go duration); when spent the instance ends incomplete. Size it so a shard's instances fit the job's time limit."},
 		{Name: "base-url", Kind: Text, Flag: "--base-url", Modes: []string{"swebench-batch"}, Description: "swebench-batch: Responses API endpoint Codex talks to."},
 		{Name: "api-key-env", Kind: Text, Flag: "--api-key-env", Modes: []string{"swebench-batch", "qa-audit"}, Description: "swebench-batch, qa-audit: name of the environment variable holding the model API key (for example OPENAI_API_KEY, set by openai-api-key)."},
 
 		// qa-audit
 		{Name: "definitions", Kind: Lines, Flag: "--definitions", Modes: []string{"qa-audit"}, Required: true, Description: "qa-audit: benchmark question files or folders, one per line."},
-		{Name: "model-backend", Kind: Text, Flag: "--model-backend", Modes: []string{"qa-audit"}, Description: "qa-audit: model backend, gemini or openai (an OpenAI-compatible endpoint)."},
+		{Name: "model-backend", Kind: Text, Flag: "--model-backend", Modes: []string{"qa-audit"}, Check: checkBackend, Values: []string{string(llm.Gemini), string(llm.OpenAI)}, Description: "qa-audit: model backend, gemini or openai (an OpenAI-compatible endpoint)."},
 		{Name: "model-url", Kind: Text, Flag: "--model-url", Modes: []string{"qa-audit"}, Description: "qa-audit: base URL of the OpenAI-compatible endpoint."},
 		{Name: "python", Kind: Text, Flag: "--python", Modes: []string{"qa-audit"}, Description: "qa-audit: Python interpreter with pytest and the benchmark's library, for the sandbox."},
 		{Name: "sandbox-image", Kind: Text, Flag: "--image", Modes: []string{"qa-audit"}, Description: "qa-audit: container image the option tests run in (with --network none), instead of python."},
@@ -130,25 +144,86 @@ func Inputs() []Input {
 		{Name: "dry-run", Kind: Bool, Flag: "--dry-run", Modes: []string{"qa-audit"}, Description: "qa-audit: with open-prs, write pull-requests/plan.md in the out-dir (the branches, titles and bodies) instead of calling GitHub (true/false)."},
 		{Name: "repo", Kind: Text, Flag: "--repo", Modes: []string{"qa-audit"}, Description: "qa-audit: owner/name of the repository pull requests go to (default: this repository)."},
 		{Name: "base-branch", Kind: Text, Flag: "--base-branch", Modes: []string{"qa-audit"}, Description: "qa-audit: base branch of the pull requests."},
-		{Name: "pr-grouping", Kind: Text, Flag: "--pr-grouping", Modes: []string{"qa-audit"}, Description: "qa-audit: one pull request per fixed file or per run."},
+		{Name: "pr-grouping", Kind: Text, Flag: "--pr-grouping", Modes: []string{"qa-audit"}, Check: checkGrouping, Values: []string{string(ghpr.PerFile), string(ghpr.PerRun)}, Description: "qa-audit: one pull request per fixed file or per run."},
 		{Name: "pr-labels", Kind: Lines, Flag: "--pr-labels", Modes: []string{"qa-audit"}, Description: "qa-audit: labels of the pull requests, one per line."},
 
 		// secrets and artifacts
 		{Name: "github-token", Kind: Secret, Env: "GITHUB_TOKEN", Default: "${{ github.token }}", Description: "Token for the GitHub API: pull requests of qa-audit, the pull-request comment (pull-requests: write), benchmark fixtures, and the artifacts baseline and history download with base-branch (the job needs actions: read)."},
 		{Name: "openai-api-key", Kind: Secret, Env: "OPENAI_API_KEY", Description: "API key of an OpenAI-compatible model endpoint."},
 		{Name: "gemini-api-key", Kind: Secret, Env: "GOOGLE_API_KEY", Description: "API key for Gemini models."},
-		{Name: "upload-artifacts", Kind: Adapter, Default: "true", Description: "Upload results as workflow artifacts: one per set folder, one per SWE-bench instance, one for the whole run (true/false)."},
+		{Name: "upload-artifacts", Kind: Adapter, Default: "true", Description: "Upload results as workflow artifacts: one per set folder and one for the whole run (a SWE-bench run root whole, as swebench merge reads it) (true/false)."},
 		{Name: "artifact-prefix", Kind: Adapter, Default: "benchgate", Description: "Prefix of artifact names; give each step of a job (and each matrix entry) its own so names stay unique in the run."},
-	}, append(statsInputs, commentInputs...)...)
+	}...)
+	return append(inputs, commentInputs...)
 }
 
 // InputError is a bad input value; it becomes an error annotation.
 type InputError struct {
 	Input, Value, Expected string
+	// Meant is the value most likely meant ("report" for "repot"), when
+	// one is near enough; for an Unknown input, the input meant.
+	Meant string
+	// Unknown says the input itself does not exist (a mistyped name
+	// under with:, which would otherwise leave the real input at its
+	// default).
+	Unknown bool
 }
 
 func (e *InputError) Error() string {
-	return fmt.Sprintf("input %q: expected %s, got %q", e.Input, e.Expected, e.Value)
+	msg := fmt.Sprintf("input %q: expected %s, got %q", e.Input, e.Expected, e.Value)
+	if e.Unknown {
+		msg = fmt.Sprintf("input %q is not an input of benchgate (docs/action.md lists them)", e.Input)
+	}
+	if e.Meant != "" {
+		msg += fmt.Sprintf("; did you mean %q?", e.Meant)
+	}
+	return msg
+}
+
+// InputErrors are all the bad inputs of a step, in action.yml's order:
+// the step reports them together, so one fix-and-rerun fixes them all.
+type InputErrors []*InputError
+
+func (es InputErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap gives errors.As and errors.Is each bad input.
+func (es InputErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// add records err when it is an *InputError (or several) and returns
+// any other error as it is.
+func (es *InputErrors) add(err error) error {
+	var one *InputError
+	var many InputErrors
+	switch {
+	case err == nil:
+	case errors.As(err, &many):
+		*es = append(*es, many...)
+	case errors.As(err, &one):
+		*es = append(*es, one)
+	default:
+		return err
+	}
+	return nil
+}
+
+// err is nil when no input was bad.
+func (es InputErrors) err() error {
+	if len(es) == 0 {
+		return nil
+	}
+	return es
 }
 
 // parseBool accepts the YAML 1.2 core spellings, as actions/toolkit's
@@ -252,11 +327,14 @@ func (p *Plan) moveOutDir(old, dir string) {
 
 // BuildPlan turns the inputs into a Plan. get reads one input (already
 // trimmed); workspace is the absolute workspace folder; runTag is unique
-// per run attempt and names the default output folder.
+// per run attempt and names the default output folder. Every bad input is
+// found before anything runs and returned together as InputErrors.
 func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error) {
+	var bad InputErrors
 	mode := get("mode")
-	if !contains(Modes, mode) {
-		return nil, &InputError{Input: "mode", Value: mode, Expected: "one of " + strings.Join(Modes, ", ")}
+	modeOK := contains(Modes, mode)
+	if !modeOK {
+		bad = append(bad, &InputError{Input: "mode", Value: mode, Expected: "one of " + strings.Join(Modes, ", "), Meant: suggest.Closest(mode, Modes)})
 	}
 	p := &Plan{Mode: mode, Args: []string{mode}, Env: map[string]string{}}
 	p.WorkDir = resolve(workspace, get("working-directory"))
@@ -280,10 +358,10 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 	}
 	var err error
 	if p.Upload, err = parseBool("upload-artifacts", orDefault(get("upload-artifacts"), "true")); err != nil {
-		return nil, err
+		bad = append(bad, err.(*InputError))
 	}
 	if v := get("pr-comment"); v != "" && !contains(prCommentModes, v) {
-		return nil, &InputError{Input: "pr-comment", Value: v, Expected: "always, on-failure or off"}
+		bad = append(bad, &InputError{Input: "pr-comment", Value: v, Expected: "always, on-failure or off", Meant: suggest.Closest(v, prCommentModes)})
 	}
 	p.ArtifactPrefix = orDefault(get("artifact-prefix"), "benchgate")
 
@@ -299,17 +377,25 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 			}
 			continue
 		}
-		if !in.takes(mode) {
+		// With a mode that does not exist, every value is still checked,
+		// so the next run does not stop at the next mistake.
+		if modeOK && !in.takes(mode) {
 			if v != "" {
 				p.Ignored = append(p.Ignored, in.Name)
 			}
 			continue
 		}
 		if v == "" {
-			if in.Required {
-				return nil, &InputError{Input: in.Name, Value: v, Expected: "a value (required by mode " + mode + ")"}
+			if in.Required && modeOK {
+				bad = append(bad, &InputError{Input: in.Name, Value: v, Expected: "a value (required by mode " + mode + ")"})
 			}
 			continue
+		}
+		if in.Check != nil {
+			if want := in.Check(v); want != "" {
+				bad = append(bad, &InputError{Input: in.Name, Value: v, Expected: want, Meant: suggest.Closest(v, in.Values)})
+				continue
+			}
 		}
 		switch in.Kind {
 		case Text:
@@ -317,7 +403,8 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		case Bool:
 			b, err := parseBool(in.Name, v)
 			if err != nil {
-				return nil, err
+				bad = append(bad, err.(*InputError))
+				continue
 			}
 			if b {
 				p.Args = append(p.Args, in.Flag)
@@ -325,7 +412,8 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		case Int:
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return nil, &InputError{Input: in.Name, Value: v, Expected: "a non-negative whole number"}
+				bad = append(bad, &InputError{Input: in.Name, Value: v, Expected: "a non-negative whole number"})
+				continue
 			}
 			p.Args = append(p.Args, in.Flag, strconv.Itoa(n))
 		case Lines:
@@ -336,7 +424,10 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 			ls := lines(v)
 			if in.Name == "suite-jsonl" {
 				if ls, err = expandGlobs(in.Name, p.WorkDir, ls); err != nil {
-					return nil, err
+					if err := bad.add(err); err != nil {
+						return nil, err
+					}
+					continue
 				}
 			}
 			for _, l := range ls {
@@ -349,8 +440,15 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		// nothing because of a wrong path would pass a regression.
 		if v := get("baseline"); v != "" && v != BaseBranch {
 			if _, err := os.Stat(resolve(p.WorkDir, v)); err != nil {
-				return nil, &InputError{Input: "baseline", Value: v,
-					Expected: "an existing folder or file (relative to working-directory: " + resolve(p.WorkDir, v) + " does not exist), or " + BaseBranch}
+				bad = append(bad, &InputError{Input: "baseline", Value: v,
+					Expected: "an existing folder or file (relative to working-directory: " + resolve(p.WorkDir, v) + " does not exist), or " + BaseBranch})
+			}
+		}
+	}
+	if mode == "report" && !contains(p.Args, "--stats") {
+		for _, name := range []string{"stats-confidence", "stats-allow-undecided"} {
+			if in := findInput(name); contains(p.Args, in.Flag) {
+				bad = append(bad, &InputError{Input: name, Value: get(name), Expected: "stats: true as well (it tunes the statistical gate, which is off)"})
 			}
 		}
 		if _, err := lookbackEvents(get("baseline-events")); err != nil {
@@ -368,12 +466,13 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 	case "qa-audit":
 		p.Args = append(p.Args, "--out-dir", p.OutDir)
 	case "swebench-batch":
-		if err := p.shardArgs(get); err != nil {
+		if err := bad.add(p.shardArgs(get)); err != nil {
 			return nil, err
 		}
 		failOn := orDefault(get("fail-on"), swebench.FailOnNever)
 		if _, err := swebench.ParseFailOn(failOn); err != nil {
-			return nil, &InputError{Input: "fail-on", Value: failOn, Expected: "never, failed or incomplete"}
+			kinds := []string{swebench.FailOnNever, swebench.FailOnFailed, swebench.FailOnIncomplete}
+			bad = append(bad, &InputError{Input: "fail-on", Value: failOn, Expected: "never, failed or incomplete", Meant: suggest.Closest(failOn, kinds)})
 		}
 		p.Args = append(p.Args, "--fail-on", failOn)
 		if out != "" {
@@ -384,8 +483,21 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 			p.OutDir = resolve(p.WorkDir, r)
 		}
 	}
+	if err := bad.err(); err != nil {
+		return nil, err
+	}
 	p.Args = append(p.Args, extra...)
 	return p, nil
+}
+
+// findInput is the declaration of the input called name.
+func findInput(name string) Input {
+	for _, in := range Inputs() {
+		if in.Name == name {
+			return in
+		}
+	}
+	return Input{}
 }
 
 // shardArgs turns shard-index and shard-total (a matrix job's

@@ -159,7 +159,7 @@ func judge(in judgeInput) *verdict.Verdict {
 	}
 	switch {
 	case in.Code == exitUsage:
-		v.Stopped = "bad input"
+		v.Stopped = "bad input or setup"
 		if res.ModeError != "" {
 			v.Stopped += ": " + res.ModeError
 		}
@@ -343,7 +343,7 @@ func nextSteps(v *verdict.Verdict, in judgeInput) ([]string, string) {
 	var next []string
 	if v.Stopped != "" {
 		if v.ExitCode == exitUsage {
-			next = append(next, "Fix the input named above and run again; nothing was judged.")
+			next = append(next, "Fix the input or the setup named above and run again; nothing was judged.")
 		}
 		return next, ""
 	}

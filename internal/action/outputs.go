@@ -16,10 +16,10 @@ type Output struct {
 // exactly these (a test cross-checks both ways).
 func Outputs() []Output {
 	return append([]Output{
-		{"status", "pass, fail, incomplete (a SWE-bench instance ran out of loops) or error (bad input; nothing was judged). For swebench-batch it says what the instances did, even when fail-on let the step pass (exit-code 0)."},
-		{"exit-code", "The mode's exit code: 0 pass, 1 fail, 2 bad input, 20 incomplete."},
+		{"status", "pass, fail, incomplete (a SWE-bench instance ran out of loops) or error (bad input, or a Docker engine or model endpoint that does not answer; nothing was judged). For swebench-batch it says what the instances did, even when fail-on let the step pass (exit-code 0)."},
+		{"exit-code", "The mode's exit code: 0 pass, 1 fail, 2 bad input or bad setup (nothing judged), 20 incomplete."},
 		{"out-dir", "Folder the results were written to, relative to the workspace (the run root for swebench-batch)."},
-		{"tracking", "Paths of the tracking.json files (set, ordered), one per line, in the order the sets ran."},
+		{"tracking", "Paths of the tracking.json files this step wrote (set, ordered), one per line, in the order the sets ran."},
 		{"summary-json", "Path of the summary JSON (report, set) or of the consolidated summary (ordered)."},
 		{"summary-md", "Path of the summary Markdown (report, set, qa-audit) or of the consolidated summary (ordered)."},
 		{"predictions", "swebench-batch: path of predictions.jsonl."},

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/benchgate/benchgate/internal/suggest"
 )
 
 // warnStrayInputs warns about INPUT_* environment variables that look
@@ -38,7 +40,7 @@ func strayInput(k string, fromJSON bool) string {
 	var best Input
 	bestDist := 3 // at most two edits away counts as meant
 	for _, in := range Inputs() {
-		if d := editDistance(norm, in.Name); d < bestDist {
+		if d := suggest.Distance(norm, in.Name); d < bestDist {
 			best, bestDist = in, d
 		}
 	}
@@ -59,25 +61,4 @@ func strayInput(k string, fromJSON bool) string {
 		return k + " is not read: the input " + best.Name + " is read from " + canonical + " (dashes kept); give it as `with: " + best.Name + ":`"
 	}
 	return k + " is not an input of benchgate; did you mean " + best.Name + " (" + canonical + ")?"
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -26,7 +26,8 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, tota
 	head.Note = "see the uploaded artifacts or " + r.shown(orDefault(p.OutDir, p.WorkDir))
 	doc.Note = head.Note
 	head.Para("Command: %s (exit code %d).", textfmt.Code(r.scrub("benchgate "+strings.Join(redactArgs(p.Args, r.workspace), " "))), code)
-	if code != exitOK && res.ModeError != "" {
+	// With exit code 2 the headline already quotes the error.
+	if code != exitOK && code != exitUsage && res.ModeError != "" {
 		head.Para("Last error: %s", textfmt.Cell(textfmt.Truncate(r.scrub(res.ModeError), 2000)))
 	}
 	if trig := r.trigger(v.Compared); trig != "" {
@@ -41,7 +42,10 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, tota
 			head.Para("**%d more failing rows are not annotated** (GitHub shows at most %d error annotations per step): they are listed in the failing-rows tables below and in the suite files of each set folder.", total-annotated, MaxErrorAnnotations)
 		}
 	}
-	adapterFor(p.Mode).views(r, &doc, head, p, res)
+	if code != exitUsage {
+		// Nothing was judged: no rows, charts or gates to show.
+		adapterFor(p.Mode).views(r, &doc, head, p, res)
+	}
 	return &doc
 }
 

@@ -23,6 +23,15 @@ import (
 // differ by more than a few percent.
 const DefaultTolerancePct = 10
 
+// ToleranceExpected says which tolerances a comparison takes; the command
+// line and the Action's inputs both say it.
+const ToleranceExpected = "a percentage from 0 to below 100"
+
+// ToleranceOK says whether pct is a tolerance a comparison takes: a
+// negative one would fail an unchanged run, and 100% or more could never
+// fail.
+func ToleranceOK(pct float64) bool { return pct >= 0 && pct < 100 }
+
 // Verdicts, the same words the stats gate uses, plus one for a baseline
 // that holds no scenarios.
 const (

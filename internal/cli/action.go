@@ -51,6 +51,7 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 			return environ
 		},
 		InputsFromJSON: in.fromJSON,
+		InputNames:     in.names,
 		GHA:            gha,
 		Stdout:         env.Stdout,
 		Getenv:         getenv,

@@ -45,6 +45,8 @@ type stepInputs struct {
 	fromJSON bool
 	// removed lists the INPUT_* variables the step removed, by name.
 	removed []string
+	// names are the inputs' names as the JSON object gives them.
+	names []string
 }
 
 // maxInputsFile bounds the inputs file: inputs are a few kilobytes.
@@ -88,6 +90,7 @@ func inputGetenv(getenv func(string) string) (stepInputs, error) {
 		return stepInputs{}, fmt.Errorf("%s: expected a JSON object of input names and values (toJSON(inputs)): %v", where, err)
 	}
 	inputs := make(map[string]string, len(fields))
+	var names []string
 	for name, v := range fields {
 		var s string
 		switch v := v.(type) {
@@ -100,8 +103,9 @@ func inputGetenv(getenv func(string) string) (stepInputs, error) {
 			return stepInputs{}, fmt.Errorf("%s: input %q: expected a string, got %T", where, name, v)
 		}
 		inputs["INPUT_"+strings.ReplaceAll(strings.ToUpper(name), " ", "_")] = s
+		names = append(names, name)
 	}
-	return stepInputs{fromJSON: true, removed: removed, getenv: func(k string) string {
+	return stepInputs{fromJSON: true, removed: removed, names: names, getenv: func(k string) string {
 		if strings.HasPrefix(k, "INPUT_") {
 			return inputs[k]
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/suggest"
 )
 
 // The exit codes under the names the commands use; package exitcode
@@ -110,7 +111,11 @@ func Main(ctx context.Context, env *Env, args []string) int {
 			return c.Run(ctx, env, args[1:])
 		}
 	}
-	fmt.Fprintf(env.Stderr, "benchgate: unknown command %q (expected one of: %s)\n", name, strings.Join(commandNames(), ", "))
+	// The batch's Action name is a command too, so a near miss of it is
+	// suggested as well.
+	fmt.Fprintf(env.Stderr, "benchgate: unknown command %q%s (expected one of: %s)\n", name,
+		suggest.DidYouMean(name, append(commandNames(), "swebench-batch", "help", "version"), func(c string) string { return "benchgate " + c }),
+		strings.Join(commandNames(), ", "))
 	return ExitUsage
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/proc"
+	"github.com/benchgate/benchgate/internal/suggest"
 	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/spf13/pflag"
 )
@@ -55,6 +56,9 @@ var pflagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--(
 // such as 3`) instead of the Go parser's message; other errors pass as
 // they are.
 func valueError(fs *pflag.FlagSet, err error) error {
+	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+		return fmt.Errorf("%w%s", err, suggest.DidYouMean(name, flagNames(fs), func(n string) string { return "--" + n }))
+	}
 	m := pflagValue.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
@@ -73,6 +77,18 @@ func valueError(fs *pflag.FlagSet, err error) error {
 		return err
 	}
 	return fmt.Errorf("--%s %q: expected %s", f.Name, m[1], want)
+}
+
+// flagNames lists the flags a command takes, hidden ones left out (they
+// are never suggested).
+func flagNames(fs *pflag.FlagSet) []string {
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	return names
 }
 
 // reapOrphans stops the benchmark and fixture processes that an earlier

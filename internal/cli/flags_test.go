@@ -40,18 +40,19 @@ func TestFlagErrorsAreShown(t *testing.T) {
 		{[]string{"swebench", "run", "--env", "MY KEY=1", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, `--env "MY KEY=...": expected an environment variable name`},
 		{[]string{"swebench", "run", "--env", "=1", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, `--env "": expected K=V`},
 		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: --max-loops "many": expected a whole number`},
+		// Mistyped commands and flags are answered with the one meant.
+		{[]string{"repot"}, `benchgate: unknown command "repot"; did you mean benchgate report? (expected one of: action, ordered, pr-comment, qa-audit, report, set, swebench)`},
+		{[]string{"odered", "--repetitions", "3"}, "did you mean benchgate ordered?"},
+		{[]string{"swebench-bach"}, "did you mean benchgate swebench-batch?"},
+		{[]string{"swebench", "bach"}, `benchgate swebench: unknown subcommand "bach"; did you mean batch?`},
+		{[]string{"report", "--gat"}, "benchgate report: unknown flag: --gat; did you mean --gate? (see benchgate report --help)"},
+		{[]string{"report", "--stats-confidance", "0.9"}, "unknown flag: --stats-confidance; did you mean --stats-confidence?"},
+		{[]string{"set", "--repetition=3"}, "benchgate set: unknown flag: --repetition; did you mean --repetitions?"},
+		{[]string{"qa-audit", "--model-backed", "openai", "q.yaml"}, "unknown flag: --model-backed; did you mean --model-backend?"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			cmd := exec.Command(bin, tc.args...)
-			cmd.Dir = t.TempDir()
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage {
-				t.Fatalf("err = %v, want exit %d\nstderr: %s", err, ExitUsage, stderr.String())
-			}
+			stderr := runUsage(t, bin, tc.args...)
 			if !strings.Contains(stderr.String(), tc.want) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
 			}
@@ -59,5 +60,47 @@ func TestFlagErrorsAreShown(t *testing.T) {
 				t.Errorf("stderr shows the value of a refused --env entry: %q", stderr.String())
 			}
 		})
+	}
+}
+
+// TestNoSuggestionForFarNames: a name nothing like a command or flag is
+// not answered with a guess.
+func TestNoSuggestionForFarNames(t *testing.T) {
+	bin := testenv.Benchgate(t)
+	for _, args := range [][]string{{"deploy"}, {"report", "--zzz"}, {"swebench", "evaluate"}} {
+		if stderr := runUsage(t, bin, args...); strings.Contains(stderr.String(), "did you mean") {
+			t.Errorf("%q: stderr %q; want no guess", args, stderr.String())
+		}
+	}
+}
+
+// runUsage runs the binary in an empty folder, wants exit code 2 and
+// returns its stderr.
+func runUsage(t *testing.T, bin string, args ...string) *bytes.Buffer {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage {
+		t.Fatalf("%q: err = %v, want exit %d\nstderr: %s", args, err, ExitUsage, stderr.String())
+	}
+	return &stderr
+}
+
+// TestReportSaysEveryBadValue: report names every wrong value of one
+// command line, each on its own line, and reads nothing.
+func TestReportSaysEveryBadValue(t *testing.T) {
+	stderr := runUsage(t, testenv.Benchgate(t), "report", "--suite-jsonl", "missing-suite.jsonl", "--stats", "--stats-confidence", "95",
+		"--baseline-tolerance", "-5", "--history-window", "0", "--gate-profile", "verify-pr")
+	want := `benchgate report: --gate-profile: unknown gate profile "verify-pr": expected verify_pr or verify_release (pr_fast is an alias of verify_pr); did you mean verify_pr?
+benchgate report: --stats-confidence: expected a number from 0.5 to 0.999, got 95
+benchgate report: --baseline-tolerance: expected a percentage from 0 to below 100, got -5
+benchgate report: --history-window: expected an integer >= 1, got 0
+`
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
 	}
 }

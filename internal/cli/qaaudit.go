@@ -165,6 +165,10 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	}
 	c.Getenv, c.Stdout, c.Now = env.Getenv, env.Stdout, env.Now
 	c.Secrets = jobSecrets(env.Getenv, c.APIKeyEnv)
+	if c.DockerHost == "" {
+		// As --docker-host's help says, and as the docker CLI does.
+		c.DockerHost = env.Getenv("DOCKER_HOST")
+	}
 
 	sum, err := audit.Execute(ctx, c)
 	if sum != nil && env.Result != nil {
@@ -172,7 +176,8 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	}
 	err = exitcode.Rename(err, qaAuditFlags)
 	switch {
-	case errors.Is(err, audit.ErrBadInput):
+	case errors.Is(err, audit.ErrBadInput), errors.Is(err, exitcode.ErrSetup):
+		// Nothing was judged: bad input, or a bad setup with what to do.
 		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
 		return ExitUsage
 	case err != nil:

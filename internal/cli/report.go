@@ -47,22 +47,33 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate report: unexpected argument %q\n", fs.Arg(0))
 		return ExitUsage
 	}
+	// Every value is checked before anything is read, and every wrong
+	// one is said, so one fix of the command line fixes them all.
+	var problems []string
 	for _, name := range []string{"suite-jsonl", "gate-profile", "expectations-config", "expectations-model", "summary-json", "summary-md", "baseline", "history", "run-record", "stats-json", "stats-md"} {
 		if f := fs.Lookup(name); f.Changed && emptyValue(f) {
-			fmt.Fprintf(env.Stderr, "benchgate report: Missing value for --%s\n", name)
-			return ExitUsage
+			problems = append(problems, "Missing value for --"+name)
 		}
 	}
 	if given := statsFlagsGiven(fs); !opts.Stats.Enabled && len(given) > 0 {
-		fmt.Fprintf(env.Stderr, "benchgate report: %s needs --stats\n", strings.Join(given, ", "))
-		return ExitUsage
+		problems = append(problems, strings.Join(given, ", ")+" needs --stats")
+	}
+	if _, err := report.ParseProfile(opts.GateProfile); err != nil {
+		problems = append(problems, "--gate-profile: "+err.Error())
 	}
 	if err := report.CheckStatsOptions(env.Dir, opts); err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", exitcode.Rename(err, reportFlags))
-		return ExitUsage
+		problems = append(problems, exitcode.Rename(err, reportFlags).Error())
 	}
 	if msg := conflictingPaths(env.Dir, opts); msg != "" {
-		fmt.Fprintf(env.Stderr, "benchgate report: %s\n", msg)
+		problems = append(problems, msg)
+	}
+	for _, err := range extras.CheckValues() {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(env.Stderr, "benchgate report: %s\n", p)
+		}
 		return ExitUsage
 	}
 	opts.Dir = env.Dir

@@ -18,6 +18,7 @@ import (
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
+	"github.com/benchgate/benchgate/internal/suggest"
 	"github.com/benchgate/benchgate/internal/swebench"
 )
 
@@ -41,7 +42,8 @@ func runSwebench(ctx context.Context, env *Env, args []string) int {
 	case "merge":
 		return swebenchMerge(env, args[1:])
 	}
-	fmt.Fprintf(env.Stderr, "benchgate swebench: unknown subcommand %q (expected run, batch, prepare-images or merge)\n", args[0])
+	fmt.Fprintf(env.Stderr, "benchgate swebench: unknown subcommand %q%s (expected run, batch, prepare-images or merge)\n", args[0],
+		suggest.DidYouMean(args[0], []string{"run", "batch", "prepare-images", "merge"}, nil))
 	return ExitUsage
 }
 
@@ -250,8 +252,13 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 	// request first says what is wrong before a container is created.
 	if o.Provider != nil && !*skipPreflight {
 		if err := codex.PreflightProvider(ctx, *o.Provider, env.Getenv); err != nil {
-			fmt.Fprintf(env.Stderr, "benchgate swebench run: endpoint preflight: %v\n", err)
-			return ExitFailed
+			if ctx.Err() != nil {
+				fmt.Fprintf(env.Stderr, "benchgate swebench run: interrupted: %v\n", err)
+				return ExitFailed
+			}
+			// Nothing ran: a bad setup, said once with what to do.
+			fmt.Fprintf(env.Stderr, "benchgate swebench run: %v; %s\n", err, swebench.FixEndpoint)
+			return ExitUsage
 		}
 	}
 	st, err := swebench.Run(ctx, o)
@@ -417,6 +424,10 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	switch {
 	case errors.As(err, &ue):
 		return sbUsage(env, "batch", err)
+	case errors.Is(err, exitcode.ErrSetup):
+		// Nothing ran: a bad setup, said once with what to do.
+		fmt.Fprintf(env.Stderr, "benchgate swebench batch: %v\n", sbFlags(err))
+		return ExitUsage
 	case err != nil && ctx.Err() != nil:
 		fmt.Fprintf(env.Stderr, "benchgate swebench batch: interrupted: %v\n", err)
 		return ExitFailed

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/swebench"
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testenv"
@@ -217,10 +218,10 @@ func TestSwebenchSIGTERM(t *testing.T) {
 // stops the batch before any instance runs or any run root is created.
 func TestSwebenchBatchPreflight(t *testing.T) {
 	tests := []struct {
-		name, dockerHost, want string
+		name, dockerHost, want, fix string
 	}{
-		{"dead engine", "unix:///nonexistent.sock", "docker engine"},
-		{"dead endpoint", testenv.DockerHost(t), "endpoint preflight"},
+		{"dead engine", "unix:///nonexistent.sock", "no Docker engine answers at unix:///nonexistent.sock", container.FixUnreachable},
+		{"dead endpoint", testenv.DockerHost(t), "endpoint preflight", swebench.FixEndpoint},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,8 +229,13 @@ func TestSwebenchBatchPreflight(t *testing.T) {
 			dataset := swebenchtest.DatasetFile(t, dir, "acme__widget-1")
 			env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": tc.dockerHost})
 			code := runSwebench(context.Background(), env, []string{"batch", "--instance-file", dataset, "--base-url", "http://127.0.0.1:1/v1", "--results-dir", "results"})
-			if code != ExitFailed {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFailed, stderr)
+			// Nothing was judged: a bad setup is exit code 2, said once
+			// with what to do.
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, ExitUsage, stderr)
+			}
+			if n := strings.Count(stderr.String(), tc.want); n != 1 || !strings.Contains(stderr.String(), tc.fix) {
+				t.Errorf("stderr %q: want %q once (said %d times) and the fix %q", stderr, tc.want, n, tc.fix)
 			}
 			if !strings.Contains(stderr.String(), tc.want) {
 				t.Errorf("stderr %q does not contain %q", stderr, tc.want)
@@ -249,8 +255,8 @@ func TestSwebenchRunPreflight(t *testing.T) {
 	env, stdout, stderr := swebenchEnv(t, dir, map[string]string{"DOCKER_HOST": "unix:///nonexistent.sock"})
 	code := runSwebench(context.Background(), env, []string{"run", "--instance-id", "acme__widget-1", "--output-dir", "out",
 		"--dataset-file", dataset, "--base-url", "http://127.0.0.1:1/v1"})
-	if code != ExitFailed || !strings.Contains(stderr.String(), "benchgate swebench run: endpoint preflight:") {
-		t.Fatalf("exit %d, stderr %q; want %d and the preflight named", code, stderr, ExitFailed)
+	if code != ExitUsage || !strings.Contains(stderr.String(), "benchgate swebench run: model endpoint preflight:") || !strings.Contains(stderr.String(), swebench.FixEndpoint) {
+		t.Fatalf("exit %d, stderr %q; want %d, the preflight named and what to do", code, stderr, ExitUsage)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil || stdout.Len() > 0 {
 		t.Errorf("the instance started: %v %q", err, stdout)

@@ -162,9 +162,18 @@ func (c *Client) doJSON(ctx context.Context, method, path string, query url.Valu
 	return nil
 }
 
+// FixUnreachable says what to do when Ping finds no engine.
+const FixUnreachable = "start the Docker engine, or set DOCKER_HOST to the socket of a running one that this user may use"
+
 // Ping checks that the engine answers.
 func (c *Client) Ping(ctx context.Context) error {
 	resp, err := c.do(ctx, http.MethodGet, "/_ping", nil, nil, "")
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		// Said without the HTTP request it was carried in: the socket
+		// or address and why it did not answer.
+		return fmt.Errorf("no Docker engine answers at %s: %w", c.host, ue.Err)
+	}
 	if err != nil {
 		return err
 	}

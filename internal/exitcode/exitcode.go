@@ -13,7 +13,7 @@ import (
 const (
 	OK     = 0 // the mode ran and what it judged holds
 	Failed = 1 // the mode ran and what it judged does not hold, or it could not finish
-	Usage  = 2 // bad flags or bad input: nothing was judged
+	Usage  = 2 // bad flags, bad input or bad setup: nothing was judged
 	// Incomplete is SWE-bench's "ended incomplete, nothing failed" (an
 	// instance out of loops or budget), the code the origin scripts used.
 	Incomplete = 20
@@ -38,13 +38,37 @@ func Usagef(format string, a ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, a...)}
 }
 
+// ErrSetup is the kind of every error caused by the machine the mode
+// runs on rather than by what it judges: a Docker engine or a model
+// endpoint that cannot be reached. Nothing was judged, so it maps to
+// Usage, and the error says what to do (SetupError.Fix).
+var ErrSetup = errors.New("bad setup")
+
+// SetupError is a missing or unreachable part of the setup, with what
+// to do about it.
+type SetupError struct {
+	Err error
+	// Fix says what to do, in a sentence ("start the Docker engine or set
+	// DOCKER_HOST to its socket").
+	Fix string
+}
+
+func (e *SetupError) Error() string {
+	if e.Fix == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + "; " + e.Fix
+}
+func (e *SetupError) Unwrap() error        { return e.Err }
+func (e *SetupError) Is(target error) bool { return target == ErrSetup }
+
 // Of is the exit code of a mode that returned err: OK for nil, Usage for
-// an error of the input, Failed for any other.
+// an error of the input or of the setup, Failed for any other.
 func Of(err error) int {
 	switch {
 	case err == nil:
 		return OK
-	case errors.Is(err, ErrUsage):
+	case errors.Is(err, ErrUsage), errors.Is(err, ErrSetup):
 		return Usage
 	}
 	return Failed

@@ -17,6 +17,7 @@ func TestOf(t *testing.T) {
 		{"usage error", Usagef("--x: bad"), Usage},
 		{"wrapped usage error", fmt.Errorf("set a: %w", Usagef("bad")), Usage},
 		{"wrapped sentinel", fmt.Errorf("%w: set a: unknown", ErrUsage), Usage},
+		{"setup error", fmt.Errorf("batch: %w", &SetupError{Err: errors.New("docker engine: no socket"), Fix: "start it"}), Usage},
 	}
 	for _, tc := range tests {
 		if got := Of(tc.err); got != tc.want {

@@ -9,6 +9,7 @@ package lookback
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -65,15 +66,25 @@ func (x *Options) Register(fs *pflag.FlagSet, withBaseline bool) {
 // Any says a flag that looks beyond this run was given.
 func (x *Options) Any() bool { return x.Baseline != "" || x.History != "" || x.RunRecord != "" }
 
+// CheckValues says what is wrong with the numbers, every one of them, so
+// a command can report them with its other bad values at once.
+func (x *Options) CheckValues() []error {
+	var errs []error
+	if !baseline.ToleranceOK(x.TolerancePct) {
+		errs = append(errs, exitcode.Usagef("--baseline-tolerance: expected %s, got %v", baseline.ToleranceExpected, x.TolerancePct))
+	}
+	if x.Window < 1 {
+		errs = append(errs, exitcode.Usagef("--history-window: expected an integer >= 1, got %d", x.Window))
+	}
+	return errs
+}
+
 // Load checks the values and reads the baseline and history folders
 // (relative paths from dir) before anything is written, so a wrong
 // folder writes nothing.
 func (x *Options) Load(dir string) error {
-	if x.TolerancePct < 0 || x.TolerancePct >= 100 {
-		return exitcode.Usagef("--baseline-tolerance: expected a percentage from 0 to below 100, got %v", x.TolerancePct)
-	}
-	if x.Window < 1 {
-		return exitcode.Usagef("--history-window: expected an integer >= 1, got %d", x.Window)
+	if errs := x.CheckValues(); len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	var err error
 	if x.Baseline != "" {

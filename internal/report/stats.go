@@ -340,6 +340,15 @@ func statsGate(r *StatsReport, out io.Writer) error {
 	return nil
 }
 
+// ConfidenceExpected says which family-wise confidences the statistical
+// gate takes; the command line and the Action's inputs both say it.
+const ConfidenceExpected = "a number from 0.5 to 0.999"
+
+// ConfidenceOK says whether c is a confidence the statistical gate takes:
+// below 0.5 an interval means nothing, and at 0.999 and above no
+// benchmark's few scenarios could ever decide a check.
+func ConfidenceOK(c float64) bool { return c >= 0.5 && c <= 0.999 }
+
 // CheckStatsOptions returns what is wrong with the statistical gate's
 // options, nil when nothing: a confidence outside [0.5, 0.999], or an
 // output path that is another output's. Each option is named by its key
@@ -350,8 +359,8 @@ func CheckStatsOptions(dir string, opts Options) error {
 	if !st.Enabled {
 		return nil
 	}
-	if !(st.Confidence >= 0.5 && st.Confidence <= 0.999) {
-		return exitcode.Optionf("stats_confidence", ": expected a number from 0.5 to 0.999, got %v", st.Confidence)
+	if !ConfidenceOK(st.Confidence) {
+		return exitcode.Optionf("stats_confidence", ": expected %s, got %v", ConfidenceExpected, st.Confidence)
 	}
 	summaryJSON := resolvePath(dir, orDefault(opts.SummaryJSON, "reports/latest-summary.json"))
 	summaryMD := resolvePath(dir, orDefault(opts.SummaryMD, "reports/latest-summary.md"))

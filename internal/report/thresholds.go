@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/suggest"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -30,7 +31,8 @@ func ParseProfile(name string) (string, error) {
 	case ProfileVerifyRelease:
 		return ProfileVerifyRelease, nil
 	}
-	return "", fmt.Errorf("unknown gate profile %q: expected verify_pr or verify_release (pr_fast is an alias of verify_pr)", name)
+	return "", fmt.Errorf("unknown gate profile %q: expected verify_pr or verify_release (pr_fast is an alias of verify_pr)%s", name,
+		suggest.DidYouMean(name, []string{ProfileVerifyPR, ProfileVerifyRelease, ProfilePRFast}, nil))
 }
 
 // Thresholds are the ten numbers one gate profile judges by. Percentages

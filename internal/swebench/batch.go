@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
@@ -276,6 +277,12 @@ func RunRootFor(base string, now time.Time) string {
 	return filepath.Join(base, now.UTC().Format("20060102T150405.000Z")+"-"+hex.EncodeToString(suffix))
 }
 
+// FixEndpoint says what to do when the model endpoint does not answer
+// the preflight; it is said once, with the error.
+const (
+	FixEndpoint = "check that base-url is the API root of a running server (GET base-url/models must list the model) and that the variable api-key-env names holds a valid key"
+)
+
 // Batch runs the instances one after another, continuing after failures,
 // then builds predictions.jsonl from the .pred files. Its steps: plan the
 // scope, check what would fail every instance, open the run root (a
@@ -375,11 +382,15 @@ func (b BatchOptions) check(ctx context.Context, plan batchPlan) error {
 		return &UsageError{Err: err}
 	}
 	// A dead engine would fail every instance; say so once instead.
-	if err := o.Docker.Ping(ctx); err != nil {
+	if err := o.Docker.Ping(ctx); err != nil && ctx.Err() == nil {
+		return &exitcode.SetupError{Err: err, Fix: container.FixUnreachable}
+	} else if err != nil {
 		return fmt.Errorf("docker engine: %w", err)
 	}
 	if b.Preflight != nil {
-		if err := b.Preflight(ctx); err != nil {
+		if err := b.Preflight(ctx); err != nil && ctx.Err() == nil {
+			return &exitcode.SetupError{Err: err, Fix: FixEndpoint}
+		} else if err != nil {
 			return fmt.Errorf("endpoint preflight: %w", err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"google.golang.org/adk/model"
 
+	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ghpr"
@@ -258,6 +259,13 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv,
 		Limits: sandbox.Limits{MemoryBytes: cfg.TestMemory}, NoSandbox: cfg.NoSandbox, Secrets: cfg.Secrets}
 	missingLibrary := ""
+	if cfg.Image != "" {
+		// A dead engine would end every case in an error; say so once,
+		// before any case runs.
+		if err := pingEngine(ctx, cfg.DockerHost); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Image == "" {
 		it, err := runner.Preflight(ctx, cfg.RequireModules)
 		if err != nil {
@@ -543,4 +551,20 @@ func breakerLimit(n int) int {
 		return n
 	}
 	return llm.DefaultBreakerThreshold
+}
+
+// pingEngine checks that the Docker engine the image option runs tests
+// in answers: a bad DOCKER_HOST is bad input, an engine that does not
+// answer a bad setup (exit code 2 either way, with what to do).
+func pingEngine(ctx context.Context, host string) error {
+	client, err := container.New(host)
+	if err != nil {
+		return &exitcode.UsageError{Err: err}
+	}
+	if err := client.Ping(ctx); err != nil && ctx.Err() == nil {
+		return &exitcode.SetupError{Err: err, Fix: container.FixUnreachable}
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
