@@ -29,6 +29,10 @@ type Image struct {
 	Config       ImageConfig `json:"Config"`
 	// Size is the image's size in bytes, all its layers.
 	Size int64 `json:"Size"`
+	// RootFS lists the image's layers (diff IDs), bottom first.
+	RootFS struct {
+		Layers []string `json:"Layers"`
+	} `json:"RootFS"`
 }
 
 // ImageInspect returns the local image ref; the error wraps ErrNotFound

@@ -19,9 +19,13 @@ import (
 // Image labels prepare-images sets: which codex (and profile) the image
 // holds, so that a second run with the same files changes nothing.
 const (
-	LabelCodexVersion       = "io.benchgate.codex.version"
-	LabelCodexSHA256        = "io.benchgate.codex.sha256"
-	LabelCodexConfigSHA256  = "io.benchgate.codex.config-sha256"
+	LabelCodexVersion      = "io.benchgate.codex.version"
+	LabelCodexSHA256       = "io.benchgate.codex.sha256"
+	LabelCodexConfigSHA256 = "io.benchgate.codex.config-sha256"
+	// LabelBaseImage is the ID of the image a prepared image was built
+	// from: a newer codex is built from it again, replacing the codex
+	// layer instead of stacking a second one on the first.
+	LabelBaseImage          = "io.benchgate.base-image"
 	preparedCodexPath       = "/usr/local/bin/codex"
 	preparedCodexConfigPath = "/root/.codex/" + codex.ProfileFile
 )
@@ -39,8 +43,9 @@ type PrepareOptions struct {
 
 // PrepareImages puts the codex binary (and config) into each instance
 // image: a build FROM the image that adds /usr/local/bin/codex and
-// labels it with the binary's version and sha256, tagged as the same
-// image. A build keeps the image's own entrypoint, command (or none),
+// labels it with the binary's version and sha256 and the image it was
+// built from, tagged as the same image. A newer codex is built from that
+// base again, so an image never holds two codex layers. A build keeps the image's own entrypoint, command (or none),
 // env and workdir. An image whose labels already name the same binary
 // and config is left as it is, so running it twice adds no layer. It is
 // manual and optional: the runner mounts the runner's codex into a
@@ -88,7 +93,12 @@ func PrepareImages(ctx context.Context, o PrepareOptions) (failed int, err error
 			fmt.Fprintf(o.Stdout, "unchanged %s: it already holds this codex (%s)\n", ref, orUnknown(l[LabelCodexVersion]))
 			continue
 		}
-		if err := prepareOne(ctx, o, ref, labels); err != nil {
+		base := baseOf(ctx, o.Docker, img)
+		imgLabels := map[string]string{LabelBaseImage: base}
+		for k, v := range labels {
+			imgLabels[k] = v
+		}
+		if err := prepareOne(ctx, o, base, ref, imgLabels); err != nil {
 			failed++
 			fmt.Fprintf(o.Stdout, "FAIL %s: %v\n", ref, err)
 			continue
@@ -98,8 +108,20 @@ func PrepareImages(ctx context.Context, o PrepareOptions) (failed int, err error
 	return failed, nil
 }
 
-func prepareOne(ctx context.Context, o PrepareOptions, ref string, labels map[string]string) error {
-	df := "FROM " + ref + "\nCOPY codex " + preparedCodexPath + "\n"
+// baseOf is the image to build a prepared image from: for an image an
+// earlier prepare-images made, the image that one was built from (still
+// there: the prepared image is its child), else the image itself.
+func baseOf(ctx context.Context, dc *container.Client, img container.Image) string {
+	if b := img.Config.Labels[LabelBaseImage]; b != "" {
+		if _, err := dc.ImageInspect(ctx, b); err == nil {
+			return b
+		}
+	}
+	return img.ID
+}
+
+func prepareOne(ctx context.Context, o PrepareOptions, base, ref string, labels map[string]string) error {
+	df := "FROM " + base + "\nCOPY codex " + preparedCodexPath + "\n"
 	files := []container.BuildFile{{Name: "codex", Mode: 0o755, Path: o.CodexBinary}}
 	if o.CodexConfig != "" {
 		df += "COPY local.config.toml " + preparedCodexConfigPath + "\n"

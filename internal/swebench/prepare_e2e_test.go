@@ -104,6 +104,15 @@ func TestPrepareImages(t *testing.T) {
 	if img.ID == first[noCmd].ID || img.Config.Labels[LabelCodexSHA256] == first[noCmd].Config.Labels[LabelCodexSHA256] {
 		t.Errorf("a different --codex-binary left the image as it was: %v", img.Config.Labels)
 	}
+	// It replaces the codex layer: built from the image prepared first,
+	// not stacked on the prepared one (no second copy of codex).
+	if len(img.RootFS.Layers) != len(first[noCmd].RootFS.Layers) || img.Config.Labels[LabelBaseImage] != before[noCmd].ID {
+		t.Errorf("after a newer codex: %d layers (first prepare: %d), base %s (want %s)", len(img.RootFS.Layers), len(first[noCmd].RootFS.Layers),
+			img.Config.Labels[LabelBaseImage], before[noCmd].ID)
+	}
+	if grew := img.Size - before[noCmd].Size; grew > int64(len(b))+64<<10 {
+		t.Errorf("the image grew by %d bytes over the unprepared one; one codex is %d", grew, len(b)+1)
+	}
 
 	// A run on the prepared images finds codex without --codex-binary.
 	for _, id := range []string{withCmd, noCmd} {
