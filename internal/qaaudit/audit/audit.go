@@ -219,6 +219,7 @@ func reportOptions(opts []pipeline.OptionResult) []qreport.Option {
 			Key: o.Option, Text: o.Text, Claim: o.Claim, Derived: o.Derived, Truth: o.Truth,
 			TestPath: o.TestPath, Outcome: sandbox.Status(o.Outcome), Evidence: o.Evidence, Runs: o.Runs,
 			Message: o.Message, Duration: qreport.Seconds(time.Duration(o.DurationMS) * time.Millisecond), Limit: o.Limit,
+			AnswerCheck: o.AnswerCheck, Undecided: o.Undecided, ProvedBy: o.ProvedBy,
 		})
 	}
 	return out

@@ -291,18 +291,26 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	var m model.LLM
 	var breaker *llm.Breaker
 	modelName := "none"
-	if n := modelCases(files, sel); n > 0 && missingLibrary == "" {
+	n := modelCases(files, sel)
+	if n > 0 && missingLibrary == "" || n == 0 && apiCases(files, sel) > 0 {
 		llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
-		if err != nil {
+		switch {
+		case err != nil && n > 0:
 			return nil, badInput("%w (a model is needed because %d multiple_choice case(s) are selected; %w audits the kinds that need none)", err, n,
 				exitcode.Optionf("kinds", " api_understanding,fix_error"))
+		case err != nil:
+			// api_understanding checks need a model only for the claims
+			// the rules leave undecided; without one they are Inconclusive.
+			llmModel = nil
 		}
-		// After a few failed calls in a row the endpoint is given up on:
-		// the remaining cases end Inconclusive at once, with that error.
-		breaker = &llm.Breaker{LLM: llmModel, Threshold: cfg.ModelFailureLimit}
-		m, modelName = breaker, llmModel.Name()
-		if cfg.Backend != "" {
-			modelName = cfg.Backend + "/" + modelName
+		if llmModel != nil {
+			// After a few failed calls in a row the endpoint is given up on:
+			// the remaining cases end Inconclusive at once, with that error.
+			breaker = &llm.Breaker{LLM: llmModel, Threshold: cfg.ModelFailureLimit}
+			m, modelName = breaker, llmModel.Name()
+			if cfg.Backend != "" {
+				modelName = cfg.Backend + "/" + modelName
+			}
 		}
 	}
 	agents, err := pipeline.New(pipeline.Config{
@@ -329,6 +337,11 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	auditor := ByKind{
 		Agents: gate,
 		Exec:   &execproof.Auditor{Runner: runner, WorkDir: filepath.Join(outDir, "work"), RepoRoot: cfg.RepoRoot},
+	}
+	if m != nil {
+		// The claims the execution rules leave undecided go to the model,
+		// which writes and runs a test for each, as for an option.
+		auditor.Exec.(*execproof.Auditor).Prover = agents
 	}
 	jobs := cfg.Jobs
 	if jobs <= 0 {
@@ -539,6 +552,20 @@ func modelCases(files []*questions.File, sel Options) int {
 	for _, f := range files {
 		for _, c := range f.Cases() {
 			if sel.selected(c) && c.OK() && c.Kind == questions.MultipleChoice {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// apiCases counts the selected api_understanding cases, whose claims the
+// rules may leave undecided for a configured model.
+func apiCases(files []*questions.File, sel Options) int {
+	n := 0
+	for _, f := range files {
+		for _, c := range f.Cases() {
+			if sel.selected(c) && c.OK() && c.Kind == questions.APIUnderstanding {
 				n++
 			}
 		}

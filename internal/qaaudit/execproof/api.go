@@ -36,6 +36,10 @@ type apiCheck struct {
 	// answer marks the check of the answer itself (its kind, value,
 	// exception or absence), as opposed to a name's existence.
 	answer bool
+	// openClaim is the claim as a prover is asked it when the rules do
+	// not decide it: in the open world (a name may belong to what a
+	// function returns or decorates).
+	openClaim string
 }
 
 // apiChecks plans one check per fully qualified name and one per
@@ -69,8 +73,12 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]caseresul
 				checks = append(checks, ck)
 				continue
 			}
-			if shape.Polarity != Positive {
-				ck.claim = "the name " + fqn + " resolves in the configured Python, or is the absent name a negative question asks for"
+			if _, last, _ := cutLast(fqn); shape.Polarity == Negative && last == strings.TrimSpace(ans.Answer) {
+				ck.claim = "the name " + fqn + " does not exist in the configured Python, as the question says"
+			}
+			ck.openClaim = ck.claim
+			if parent, last, ok := cutLast(fqn); ok {
+				ck.openClaim = fmt.Sprintf("%s names something in the installed library: %s is an attribute of %s, or of what %s returns or decorates", fqn, last, parent, parent)
 			}
 			good = append(good, fqn)
 			fmt.Fprintf(&src, "\n\ndef %s():\n    run_check(check_name, %s, %s, %s)\n", ck.fn, strconv.Quote(fqn), strconv.Quote(strings.TrimSpace(ans.Answer)), strconv.Quote(string(shape.Polarity)))
@@ -78,11 +86,12 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]caseresul
 		}
 		if answer := strings.TrimSpace(ans.Answer); len(good) > 0 && answer != "" && (ans.AnswerTemplate == "" || ans.AnswerTemplate == "StringMatchAnswer") {
 			ck := apiCheck{
-				key:    fmt.Sprintf("answers[%d].answer", i),
-				text:   answer,
-				claim:  answerClaim(answer, good, shape),
-				fn:     fmt.Sprintf("test_answer_%d", i),
-				answer: true,
+				key:       fmt.Sprintf("answers[%d].answer", i),
+				text:      answer,
+				claim:     answerClaim(answer, good, shape),
+				openClaim: openAnswerClaim(answer, good, shape),
+				fn:        fmt.Sprintf("test_answer_%d", i),
+				answer:    true,
 			}
 			quoted := make([]string, len(good))
 			for k, g := range good {
@@ -128,7 +137,9 @@ func (a *Auditor) apiChecks(ctx context.Context, c *questions.Case) ([]caseresul
 				o.Limit, o.Message, o.Truth = out.Limit, out.Message, verdict.Unknown
 			}
 			o.Evidence = o.Truth != verdict.Unknown
-			o.Undecided = undecided(tc)
+			if o.Undecided = undecided(tc); o.Undecided != "" {
+				o.Claim = ck.openClaim
+			}
 		default:
 			// The file as a whole did not run (collection error, timeout):
 			// every check carries the file's outcome and proves nothing.

@@ -23,9 +23,10 @@ const (
 // readCaseFolder reads every regular file under dir (the folder of a
 // fix_error case's test), so that the sandbox holds the case as its author
 // ran it: a data file next to the code, a helper module. The files named
-// in skip (the three files of the case, placed by the caller), the
-// sandbox's own conftest.py, caches, hidden folders and symbolic links are
-// left out.
+// in skip (the three files of the case, placed by the caller), caches,
+// hidden folders and symbolic links are left out. The case's conftest.py,
+// pytest.ini, pyproject.toml or setup.cfg come along: its tests run with
+// the fixtures and options they were written for.
 func readCaseFolder(dir string, skip map[string]bool) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	total := 0
@@ -46,7 +47,7 @@ func readCaseFolder(dir string, skip map[string]bool) (map[string][]byte, error)
 			return nil
 		}
 		if !d.Type().IsRegular() || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".pyc") || skip[rel] ||
-			rel == "conftest.py" || rel == "junit.xml" {
+			rel == "junit.xml" || rel == guardModule {
 			return nil
 		}
 		info, err := d.Info()
@@ -142,4 +143,33 @@ func failureLine(s string) string {
 		return strings.TrimSpace(m[len(m)-1][1])
 	}
 	return firstLine(s)
+}
+
+// guardModule is the missing-package guard as a pytest plugin module
+// beside the case's files; guardPlugin is its import name.
+const (
+	guardModule = "_benchgate_missing_package_guard.py"
+	guardPlugin = "_benchgate_missing_package_guard"
+)
+
+// withGuard is the case's own conftest.py (or none) with the
+// missing-package guard added as a plugin, never in its place: the case's
+// fixtures and hooks stay, and so does a pytest_plugins it declares.
+func withGuard(conftest []byte) []byte {
+	var b strings.Builder
+	b.Write(conftest)
+	if len(conftest) > 0 && !strings.HasSuffix(string(conftest), "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString(`
+
+# Added by benchgate qa-audit: a test that fails because a package is not
+# installed is skipped (see ` + guardModule + `).
+try:
+    pytest_plugins
+except NameError:
+    pytest_plugins = []
+pytest_plugins = ([pytest_plugins] if isinstance(pytest_plugins, str) else list(pytest_plugins)) + ["` + guardPlugin + `"]
+`)
+	return []byte(b.String())
 }

@@ -69,7 +69,8 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]caseresul
 		}
 		support[files.unfixedMod] = files.unfixed
 		support[files.fixedMod] = solution
-		support["conftest.py"] = []byte(sandbox.MissingPackageGuard)
+		support["conftest.py"] = withGuard(files.folder["conftest.py"])
+		support[guardModule] = []byte(sandbox.MissingPackageGuard)
 		r := a.Runner
 		r.WorkDir, r.Keep = dir, true
 		r.Env = a.repoPythonPath()

@@ -763,17 +763,27 @@ def same_value(actual, answer):
     return None
 
 
-def check_default(answer, objs, words):
+def check_default(answer, objs, quoted, words):
     """The default of the one parameter the question names, read from the
     signature."""
     undecided = []
     for fqn, obj in objs:
+        if not callable(obj):
+            # A value's default is the value itself (a Config class's
+            # extra = Extra.ignore).
+            same = same_value(obj, answer)
+            if same:
+                return
+            if same is False:
+                raise AssertionError("%s is %r, not %s" % (fqn, obj, answer))
+            undecided.append("%s is %r, which is not a plain value to compare with %s" % (fqn, obj, answer))
+            continue
         try:
             params = inspect.signature(obj).parameters
         except (TypeError, ValueError):
             undecided.append("the signature of %s cannot be read" % fqn)
             continue
-        named = [params[w] for w in dict.fromkeys(words) if w in params]
+        named = [params[w] for w in dict.fromkeys(quoted) if w in params] or [params[w] for w in dict.fromkeys(words) if w in params]
         if len(named) != 1:
             undecided.append("the question names %s of %s's parameters (%s)" % (
                 "none" if not named else "%d" % len(named), fqn, ", ".join(params) or "none"))
@@ -870,12 +880,15 @@ def check_name(fqn, answer, polarity):
     if polarity == "positive":
         resolve(fqn)
         return
+    named = polarity == "negative" and fqn.rsplit(".", 1)[-1] == answer
     try:
         resolve(fqn)
     except Missing as e:
-        if polarity == "negative" and fqn.rsplit(".", 1)[-1] == answer:
+        if named:
             return
         pytest.skip("%s%s; the question is worded with a negation, so a missing name is no proof" % (UNDECIDED, e))
+    if named:
+        pytest.skip("%s%s exists, though the question says it does not; a negation is no proof" % (UNDECIDED, fqn))
 
 
 def check_answer(answer, fqns, shape):
@@ -899,7 +912,7 @@ def check_answer(answer, fqns, shape):
         if env and not objs:
             pytest.skip("cannot check %s: %s" % (answer, "; ".join(env)))
         if value == "default":
-            check_default(answer, objs, shape.get("words") or [])
+            check_default(answer, objs, shape.get("quoted") or [], shape.get("words") or [])
         elif value == "constant":
             check_constant(answer, objs)
         elif value == "exception":

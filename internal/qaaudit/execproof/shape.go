@@ -39,9 +39,12 @@ type Shape struct {
 	Kind     string   `json:"kind"`
 	Polarity Polarity `json:"polarity"`
 	Value    string   `json:"value"`
-	// Words are the question's identifiers: a default question names its
-	// parameter among them.
-	Words []string `json:"words,omitempty"`
+	// Quoted and Words are the question's identifiers, in backquotes and
+	// in all: a default question names its parameter among them, the
+	// quoted ones first (`indent` of `json.dumps`, not the word
+	// "default", which is a parameter of json.dumps too).
+	Quoted []string `json:"quoted,omitempty"`
+	Words  []string `json:"words,omitempty"`
 	// Call is the call expression an exception question writes in
 	// backquotes (int('x')).
 	Call string `json:"call,omitempty"`
@@ -50,17 +53,20 @@ type Shape struct {
 var (
 	// negativeMembership words a claim that the answer is NOT a member:
 	// the answer is the absent name.
-	negativeMembership = regexp.MustCompile(`(?i)(\b(does|do|did|is|are|was|were|has|have|can)\s*(not|n't)\s+(have|provide|accept|take|define|support|contain|include|expose|offer|exist|implement|carry|belong|a|an|one|part|available|valid|listed|defined|accepted|supported|present)\b|\b(doesn't|don't|didn't|isn't|aren't|wasn't|weren't|hasn't|haven't)\s+(have|provide|accept|take|define|support|contain|include|expose|offer|exist|implement|carry|belong|a|an|one|part|available|valid|listed|defined|accepted|supported|present)\b|\bno longer\b|\b(was|were|is|are|has been|have been|got|been)\s+(removed|dropped|deleted)\b|\bnot\s+(a|an)\s+(valid\s+)?(method|attribute|parameter|argument|keyword|member|field|function|property|class|constant|submodule)s?\b|\b(lacks?|missing from|absent from)\b)`)
+	negativeMembership = regexp.MustCompile(`(?i)(\b(does|do|did|is|are|was|were|has|have|can)\b[^?.,;]{0,40}?\s*\b(not|n't)\s+(have|provide|accept|take|define|support|contain|include|expose|offer|exist|implement|carry|belong|a|an|one|part|available|valid|listed|defined|accepted|supported|present)\b|\b(doesn't|don't|didn't|isn't|aren't|wasn't|weren't|hasn't|haven't)\s+(have|provide|accept|take|define|support|contain|include|expose|offer|exist|implement|carry|belong|a|an|one|part|available|valid|listed|defined|accepted|supported|present)\b|\bno longer\b|\b(was|were|is|are|has been|have been|got|been)\s+(removed|dropped|deleted)\b|\bnot\s+(a|an)\s+(valid\s+)?(method|attribute|parameter|argument|keyword|member|field|function|property|class|constant|submodule)s?\b|\b(lacks?|missing from|absent from)\b)`)
 	// negationWord is any negation; outside the patterns above it makes
 	// the polarity unclear.
 	negationWord = regexp.MustCompile(`(?i)(\b(not|never|no|none|neither|nor|cannot|without|except|lacks?|missing|absent|removed|dropped|deleted|deprecated|obsolete|unsupported|invalid)\b|n't\b)`)
 
 	defaultWords   = regexp.MustCompile(`(?i)\bdefaults?\b|\bdefault value\b`)
 	exceptionWords = regexp.MustCompile(`(?i)\b(exceptions?|errors?|raises?|raised|raising|throws?|thrown)\b`)
-	valueWords     = regexp.MustCompile(`(?i)\b(value|values|equal|equals|evaluates?|returns?|returned|result|holds?|number|how many|how much|what is the (size|length|count))\b`)
-	backquoted     = regexp.MustCompile("`([^`]+)`")
-	callExpr       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\(.*\)$`)
-	wordPattern    = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	// asksValue is a question that asks for a value, whatever the
+	// answer looks like ("what is the default of extra": ignore).
+	asksValue   = regexp.MustCompile(`(?i)^\s*what(\s+is|'s)?\s+the\s+(default|value)\b|^\s*what\s+(default|value)\b`)
+	valueWords  = regexp.MustCompile(`(?i)\b(value|values|equal|equals|evaluates?|returns?|returned|result|holds?|number|how many|how much|what is the (size|length|count))\b`)
+	backquoted  = regexp.MustCompile("`([^`]+)`")
+	callExpr    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\(.*\)$`)
+	wordPattern = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 	// literalNames are values spelled like identifiers: they are never
 	// looked up as member names.
 	literalNames = map[string]bool{"None": true, "True": true, "False": true, "Ellipsis": true, "NotImplemented": true}
@@ -69,7 +75,7 @@ var (
 // ReadShape reads the shape of a question and one of its answers.
 func ReadShape(question, answer string) Shape {
 	s := Shape{Kind: ClaimKind(question), Polarity: PolarityOf(question)}
-	if !IsValueAnswer(answer) && !(exceptionWords.MatchString(question) && ident.FQN.Match(strings.TrimSpace(answer))) {
+	if !IsValueAnswer(answer) && !exceptionWords.MatchString(question) && !asksValue.MatchString(question) {
 		return s
 	}
 	switch {
@@ -84,6 +90,9 @@ func ReadShape(question, answer string) Shape {
 	case defaultWords.MatchString(question):
 		s.Value = ValueDefault
 		s.Words = wordPattern.FindAllString(question, -1)
+		for _, m := range backquoted.FindAllStringSubmatch(question, -1) {
+			s.Quoted = append(s.Quoted, wordPattern.FindAllString(m[1], -1)...)
+		}
 	case valueWords.MatchString(question):
 		s.Value = ValueConstant
 	default:
@@ -130,7 +139,43 @@ func answerClaim(answer string, names []string, s Shape) string {
 		return fmt.Sprintf("the value %s answers the question about %s", answer, of)
 	}
 	if s.Polarity == Negative {
-		return fmt.Sprintf("%s is not %s of %s, as the question says", answer, kindWords[s.Kind], of)
+		return fmt.Sprintf("%s is not %s of %s, as the question says", answer, kindWords[s.Kind], strings.Join(owners(names, answer), " or "))
 	}
 	return fmt.Sprintf("the answer %s is the name or %s of %s", answer, kindWords[s.Kind], of)
+}
+
+// owners are the names with a last part that is the answer itself cut to
+// their parent: "discard is not a method of builtins.frozenset", not of
+// builtins.frozenset.discard.
+func owners(names []string, answer string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		if parent, last, ok := cutLast(n); ok && last == answer {
+			n = parent
+		}
+		out[i] = n
+	}
+	return out
+}
+
+func cutLast(name string) (parent, last string, ok bool) {
+	i := strings.LastIndex(name, ".")
+	if i < 0 {
+		return "", name, false
+	}
+	return name[:i], name[i+1:], true
+}
+
+// openAnswerClaim is the answer's claim as a prover is asked it: a name
+// is looked for in what the objects return or decorate too, since that is
+// where the rules could not look.
+func openAnswerClaim(answer string, names []string, s Shape) string {
+	if s.Value == ValueConstant || s.Value == ValueOther {
+		return fmt.Sprintf("the value %s answers the question about %s", answer, strings.Join(names, " or "))
+	}
+	if s.Value != ValueNone || s.Polarity == Negative {
+		return answerClaim(answer, names, s)
+	}
+	of := strings.Join(owners(names, answer), " or ")
+	return fmt.Sprintf("%s is %s of %s, or of what it returns or decorates, as the question asks", answer, kindWords[s.Kind], of)
 }

@@ -169,6 +169,13 @@ type Option struct {
 	// Limit names the sandbox limit its test ran into (memory, cpu,
 	// file_size, processes); the message says it too.
 	Limit string `json:"limit,omitempty"`
+	// AnswerCheck marks a check of the answer itself (not only that a
+	// name exists): a case is Valid only with one proven true.
+	AnswerCheck bool `json:"answer_check,omitempty"`
+	// Undecided says what the execution rules did not decide, and
+	// ProvedBy "prover" when a model's test decided it instead.
+	Undecided string `json:"undecided,omitempty"`
+	ProvedBy  string `json:"proved_by,omitempty"`
 }
 
 // testRuns counts the pytest runs of an attempt and their time: each

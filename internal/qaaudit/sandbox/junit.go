@@ -79,6 +79,7 @@ func ParseJUnit(data []byte) (JUnit, error) {
 	var j JUnit
 	for _, c := range cases {
 		j.Tests++
+		c.Name = decodeTestID(c.Name)
 		tc := TestCase{Name: c.Name, Status: StatusPassed}
 		switch {
 		case len(c.Error) > 0:

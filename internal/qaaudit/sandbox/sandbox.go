@@ -198,7 +198,7 @@ func (r *Runner) RunTest(ctx context.Context, spec TestSpec) (Outcome, error) {
 		defer os.RemoveAll(dir)
 	}
 	files := map[string][]byte{testName: spec.Source}
-	if _, ok := spec.SupportFiles["pytest.ini"]; !ok {
+	if !hasPytestConfig(spec.SupportFiles) {
 		// An ini file in the folder makes it pytest's rootdir and stops
 		// pytest from picking up configuration from parent folders.
 		files["pytest.ini"] = []byte("[pytest]\n")
@@ -417,4 +417,21 @@ func slug(id string) string {
 		s = "case"
 	}
 	return s
+}
+
+// hasPytestConfig reports whether the support files hold a pytest
+// configuration of their own (a case folder's pytest.ini, or a
+// pyproject.toml, tox.ini or setup.cfg with a pytest section), which
+// pytest reads from the test's folder as it would in the case's
+// repository.
+func hasPytestConfig(files map[string][]byte) bool {
+	if _, ok := files["pytest.ini"]; ok {
+		return true
+	}
+	for name, section := range map[string]string{"pyproject.toml": "[tool.pytest.ini_options]", "tox.ini": "[pytest]", "setup.cfg": "[tool:pytest]"} {
+		if data, ok := files[name]; ok && strings.Contains(string(data), section) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,5 @@
+from money import cents
+
+
+def price_in_cents(amount):
+    return cents(amount)

@@ -1,0 +1,2 @@
+def cents(amount):
+    return round(amount * 100)

@@ -1,0 +1,5 @@
+import units
+
+
+def metres(km):
+    return km * units.KM

@@ -1,0 +1,5 @@
+from fixed import metres
+
+
+def test_metres():
+    assert metres(2) == 2000

@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.fixture
+def words():
+    return ['b', 'a', 'c']

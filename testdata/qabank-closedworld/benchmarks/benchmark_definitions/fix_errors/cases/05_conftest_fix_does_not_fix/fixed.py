@@ -1,0 +1,2 @@
+def first(words):
+    return sorted(words)[-1]

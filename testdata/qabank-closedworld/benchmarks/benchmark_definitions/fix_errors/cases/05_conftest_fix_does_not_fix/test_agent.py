@@ -1,0 +1,5 @@
+from fixed import first
+
+
+def test_first_alphabetically(words):
+    assert first(words) == 'a'

@@ -1,0 +1,2 @@
+def first(words):
+    return words[0]

@@ -1,0 +1,5 @@
+import json
+
+
+def parse(text):
+    return json.loads(text)

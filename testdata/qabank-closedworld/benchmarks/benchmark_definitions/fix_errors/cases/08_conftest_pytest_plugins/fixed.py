@@ -1,0 +1,2 @@
+def fahrenheit(c):
+    return c * 9 / 5 + 32

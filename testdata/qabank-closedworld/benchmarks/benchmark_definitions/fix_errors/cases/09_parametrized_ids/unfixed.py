@@ -1,0 +1,2 @@
+def slug(title):
+    return title

@@ -1,0 +1,2 @@
+def halve(n):
+    return n / 2
