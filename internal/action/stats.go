@@ -102,6 +102,8 @@ func (r *reporter) statsSummary(doc *jobsummary.Doc, entries []statsEntry) {
 	sec := doc.Section("Statistical gate: details and power planner")
 	sec.Collapsed = true
 	sec.Note = "see " + r.shown(entries[0].MD)
+	// Two figures answer "how much less": say which is which.
+	sec.Para("The estimates here are paired over scenarios (each scenario's ghx against its agent_direct), with their intervals; gate v2's reductions in the report's own tables are the median of per-scenario reductions of stable rows. They reduce the same rows differently, so they differ; the statistical gate's estimate is the one its verdict uses.")
 	for _, e := range entries {
 		who := ""
 		if e.Set != "" {
