@@ -151,6 +151,7 @@ func Run(ctx context.Context, cfg Config) int {
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)
 	rep.statsSummary(doc, stats)
 	rep.keepSummary(runFolder(plan, res), doc)
+	rep.keepVerdict(runFolder(plan, res), v)
 	arts := rep.upload(ctx, plan, res)
 	step := &stepResult{Plan: plan, Res: res, Code: code, Verdict: v, Stats: stats, Lookback: modeRes.Lookback, Artifacts: arts, Comment: modeRes.Comment}
 	step.RunURL, step.ArtifactURL = runURL(cfg.Getenv)

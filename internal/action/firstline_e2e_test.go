@@ -11,11 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
 	"github.com/benchgate/benchgate/internal/prcomment"
 	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/verdict"
 )
 
 // The commits of the pull request the first-line tests judge: its head,
@@ -239,6 +241,19 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 				if !strings.Contains(body, w) {
 					t.Errorf("comment lacks %q:\n%s", w, body)
 				}
+			}
+			// The verdict kept as data in the run folder renders the same
+			// first line: the second stage and any later reader get the
+			// judgement itself, not only its Markdown.
+			var kept verdict.Verdict
+			if b, err := os.ReadFile(filepath.Join(s.ws, out["out-dir"], action.VerdictFile)); err != nil {
+				t.Errorf("no verdict kept: %v", err)
+			} else if err := json.Unmarshal(b, &kept); err != nil {
+				t.Errorf("%s: %v", action.VerdictFile, err)
+			} else if err := kept.Validate(); err != nil {
+				t.Errorf("%s: %v", action.VerdictFile, err)
+			} else if kept.Headline() != first {
+				t.Errorf("the kept verdict's first line differs:\n%s\n%s", kept.Headline(), first)
 			}
 			// Every check the table marks as deciding a failed run is in
 			// the first line; the log ends with the same line, plain.

@@ -35,6 +35,25 @@ func (r *reporter) keepSummary(dir string, doc *jobsummary.Doc) {
 	}
 }
 
+// VerdictFile is the run's verdict as data (package verdict's JSON form),
+// kept in the run folder and so in the run artifact, for whatever reads
+// the run later: a second workflow, a dashboard.
+const VerdictFile = "verdict.json"
+
+// keepVerdict writes the verdict into the run folder, when there is one.
+func (r *reporter) keepVerdict(dir string, v any) {
+	if dir == "" {
+		return
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return
+	}
+	path := filepath.Join(dir, VerdictFile)
+	if err := fsutil.WriteJSONAtomic(path, v); err != nil {
+		r.a.Warningf("the verdict was not kept in %s: %v", r.rel(path), err)
+	}
+}
+
 // reporter writes what the step reports (outputs, summary, annotations,
 // artifacts) for one run; it knows the workspace so that every path it
 // shows is relative to it.
