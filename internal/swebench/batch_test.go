@@ -28,23 +28,67 @@ func TestDefaultsStopADeadEndpointWithin15Minutes(t *testing.T) {
 func TestRetry(t *testing.T) {
 	code := func(c string) *string { return &c }
 	tests := []struct {
-		name         string
-		st           Status
-		runtime, all bool
+		name                  string
+		st                    Status
+		runtime, all, missing bool
+		// missingOrBoot is --retry-failed missing_image,codex_bootstrap_failed
+		missingOrBoot bool
 	}{
-		{"success", Status{Status: "success"}, false, false},
-		{"endpoint or engine failure", Status{Status: "failed", FailureReasonCode: code("runtime_error")}, true, true},
-		{"patch that does not apply", Status{Status: "failed", FailureReasonCode: code("runtime_error"), PatchCheck: PatchDoesNotApply}, false, true},
-		{"patch not checked (no git)", Status{Status: "failed", FailureReasonCode: code("runtime_error"), PatchCheck: PatchNotChecked}, false, true},
-		{"blocked", Status{Status: "failed", FailureReasonCode: code("blocked")}, false, true},
-		{"missing image", Status{Status: "failed", FailureReasonCode: code("missing_image")}, false, true},
-		{"incomplete", Status{Status: "incomplete", FailureReasonCode: code("incomplete")}, false, true},
+		{"success", Status{Status: "success"}, false, false, false, false},
+		{"endpoint or engine failure", Status{Status: "failed", FailureReasonCode: code("runtime_error")}, true, true, false, false},
+		{"patch that does not apply", Status{Status: "failed", FailureReasonCode: code("runtime_error"), PatchCheck: PatchDoesNotApply}, false, true, false, false},
+		{"patch not checked (no git)", Status{Status: "failed", FailureReasonCode: code("runtime_error"), PatchCheck: PatchNotChecked}, false, true, false, false},
+		{"patch the harness cannot apply", Status{Status: "failed", FailureReasonCode: code("runtime_error"), PatchCheck: PatchHarnessFails}, false, true, false, false},
+		{"blocked", Status{Status: "failed", FailureReasonCode: code("blocked")}, false, true, false, false},
+		{"missing image", Status{Status: "failed", FailureReasonCode: code("missing_image")}, false, true, true, true},
+		{"bootstrap failed", Status{Status: "failed", FailureReasonCode: code("codex_bootstrap_failed")}, false, true, false, true},
+		{"incomplete", Status{Status: "incomplete", FailureReasonCode: code("incomplete")}, false, true, false, false},
+		{"failed without a code", Status{Status: "failed"}, false, true, false, false},
 	}
 	for _, tc := range tests {
-		for mode, want := range map[string]bool{"": false, RetryRuntimeErrors: tc.runtime, RetryAllFailures: tc.all} {
+		for mode, want := range map[string]bool{"": false, RetryRuntimeErrors: tc.runtime, RetryAllFailures: tc.all, "missing_image": tc.missing,
+			"missing_image,codex_bootstrap_failed": tc.missingOrBoot} {
 			if got := (BatchOptions{RetryFailed: mode}).retry(tc.st); got != want {
 				t.Errorf("%s with --retry-failed %q: retry %v, want %v", tc.name, mode, got, want)
 			}
+		}
+	}
+}
+
+func TestParseRetryFailed(t *testing.T) {
+	for in, want := range map[string]string{"": "", "all": "all", "runtime_error": "runtime_error", "missing_image, blocked": "missing_image,blocked"} {
+		if got, err := ParseRetryFailed(in); err != nil || got != want {
+			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"some", "all,missing_image", "missing_image,", "success", "null"} {
+		if _, err := ParseRetryFailed(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestEndpointFailure: only failures whose code says the endpoint may be
+// gone count toward the circuit breaker, and not those the patch check
+// decided or an interruption ended.
+func TestEndpointFailure(t *testing.T) {
+	code := func(c string) *string { return &c }
+	tests := []struct {
+		st   Status
+		want bool
+	}{
+		{Status{Status: "failed", FailureReasonCode: code("runtime_error")}, true},
+		{Status{Status: "failed", FailureReasonCode: code("runtime_error"), Interrupted: true}, false},
+		{Status{Status: "failed", FailureReasonCode: code("runtime_error"), PatchCheck: PatchNotUTF8}, false},
+		{Status{Status: "failed", FailureReasonCode: code("missing_image")}, false},
+		{Status{Status: "failed", FailureReasonCode: code("blocked")}, false},
+		{Status{Status: "incomplete", FailureReasonCode: code("incomplete")}, false},
+		{Status{Status: "success"}, false},
+		{Status{Status: "failed"}, false},
+	}
+	for _, tc := range tests {
+		if got := endpointFailure(tc.st); got != tc.want {
+			t.Errorf("%+v: %v, want %v", tc.st, got, tc.want)
 		}
 	}
 }

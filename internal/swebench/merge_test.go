@@ -419,3 +419,38 @@ func TestMergeRefusesToWriteIntoARunRoot(t *testing.T) {
 		t.Errorf("%s changed: %q", pred, after)
 	}
 }
+
+// TestScopeDiff: shards of one batch agree wherever their instance file
+// lay; another filter, slice, file or set of IDs is named.
+func TestScopeDiff(t *testing.T) {
+	run := func(shard string, args map[string]any, scope *ScopeInfo) *shardRun {
+		sh, _ := ParseShard(shard)
+		return &shardRun{root: "/r/" + shard[:1], shard: sh, m: Manifest{Batch: &BatchInfo{Args: args, Scope: scope}}}
+	}
+	scope := func(n int, sum string) *ScopeInfo { return &ScopeInfo{Instances: n, IDsSHA256: sum} }
+	tests := []struct {
+		name string
+		a, b *shardRun
+		want []string
+	}{
+		{"same file at other paths", run("1/2", map[string]any{"instance_file": "/a/ids.txt"}, nil), run("2/2", map[string]any{"instance_file": "/b/ids.txt"}, nil), nil},
+		{"same scope recorded", run("1/2", map[string]any{"instance_file": "/a/x.txt"}, scope(5, "aa")), run("2/2", map[string]any{"instance_file": "/b/y.txt"}, scope(5, "aa")), nil},
+		{"another file, no scope recorded", run("1/2", map[string]any{"instance_file": "/a/x.txt"}, nil), run("2/2", map[string]any{"instance_file": "/a/y.txt"}, nil),
+			[]string{`has --instance-file "x.txt", shard 2/2 (/r/2) has --instance-file "y.txt"`}},
+		{"an extra filter", run("1/2", map[string]any{}, scope(5, "aa")), run("2/2", map[string]any{"filter": "^a"}, scope(4, "bb")),
+			[]string{`has --filter none, shard 2/2 (/r/2) has --filter "^a"`, "chose 5 instances (the whole split, ids sha256 aa), shard 2/2 (/r/2) chose 4"}},
+		{"another slice", run("1/2", map[string]any{"slice": ":3"}, nil), run("2/2", map[string]any{"slice": ":4"}, nil), []string{`has --slice ":3", shard 2/2 (/r/2) has --slice ":4"`}},
+	}
+	for _, tc := range tests {
+		got := scopeDiff(tc.a, tc.b)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %q, want %d differences", tc.name, got, len(tc.want))
+			continue
+		}
+		for i := range got {
+			if !strings.Contains(got[i], tc.want[i]) {
+				t.Errorf("%s: %q lacks %q", tc.name, got[i], tc.want[i])
+			}
+		}
+	}
+}
