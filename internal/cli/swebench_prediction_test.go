@@ -17,11 +17,6 @@ import (
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
-// harnessScript applies /tmp/patch.diff in /testbed the way the SWE-bench
-// harness does (its three commands, the first that exits 0 wins), written
-// here from the harness's source rather than taken from the runner.
-const harnessScript = `cd /testbed && { git apply --verbose /tmp/patch.diff || git apply --verbose --reject /tmp/patch.diff || patch --batch --fuzz=5 -p1 -i /tmp/patch.diff; }`
-
 // runBenchgate runs the built binary and returns its exit code, stdout
 // and stderr.
 func runBenchgate(t *testing.T, bin, host string, args ...string) (int, string, string) {
@@ -97,21 +92,18 @@ func predictionRows(t *testing.T, root string) map[string][]byte {
 }
 
 // checkRowApplies applies a success's predictions.jsonl row in a fresh
-// container of its image as the harness does and returns the command's
-// output.
+// container of its image as the harness does and returns the output.
 func checkRowApplies(t *testing.T, dc *container.Client, image string, row []byte) string {
 	t.Helper()
 	var p swebench.Pred
 	if err := json.Unmarshal(row, &p); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	code := swebenchtest.RunInImage(t, dc, image, &out, []container.File{{Path: "/tmp/patch.diff", Mode: 0o644, Data: []byte(p.ModelPatch)}},
-		"bash", "-c", harnessScript+` && echo "f=$(cat /testbed/f)"`)
-	if code != 0 || strings.Contains(out.String(), "Assuming -R") {
-		t.Errorf("%s: the prediction does not apply as the harness applies it (exit %d):\n%s", p.InstanceID, code, out.String())
+	code, out := swebenchtest.ApplyAsHarness(t, dc, image, []byte(p.ModelPatch), `echo "f=$(cat /testbed/f)"`)
+	if code != 0 {
+		t.Errorf("%s: the prediction does not apply as the harness applies it (exit %d):\n%s", p.InstanceID, code, out)
 	}
-	return out.String()
+	return out
 }
 
 // TestSwebenchPredictionsApplyAsHarness runs one batch through the built
@@ -141,7 +133,7 @@ func TestSwebenchPredictionsApplyAsHarness(t *testing.T) {
 		ids = append(ids, c.id)
 		ref := swebench.ImageName(swebench.DefaultImageTemplate, c.id)
 		if c.id == "acme__addall-5" {
-			swebenchtest.ImportImageWithUntracked(t, dc, ref, map[string]string{"build/out.o": "built\n"})
+			swebenchtest.ImportImageWithUntracked(t, dc, ref, true, map[string]string{"build/out.o": "built\n"})
 		} else {
 			swebenchtest.ImportImage(t, dc, ref, true)
 		}

@@ -58,16 +58,34 @@ func ImportImageWithoutGit(t testing.TB, dc *container.Client, ref string) {
 	importImage(t, dc, ref, true, baseFiles(t, false))
 }
 
-// ImportImageWithUntracked is ImportImage (with the fake codex) whose
-// /testbed also holds untracked files, like the build output real
-// instance images carry: files by path relative to /testbed.
-func ImportImageWithUntracked(t testing.TB, dc *container.Client, ref string, untracked map[string]string) {
+// ImportImageWithUntracked is ImportImage whose /testbed also holds
+// untracked files, like the build output real instance images carry:
+// files by path relative to /testbed.
+func ImportImageWithUntracked(t testing.TB, dc *container.Client, ref string, withCodex bool, untracked map[string]string) {
 	t.Helper()
 	files := baseFiles(t, true)
 	for name, data := range untracked {
 		files = append(files, container.File{Path: "/testbed/" + name, Mode: 0o644, Data: []byte(data)})
 	}
-	importImage(t, dc, ref, true, files)
+	importImage(t, dc, ref, withCodex, files)
+}
+
+// HarnessApply applies /tmp/patch.diff in /testbed the way the SWE-bench
+// harness does (its three commands in its order, the first that exits 0
+// wins), written from the harness's source rather than taken from the
+// runner, for tests that check a prediction in a fresh container.
+const HarnessApply = `cd /testbed && { git apply --verbose /tmp/patch.diff || git apply --verbose --reject /tmp/patch.diff || patch --batch --fuzz=5 -p1 -i /tmp/patch.diff; }`
+
+// ApplyAsHarness applies patch in a fresh container of image as the
+// harness does (HarnessApply), then runs check there; it returns the
+// exit code and the output. A patch GNU patch applied only in reverse
+// ("Assuming -R") exits 99.
+func ApplyAsHarness(t testing.TB, dc *container.Client, image string, patch []byte, check string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	code := RunInImage(t, dc, image, &out, []container.File{{Path: "/tmp/patch.diff", Mode: 0o644, Data: patch}},
+		"bash", "-c", HarnessApply+" > /tmp/apply.log 2>&1; r=$?; cat /tmp/apply.log; if grep -q 'Assuming -R' /tmp/apply.log; then exit 99; fi; [ $r = 0 ] || exit $r; "+check)
+	return code, out.String()
 }
 
 func importImage(t testing.TB, dc *container.Client, ref string, withCodex bool, files []container.File) {

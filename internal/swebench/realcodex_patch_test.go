@@ -1,0 +1,109 @@
+package swebench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/codex"
+	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/ralph"
+	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testenv"
+)
+
+// TestRunRealCodexPatchKinds runs the real Codex CLI (bootstrapped into
+// images with Debian's git, bash and GNU patch) over edits whose patches
+// the harness treats differently from `git apply --cached`: the scripted
+// model's shell commands make the change and write the patch with the
+// execute prompt's own git diff command. Each success's .pred applies in
+// a fresh container as the harness applies it; the others are named
+// failures with an empty prediction.
+func TestRunRealCodexPatchKinds(t *testing.T) {
+	codexBin := testenv.Codex(t)
+	dc := swebenchtest.Docker(t)
+	const model = "qwen3-coder-next-FP8"
+	prompts, err := ralph.LoadPrompts("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	markup := `for ((i=0; i<110000; i++)); do printf '<div class="row" data-i="%d"><a href="/x?a=1&b=2">&lt;item&gt;</a></div>\n' $i; done > /testbed/page.html && git -C /testbed add -N page.html`
+	tests := []struct {
+		name, edit, after string
+		untracked         map[string]string
+		check, detail     string
+		applied           string // what the check command prints once the harness applied the row
+	}{
+		{name: "a Latin-1 file", edit: `printf 'caf\351 cr\350me\n' > /testbed/README`, check: PatchNotUTF8, detail: "(in the diff of README) holds bytes of another encoding"},
+		{name: "8 MB of markup", edit: `printf 'fixed code\n' > /testbed/README && ` + markup, check: PatchApplies, applied: "page=110000"},
+		{name: "CRLF line ends", edit: `printf 'fixed code\n' > /testbed/README`, after: ` && sed -i "s/\$/$(printf '\r')/" PATCH`, check: PatchApplies, applied: "readme=fixed code"},
+		{name: "git add -N . over build output", edit: `printf 'fixed code\n' > /testbed/README && git -C /testbed add -N .`, untracked: map[string]string{"build/out.o": "built\n"},
+			check: PatchHarnessFails, detail: "build/out.o: already exists in working directory"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := "acme__realpatch-" + string(rune('1'+i)) + "00"
+			dir := t.TempDir()
+			out := filepath.Join(dir, "run", id)
+			p := PathsFor(out, id)
+			archive := filepath.Join(p.Plans, "archive")
+			diff := promptCommand(t, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
+			cmd := tc.edit + " && " + diff + strings.ReplaceAll(tc.after, "PATCH", p.Patch) + " && mkdir -p " + archive +
+				" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/ && echo EXECUTED"
+			srv := fakeresponses.New([]string{model},
+				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n1. fix README\\n' > " + filepath.Join(p.Plans, ralph.PlanFile))}},
+				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}},
+				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell(cmd)}},
+				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}},
+			)
+			defer srv.Close()
+			tmpl := "sweb.eval.arm64.{id}:latest"
+			image := ImageName(tmpl, id)
+			swebenchtest.ImportImageWithUntracked(t, dc, image, false, tc.untracked)
+			o := Options{
+				InstanceID: id, OutputDir: out, ManifestDir: filepath.Dir(out),
+				MaxLoops: 1, PhaseTimeout: 2 * time.Minute, Prompts: prompts,
+				DatasetFile: swebenchtest.DatasetFile(t, dir, id), ImageTemplate: tmpl,
+				CodexBinary: codexBin, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: model},
+				Network: "host", Docker: dc,
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			st, err := Run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			swebenchtest.NoLeaks(t, dc, LabelInstance+"="+id)
+			if st.PatchCheck != tc.check || !strings.Contains(st.FailureReasonDetail, tc.detail) {
+				log, _ := os.ReadFile(filepath.Join(p.Logs, "runner.log"))
+				t.Fatalf("%s patch_check=%s detail %q; want %s with %q; violations %q\n%s", st.Status, st.PatchCheck, st.FailureReasonDetail, tc.check, tc.detail, srv.Violations(), log)
+			}
+			pred, err := os.ReadFile(p.Pred)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, err := DecodePred(pred, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.check != PatchApplies {
+				if st.Status != ralph.StatusFailed || row.ModelPatch != "" {
+					t.Errorf("status %s, model_patch of %d bytes; want failed and an empty prediction", st.Status, len(row.ModelPatch))
+				}
+				return
+			}
+			patch, _ := os.ReadFile(p.Patch)
+			if st.Status != ralph.StatusSuccess || row.ModelPatch != string(patch) {
+				t.Fatalf("status %s; model_patch of %d bytes, patch of %d", st.Status, len(row.ModelPatch), len(patch))
+			}
+			code, applied := swebenchtest.ApplyAsHarness(t, dc, image, []byte(row.ModelPatch),
+				`echo "readme=$(cat /testbed/README)"; [ -f /testbed/page.html ] && echo "page=$(grep -c '<div' /testbed/page.html)"; true`)
+			if code != 0 || !strings.Contains(applied, tc.applied) {
+				t.Errorf("the .pred's model_patch applied as the harness applies it: exit %d, want output with %q:\n%.3000s", code, tc.applied, applied)
+			}
+		})
+	}
+}
