@@ -129,13 +129,13 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 		default:
 			dir := resolve(p.WorkDir, v)
 			if _, err := os.Stat(dir); err != nil {
-				lp.Missing = append(lp.Missing, fmt.Sprintf("no %s: %s does not exist", in.input, r.rel(dir)))
+				lp.Missing = append(lp.Missing, fmt.Sprintf("no %s: %s does not exist", in.input, r.shown(dir)))
 				r.a.WithFieldsMap(map[string]string{"title": "benchgate " + in.input}).Noticef("no %s: %s does not exist; the run is judged without one", in.input, r.rel(dir))
 				continue
 			}
-			*in.from = "`" + r.rel(dir) + "`"
+			*in.from = "`" + r.shown(dir) + "`"
 			if in.input == "baseline" {
-				lp.BaselineRun = r.rel(dir)
+				lp.BaselineRun = r.shown(dir)
 			}
 			p.Args = append(p.Args, in.flag, dir)
 			if in.input == "history" {
@@ -368,7 +368,7 @@ func (r *reporter) lookbackSummary(doc *jobsummary.Doc, lp *lookbackPlan, lb *Lo
 	// detail behind it.
 	sec.Collapsed = true
 	if lb != nil && lb.StatsMD != "" {
-		sec.Note = "see " + r.rel(lb.StatsMD)
+		sec.Note = "see " + r.shown(lb.StatsMD)
 	}
 	if lp.BaselineFrom != "" {
 		sec.Para("Baseline: %s.", lp.BaselineFrom)

@@ -229,6 +229,17 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 					t.Errorf("first line lacks %q:\n%s", w, first)
 				}
 			}
+			// No runner path: the workspace, the runner's temporary folder
+			// and its file-command folder never show.
+			for _, dir := range []string{s.ws, s.env["RUNNER_TEMP"], s.files} {
+				if strings.Contains(body, dir) || strings.Contains(sum, dir) {
+					i := strings.Index(sum, dir)
+					if i < 0 {
+						i = 0
+					}
+					t.Errorf("the comment or summary shows the runner path %s: %.300s", dir, sum[max(0, i-200):])
+				}
+			}
 			// The merge commit is named only as what the run checked out.
 			if strings.Contains(body, prMerge[:7]) || strings.Count(sum, prMerge[:7]) != strings.Count(sum, "the run checked out the merge commit `"+prMerge[:7]) {
 				t.Errorf("the merge commit is named as what was judged")

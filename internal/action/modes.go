@@ -106,7 +106,13 @@ func (reportMode) views(r *reporter, doc *jobsummary.Doc, head *jobsummary.Secti
 		chartSection(sec, res.Suites)
 		failureTable(sec, r, "report", res.Suites, res.SuiteOrder)
 	}
-	includeMarkdown(sec, res.SummaryMD, r)
+	// The report's own Markdown repeats the figures at length: below,
+	// collapsed, and the first thing left out of a summary too large.
+	if res.SummaryMD != "" {
+		md := doc.Section("Report's own summary")
+		md.Note, md.Collapsed, md.Drop = head.Note, true, 3
+		includeMarkdown(md, res.SummaryMD, r)
+	}
 }
 
 // setsMode is set and ordered: sets decided by their rows.
@@ -213,7 +219,7 @@ func (batchMode) views(r *reporter, doc *jobsummary.Doc, head *jobsummary.Sectio
 		r.batchSection(doc, res.Batch)
 		return
 	}
-	head.Para("No run_manifest.json was written under %s.", r.rel(p.OutDir))
+	head.Para("No run_manifest.json was written under %s.", r.shown(p.OutDir))
 }
 
 // auditMode is qa-audit: a verdict per benchmark question.

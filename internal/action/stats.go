@@ -123,5 +123,5 @@ func (r *reporter) statsSummary(doc *jobsummary.Doc, entries []statsEntry) {
 			sec.Para("Power planner: %s.", strings.Join(plans, "; "))
 		}
 	}
-	sec.Para("Bar: -100%% to +100%% reduction; `=` interval, `o` estimate, `|` threshold. Method and figures: %s.", r.rel(entries[0].MD))
+	sec.Para("Bar: -100%% to +100%% reduction; `=` interval, `o` estimate, `|` threshold. Method and figures: %s.", r.shown(entries[0].MD))
 }

@@ -67,7 +67,7 @@ func (r *reporter) artifactsSection(doc *jobsummary.Doc, arts []artifact) {
 			// A link downloads the artifact from the run's page.
 			name = "[" + name + "](" + link(a.ID) + ")"
 		}
-		rows = append(rows, []string{name, textfmt.Cell(r.rel(a.Dir)), textfmt.Cell(state)})
+		rows = append(rows, []string{name, textfmt.Cell(r.shown(a.Dir)), textfmt.Cell(state)})
 	}
 	sec.RawTable([]string{"artifact", "folder", "upload"}, rows)
 }
@@ -107,14 +107,21 @@ func (r *reporter) trigger(c verdict.Compared) string {
 	return out + "."
 }
 
-// redactArgs shortens absolute paths under the workspace for display.
+// redactArgs shortens absolute paths under the workspace for display,
+// and leaves out --progress-md: it names the step's own summary file,
+// not something a person would type.
 func redactArgs(args []string, workspace string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--progress-md" && i+1 < len(args) {
+			i++
+			continue
+		}
 		if rel, err := filepath.Rel(workspace, a); err == nil && filepath.IsAbs(a) && !strings.HasPrefix(rel, "..") {
 			a = rel
 		}
-		out[i] = a
+		out = append(out, a)
 	}
 	return out
 }
@@ -158,7 +165,7 @@ func (r *reporter) setsTable(sets []*setResult, secs []*jobsummary.Section) [][]
 func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult, collapsed bool) *jobsummary.Section {
 	t := s.Tracking
 	sec := doc.Section("Set " + t.Set + ": " + orDefault(t.FinalStatus, "unknown"))
-	sec.Note = "see " + r.rel(s.Dir)
+	sec.Note = "see " + r.shown(s.Dir)
 	if collapsed {
 		sec.Collapsed, sec.Drop = true, 1
 		if t.FinalStatus == "pass" {
@@ -166,7 +173,7 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult, collapsed bool)
 		}
 	}
 	if t.Provider != "" || t.Model != "" {
-		sec.Para("Provider %s, model %s; folder %s.", textfmt.Code(t.Provider), textfmt.Code(t.Model), textfmt.Code(r.rel(s.Dir)))
+		sec.Para("Provider %s, model %s; folder %s.", textfmt.Code(t.Provider), textfmt.Code(t.Model), textfmt.Code(r.shown(s.Dir)))
 	}
 	if t.Error != "" {
 		sec.Para("**Stopped:** %s", textfmt.Cell(t.Error))
@@ -299,7 +306,7 @@ func includeMarkdown(sec *jobsummary.Section, path string, r *reporter) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		sec.Para("%s could not be read: %v", r.rel(path), err)
+		sec.Para("%s could not be read: %v", r.shown(path), err)
 		return
 	}
 	text := dropEmptyTables(string(b))
@@ -312,7 +319,7 @@ func includeMarkdown(sec *jobsummary.Section, path string, r *reporter) {
 	}
 	// The mode's file is kept byte for byte (upstream's layout); here
 	// what GitHub would take for raw HTML is escaped.
-	sec.Para("From %s:\n\n%s", textfmt.Code(r.rel(path)), textfmt.EscapeTags(strings.TrimSpace(strings.Join(out, "\n"))))
+	sec.Para("From %s:\n\n%s", textfmt.Code(r.shown(path)), textfmt.EscapeTags(strings.TrimSpace(strings.Join(out, "\n"))))
 }
 
 // batchStatuses are the fixed per-instance statuses, in chart order.
@@ -320,7 +327,7 @@ var batchStatuses = []string{"success", "failed", "incomplete"}
 
 func (r *reporter) batchSection(doc *jobsummary.Doc, b *batchResult) {
 	sec := doc.Section("SWE-bench batch")
-	sec.Note = "see " + r.rel(b.Root)
+	sec.Note = "see " + r.shown(b.Root)
 	counts := map[string]int{}
 	rows := [][]string{}
 	for _, in := range b.Instances {
@@ -339,7 +346,7 @@ func (r *reporter) batchSection(doc *jobsummary.Doc, b *batchResult) {
 		cs = append(cs, counts[l])
 		parts = append(parts, fmt.Sprintf("%s %d", l, counts[l]))
 	}
-	sec.Para("Run root `%s`: %d instances (%s). Predictions: `%s`.", r.rel(b.Root), len(b.Instances), strings.Join(parts, ", "), r.rel(b.Predictions))
+	sec.Para("Run root `%s`: %d instances (%s). Predictions: `%s`.", r.shown(b.Root), len(b.Instances), strings.Join(parts, ", "), r.shown(b.Predictions))
 	if len(b.Instances) > 0 {
 		sec.Mermaid(jobsummary.Pie("Instance statuses", labels, cs))
 	}
@@ -352,7 +359,7 @@ func (r *reporter) auditSection(doc *jobsummary.Doc, a *auditResult) {
 		sec.Para("No quality_report.json was written.")
 		return
 	}
-	sec.Note = "see " + r.rel(a.Report)
+	sec.Note = "see " + r.shown(a.Report)
 	counts := map[string]int{}
 	var labels []string
 	rows := [][]string{}
@@ -367,14 +374,14 @@ func (r *reporter) auditSection(doc *jobsummary.Doc, a *auditResult) {
 			h = "yes"
 			human++
 		}
-		rows = append(rows, []string{r.rel(c.File), c.ID, c.Verdict, h})
+		rows = append(rows, []string{r.shown(c.File), c.ID, c.Verdict, h})
 	}
 	sort.Strings(labels)
 	var cs []int
 	for _, l := range labels {
 		cs = append(cs, counts[l])
 	}
-	sec.Para("Quality report `%s`: %d cases, %d need human review.", r.rel(a.Report), len(a.Cases), human)
+	sec.Para("Quality report `%s`: %d cases, %d need human review.", r.shown(a.Report), len(a.Cases), human)
 	if len(a.Cases) > 0 {
 		sec.Mermaid(jobsummary.Pie("Verdicts", labels, cs))
 		sec.Table([]string{"file", "case", "verdict", "needs human review"}, rows)
