@@ -489,6 +489,9 @@ func TestSwebenchBatchMode(t *testing.T) {
 		t.Errorf("outputs status=%q exit-code=%q counts %s/%s/%s/%s, want fail, 0 and 2 total, 1 success, 1 failed, 0 incomplete",
 			out["status"], out["exit-code"], out["instances-total"], out["instances-success"], out["instances-failed"], out["instances-incomplete"])
 	}
+	if out["failure-codes"] != "missing_image=1" || out["instances-retryable"] != "1" {
+		t.Errorf("failure-codes %q, instances-retryable %q; want missing_image=1 and 1", out["failure-codes"], out["instances-retryable"])
+	}
 	root := out["out-dir"]
 	if !strings.HasPrefix(root, "runs/") || out["predictions"] != root+"/predictions.jsonl" || out["run-manifest"] != root+"/run_manifest.json" {
 		t.Fatalf("outputs = %v\n%s", out, s.stdout)

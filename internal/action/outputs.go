@@ -29,6 +29,8 @@ func Outputs() []Output {
 		{"instances-failed", "swebench-batch: instances that ended failed (missing image, bootstrap, blocked, runtime error, or never reached)."},
 		{"instances-incomplete", "swebench-batch: instances that ended incomplete."},
 		{"instances-not-run", "swebench-batch: instances with no finished status (never started or interrupted); they are among instances-failed."},
+		{"failure-codes", "swebench-batch: the finished instances that ended with a failure code, counted by code, one per line as code=count (missing_image=2)."},
+		{"instances-retryable", "swebench-batch: finished instances whose failure is on the runner's side (missing_image, codex_bootstrap_failed, or runtime_error outside the patch check): a resume with --retry-failed for their codes can end them otherwise once that is fixed."},
 		{"quality-report", "qa-audit: path of quality_report.json."},
 		{"pr-urls", "qa-audit: URLs of the pull requests opened or updated, one per line."},
 		{"failing-rows", "Number of suite rows that break a blocking rule (success, output_valid, error)."},
@@ -81,6 +83,9 @@ func (r *reporter) batchCounts(b *swebench.BatchResult) {
 	r.output("instances-failed", strconv.Itoa(b.Counts.Failed))
 	r.output("instances-incomplete", strconv.Itoa(b.Counts.Incomplete))
 	r.output("instances-not-run", strconv.Itoa(b.Counts.NotRun))
+	codes, retryable := b.FailureCodes()
+	r.output("failure-codes", strings.Join(codes, "\n"))
+	r.output("instances-retryable", strconv.Itoa(retryable))
 }
 
 // failingRows counts rows with at least one violation.

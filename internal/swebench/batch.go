@@ -230,6 +230,40 @@ func endpointFailure(st Status) bool {
 	return ok && info.Endpoint
 }
 
+// retryableFailure reports whether a finished instance failed for a
+// reason on the runner's side (failcode.Info.Retryable), outside the
+// patch check: a retry once that is fixed can end otherwise.
+func retryableFailure(st Status) bool {
+	if st.Status == ralph.StatusSuccess || st.FailureReasonCode == nil || st.PatchCheck != "" {
+		return false
+	}
+	info, ok := failcode.Lookup(*st.FailureReasonCode)
+	return ok && info.Retryable
+}
+
+// FailureCodes counts the instances of the batch's scope that ended with
+// a failure code, by code in the table's order ("missing_image=2"), and
+// how many of them are retryable (retryableFailure). Instances with no
+// finished status are not here (Counts.NotRun has them).
+func (r BatchResult) FailureCodes() (byCode []string, retryable int) {
+	n := map[string]int{}
+	for _, in := range r.Instances {
+		if in.Err != nil || in.Status.FailureReasonCode == nil || in.Status.Interrupted {
+			continue
+		}
+		n[*in.Status.FailureReasonCode]++
+		if retryableFailure(in.Status) {
+			retryable++
+		}
+	}
+	for _, info := range failcode.Table {
+		if c := n[string(info.Code)]; c > 0 {
+			byCode = append(byCode, fmt.Sprintf("%s=%d", info.Code, c))
+		}
+	}
+	return byCode, retryable
+}
+
 // ScopeInfo records what chose a batch's instances, so that merge can
 // tell shards of one batch from shards of different scopes: the
 // arguments, and the sorted IDs before sharding (their count and
