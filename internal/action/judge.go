@@ -211,6 +211,22 @@ func setsOf(p *Plan, res *results, m *Result, in judgeInput) (checks []verdict.C
 			if t.Error != "" {
 				c.Method = "stopped: " + t.Error
 			}
+			if rows == 0 {
+				// No failing row to count: the set failed on what it did
+				// not write (zero rows, a stop before its rows).
+				expected, actual := 0, 0
+				for _, n := range t.RowsExpected {
+					expected += n
+				}
+				for _, n := range t.RowsActual {
+					actual += n
+				}
+				c.Direction, c.Text = "", fmt.Sprintf("%s, %d of %d rows written", orDefault(t.FinalStatus, "unknown"), actual, expected)
+				if t.Error != "" {
+					c.Text += ": " + t.Error
+					c.Method = ""
+				}
+			}
 		}
 		checks = append(checks, c)
 		if g := t.Gate; g != nil && g.Ran {
