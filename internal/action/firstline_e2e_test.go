@@ -74,8 +74,9 @@ type firstLineCase struct {
 	// parts of it (the deciding checks with value and threshold).
 	mark, first string
 	also        []string
-	// comment holds text the comment must show beyond its first line.
-	comment []string
+	// comment holds text the comment must show beyond its first line;
+	// summary, text the job summary must show.
+	comment, summary []string
 	// kept: the comment could not be posted (a fork) and is read from
 	// the artifact the step kept for the second stage.
 	kept bool
@@ -148,7 +149,8 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 				return s, prStep(t, s, "octo/bench")
 			},
 			mark: "❌", first: "**benchgate ordered: fail**: issues: failing rows after reruns (success, output_valid, error null) 2 rows, needs ≤ 0 rows",
-			also: []string{"1 scenario failing, 6 of 9 sets not run"},
+			also:    []string{"1 scenario failing, 6 of 9 sets not run"},
+			summary: []string{"| 3 | [issues](#set-issues-terminal_fail) | terminal_fail |", "| 4 | release-delivery | **not run** | - | - | - | - |", "| 9 | ci-log-analysis | **not run** |"},
 			comment: []string{"**Sets**: failed: `issues` terminal_fail; 6 of 9 not run: `release-delivery`",
 				"- `issues/issue-close-001`: 2 of 2 iterations failed in agent_direct and ghx; first error: `success: expected true, got false`",
 				"issue-close-001 fail(s) in both agent_direct and ghx: a fixture or scenario problem rather than ghx.",
@@ -251,6 +253,11 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 			for _, w := range tc.comment {
 				if !strings.Contains(body, w) {
 					t.Errorf("comment lacks %q:\n%s", w, body)
+				}
+			}
+			for _, w := range tc.summary {
+				if !strings.Contains(sum, w) {
+					t.Errorf("summary lacks %q", w)
 				}
 			}
 			// The verdict kept as data in the run folder renders the same

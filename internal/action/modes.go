@@ -7,6 +7,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/benchgate/benchgate/internal/verdict"
 )
 
@@ -128,6 +129,13 @@ func (setsMode) collect(p *Plan, m *Result) *results {
 		for _, s := range o.Sets {
 			r.Sets = append(r.Sets, newSetResult(s))
 		}
+		if o.Summary != nil {
+			for _, s := range o.Summary.Sets {
+				if s.Status == "not_run" {
+					r.NotRun = append(r.NotRun, s.Set)
+				}
+			}
+		}
 		r.SummaryJSON, r.SummaryMD = existing(o.SummaryJSON), existing(o.SummaryMD)
 	}
 	return r
@@ -151,7 +159,13 @@ func (setsMode) views(r *reporter, doc *jobsummary.Doc, head *jobsummary.Section
 		for _, s := range res.Sets {
 			secs = append(secs, r.setSection(doc, s, true))
 		}
-		head.RawTable([]string{"#", "set", "status", "gate", "stats", "failing scenarios", "reruns"}, r.setsTable(res.Sets, secs))
+		rows := r.setsTable(res.Sets, secs)
+		// The sets after a stop are rows too: what did not run is part
+		// of the answer.
+		for _, name := range res.NotRun {
+			rows = append(rows, []string{strconv.Itoa(len(rows) + 1), textfmt.Cell(name), "**not run**", "-", "-", "-", "-"})
+		}
+		head.RawTable([]string{"#", "set", "status", "gate", "stats", "failing scenarios", "reruns"}, rows)
 	}
 	if res.SummaryMD != "" {
 		sec := doc.Section("Consolidated summary")

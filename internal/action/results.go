@@ -46,6 +46,8 @@ type results struct {
 	Gate  *report.GateResult
 	Batch *batchResult
 	Audit *auditResult
+	// NotRun are the sets of an ordered run that did not run, in order.
+	NotRun []string
 }
 
 type setResult struct {
