@@ -355,7 +355,7 @@ func TestRunSetAnnotatesFirstTenFailingRows(t *testing.T) {
 		"**2 more failing rows are not annotated**",
 		"## Set pr-exec: terminal_fail",
 		"| agent_direct | 20 | 20 | 8 |",
-		"```mermaid\nxychart-beta",
+		"xychart-beta horizontal",
 		"| benchgate-results/set-4242-1/ghx-suite.jsonl:14 | ",
 		"Failing scenarios: `issue-triage-comment-wf-001`",
 		"From `benchgate-results/set-4242-1/latest-summary.md`:\n\n### Benchmark Report",
@@ -668,27 +668,35 @@ func TestRunStopsCommandsInModeOutput(t *testing.T) {
 	}
 }
 
-func TestChartKeepsFirstScenarios(t *testing.T) {
-	var doc jobsummary.Doc
-	sec := doc.Section("s")
+// TestChartsOfEverySize: every scenario of a run up to 50 is charted,
+// latency in seconds, the axis from 0; more scenarios are a table of the
+// medians instead of a chart no one can read.
+func TestChartsOfEverySize(t *testing.T) {
 	mk := func(n int) *suiteStats {
 		st := &suiteStats{Active: map[string][]float64{}, Latency: map[string][]float64{}}
 		for i := 0; i < n; i++ {
 			id := fmt.Sprintf("sc-%03d", i)
 			st.Active[id] = []float64{float64(i), float64(i + 2)}
+			st.Latency[id] = []float64{38839.5, 38839.5}
 		}
 		return st
 	}
-	chartSection(sec, map[string]*suiteStats{"agent_direct": mk(40), "ghx": mk(40)})
-	out := doc.Render(jobsummary.MaxBytes)
-	if !strings.Contains(out, "first 30 of 40 scenarios") || !strings.Contains(out, `"sc-029"]`) || strings.Contains(out, "sc-030") {
-		t.Errorf("chart:\n%s", out)
-	}
-	if !strings.Contains(out, "bar [1, 2, 3,") {
-		t.Errorf("medians not charted:\n%s", out)
-	}
-	if strings.Contains(out, "wall latency") {
-		t.Errorf("a chart without latency data was drawn")
+	for _, n := range []int{1, 4, 16, 50, 51} {
+		var doc jobsummary.Doc
+		chartSection(doc.Section("s"), map[string]*suiteStats{"agent_direct": mk(n), "ghx": mk(n)})
+		out := doc.Render(jobsummary.MaxBytes)
+		last := fmt.Sprintf("sc-%03d", n-1)
+		switch {
+		case n <= jobsummary.MaxChartLabels:
+			if strings.Count(out, "xychart-beta horizontal") != 2 || !strings.Contains(out, `"`+last+`"]`) || !strings.Contains(out, `"seconds" 0 --> `) ||
+				!strings.Contains(out, "bar [38.8") || strings.Contains(out, "38839") {
+				t.Errorf("%d scenarios: chart:\n%s", n, out)
+			}
+		default:
+			if strings.Contains(out, "xychart") || !strings.Contains(out, "| "+last+" | 38.8 | 38.8 |") || !strings.Contains(out, "51 scenarios are too many for a chart") {
+				t.Errorf("%d scenarios: want a table:\n%s", n, out)
+			}
+		}
 	}
 }
 

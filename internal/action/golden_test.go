@@ -257,8 +257,9 @@ func lineDiff(want, got string) string {
 }
 
 // TestGoldenChartsRender draws every chart of the golden job summaries
-// with the real mermaid in Chromium: each parses and draws, and every
-// agent_direct/ghx chart draws both modes (bars and a line).
+// with the real mermaid in Chromium: each parses and draws, every
+// agent_direct/ghx chart draws both modes (bars and a line), and no text
+// is cut off or drawn over another label.
 func TestGoldenChartsRender(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.md"))
 	var charts []string
@@ -273,9 +274,24 @@ func TestGoldenChartsRender(t *testing.T) {
 		t.Fatalf("only %d charts in the golden summaries", len(charts))
 	}
 	svgs := mermaid.Render(t, charts...)
+	xy := 0
 	for i, c := range charts {
-		if strings.HasPrefix(c, "xychart-beta") && (!strings.Contains(svgs[i], `class="bar-plot-0"`) || !strings.Contains(svgs[i], `class="line-plot-1"`)) {
+		if !strings.Contains(c, "xychart-beta") {
+			continue
+		}
+		xy++
+		if !strings.Contains(svgs[i], `class="bar-plot-0"`) || !strings.Contains(svgs[i], `class="line-plot-1"`) {
 			t.Errorf("chart %d does not draw both modes:\n%s", i+1, c)
+		}
+	}
+	if xy < 8 {
+		t.Errorf("only %d charts of scenarios in the golden summaries", xy)
+	}
+	// As wide as a job summary on a laptop: nothing cut off, no labels
+	// over each other.
+	for i, l := range mermaid.Layouts(t, 900, charts...) {
+		for _, p := range l.Problems() {
+			t.Errorf("chart %d: %s\n%s", i+1, p, charts[i])
 		}
 	}
 }

@@ -2,6 +2,7 @@ package action
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -230,11 +231,10 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult, collapsed bool)
 	return sec
 }
 
-// maxChartScenarios keeps charts readable; the tables carry the rest.
-const maxChartScenarios = 30
-
-// chartSection draws per-scenario medians of active tokens and latency,
-// ghx against agent_direct, when both modes have passing rows.
+// chartSection draws per-scenario medians of active tokens and latency
+// (in seconds, as the comment gives them), ghx against agent_direct,
+// when both modes have passing rows; beyond jobsummary.MaxChartLabels
+// scenarios no chart stays readable, and a table gives the medians.
 func chartSection(sec *jobsummary.Section, suites map[string]*suiteStats) {
 	base, cand := suites["agent_direct"], suites["ghx"]
 	if base == nil || cand == nil {
@@ -243,9 +243,10 @@ func chartSection(sec *jobsummary.Section, suites map[string]*suiteStats) {
 	for _, metric := range []struct {
 		title, unit string
 		pick        func(*suiteStats) map[string][]float64
+		scale       func(float64) float64
 	}{
-		{"Median active tokens per scenario", "active tokens", func(s *suiteStats) map[string][]float64 { return s.Active }},
-		{"Median wall latency per scenario", "ms", func(s *suiteStats) map[string][]float64 { return s.Latency }},
+		{"Median active tokens per scenario", "active tokens", func(s *suiteStats) map[string][]float64 { return s.Active }, math.Round},
+		{"Median wall latency per scenario", "seconds", func(s *suiteStats) map[string][]float64 { return s.Latency }, msToSeconds},
 	} {
 		b, c := metric.pick(base), metric.pick(cand)
 		var ids []string
@@ -258,17 +259,31 @@ func chartSection(sec *jobsummary.Section, suites map[string]*suiteStats) {
 			continue
 		}
 		sort.Strings(ids)
-		if len(ids) > maxChartScenarios {
-			sec.Para("The chart below shows the first %d of %d scenarios (by ID); the summary files have all of them.", maxChartScenarios, len(ids))
-			ids = ids[:maxChartScenarios]
-		}
 		var bv, cv []float64
 		for _, id := range ids {
-			bv = append(bv, median(b[id]))
-			cv = append(cv, median(c[id]))
+			bv = append(bv, metric.scale(median(b[id])))
+			cv = append(cv, metric.scale(median(c[id])))
 		}
-		sec.Mermaid(jobsummary.XYChart(metric.title, metric.unit, ids, jobsummary.Series{Name: "agent_direct", Values: bv}, jobsummary.Series{Name: "ghx", Values: cv}))
+		if len(ids) > jobsummary.MaxChartLabels {
+			sec.Para("%s (%s; %d scenarios are too many for a chart):", metric.title, metric.unit, len(ids))
+			rows := make([][]string, len(ids))
+			for i, id := range ids {
+				rows[i] = []string{id, strconv.FormatFloat(bv[i], 'f', -1, 64), strconv.FormatFloat(cv[i], 'f', -1, 64)}
+			}
+			sec.Table([]string{"scenario", "agent_direct", "ghx"}, rows)
+			continue
+		}
+		sec.Mermaid(jobsummary.ScenarioChart(metric.title, metric.unit, ids, jobsummary.Series{Name: "agent_direct", Values: bv}, jobsummary.Series{Name: "ghx", Values: cv}))
 	}
+}
+
+// msToSeconds turns milliseconds into seconds with one decimal, two
+// below a second.
+func msToSeconds(ms float64) float64 {
+	if ms < 1000 {
+		return math.Round(ms/10) / 100
+	}
+	return math.Round(ms/100) / 10
 }
 
 // failureTable lists the failing rows of a set or report, one line per

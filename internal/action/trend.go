@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/history"
 	"github.com/benchgate/benchgate/internal/jobsummary"
@@ -19,7 +20,30 @@ type trendMetric struct {
 var trendMetrics = []trendMetric{
 	{"Success rate", "% of rows", func(p history.Point) *float64 { return p.SuccessRatePct }, func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }},
 	{"Median active tokens", "active tokens", func(p history.Point) *float64 { return p.MedianActiveTokens }, func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }},
-	{"Median wall latency", "ms", func(p history.Point) *float64 { return p.MedianLatencyMs }, func(v float64) string { return strconv.FormatFloat(v/1000, 'f', 1, 64) + " s" }},
+	{"Median wall latency", "seconds", func(p history.Point) *float64 { return seconds(p.MedianLatencyMs) }, func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + " s" }},
+}
+
+// seconds is a latency in milliseconds in seconds, as charts and the
+// comment give it.
+func seconds(ms *float64) *float64 {
+	if ms == nil {
+		return nil
+	}
+	s := msToSeconds(*ms)
+	return &s
+}
+
+// runLabel names a run on a trend's axis: its commit, short, as the
+// pull request's page shows commits; else the day and time it started;
+// else its place in the window.
+func runLabel(p history.Point, i int) string {
+	if c := p.Commit; c != "" {
+		return c[:min(7, len(c))]
+	}
+	if t, err := time.Parse(time.RFC3339, p.StartedAt); err == nil {
+		return t.UTC().Format("01-02 15:04")
+	}
+	return "run " + strconv.Itoa(i+1)
 }
 
 // trendOf returns a mode's runs in the history, oldest first.
@@ -47,9 +71,9 @@ func trendCharts(sec *jobsummary.Section, h *history.Report) {
 	ad, gx = ad[len(ad)-n:], gx[len(gx)-n:]
 	labels := make([]string, n)
 	for i := range labels {
-		labels[i] = strconv.Itoa(i + 1)
+		labels[i] = runLabel(gx[i], i)
 	}
-	sec.Para("Trend over the last %d runs of both modes (1 the oldest, %d the newest):", n, n)
+	sec.Para("Trend over the last %d runs of both modes, oldest first, each run named by its commit (or its start):", n)
 	for _, m := range trendMetrics {
 		var bars, line []float64
 		for i := 0; i < n; i++ {
@@ -63,7 +87,7 @@ func trendCharts(sec *jobsummary.Section, h *history.Report) {
 		if bars == nil {
 			continue
 		}
-		sec.Mermaid(jobsummary.XYChart(fmt.Sprintf("%s, last %d runs", m.title, n), m.unit, labels,
+		sec.Mermaid(jobsummary.TrendChart(fmt.Sprintf("%s, last %d runs", m.title, n), m.unit, labels,
 			jobsummary.Series{Name: "agent_direct", Values: bars}, jobsummary.Series{Name: "ghx", Values: line}))
 	}
 }

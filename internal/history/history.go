@@ -55,6 +55,9 @@ type Point struct {
 	SuccessRatePct     *float64 `json:"successRatePct"`
 	MedianActiveTokens *float64 `json:"medianActiveTokens"`
 	MedianLatencyMs    *float64 `json:"medianLatencyMs"`
+	// Commit is the git commit the run's rows name (the first, when they
+	// name several), so a trend can label the run; "" when none.
+	Commit string `json:"commit,omitempty"`
 }
 
 // Scenario is one scenario of one mode over the window.
@@ -143,8 +146,12 @@ func Analyze(past []runrecord.Mode, current *runrecord.Record, window int) *Repo
 		for _, r := range runs {
 			mr.Sources = append(mr.Sources, r.Source)
 			t := r.RunTotals()
-			mr.Trend = append(mr.Trend, Point{Source: r.Source, StartedAt: r.StartedAt, SuccessRatePct: t.SuccessRatePct(),
-				MedianActiveTokens: t.MedianActiveTokens, MedianLatencyMs: t.MedianLatencyMs})
+			pt := Point{Source: r.Source, StartedAt: r.StartedAt, SuccessRatePct: t.SuccessRatePct(),
+				MedianActiveTokens: t.MedianActiveTokens, MedianLatencyMs: t.MedianLatencyMs}
+			if len(r.GitCommits) > 0 {
+				pt.Commit = r.GitCommits[0]
+			}
+			mr.Trend = append(mr.Trend, pt)
 		}
 		rep.Modes = append(rep.Modes, mr)
 		var cur *runrecord.Mode

@@ -10,7 +10,6 @@ package jobsummary
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -290,55 +289,6 @@ func (d *Doc) render(lv level) string {
 		if s.Collapsed && len(s.blocks) > 0 {
 			b.WriteString("</details>\n\n")
 		}
-	}
-	return b.String()
-}
-
-// XYChart returns a mermaid xychart of one value per label for two
-// series: bars for the first, a line for the second. mermaid draws the
-// series of a chart over each other, not side by side, so two bar
-// series hide the shorter bar behind the taller one; a line over bars
-// keeps both visible wherever they are. mermaid has no legend, so the
-// title says which series is which.
-func XYChart(title, yLabel string, labels []string, bars, line Series) string {
-	var b strings.Builder
-	b.WriteString("xychart-beta\n")
-	fmt.Fprintf(&b, "  title %s\n", quote(fmt.Sprintf("%s (bars: %s, line: %s)", title, bars.Name, line.Name)))
-	qs := make([]string, len(labels))
-	for i, l := range labels {
-		qs[i] = quote(l)
-	}
-	fmt.Fprintf(&b, "  x-axis [%s]\n", strings.Join(qs, ", "))
-	fmt.Fprintf(&b, "  y-axis %s\n", quote(yLabel))
-	fmt.Fprintf(&b, "  bar [%s]\n", values(bars.Values))
-	fmt.Fprintf(&b, "  line [%s]\n", values(line.Values))
-	return b.String()
-}
-
-func values(v []float64) string {
-	vs := make([]string, len(v))
-	for i, x := range v {
-		vs[i] = strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return strings.Join(vs, ", ")
-}
-
-// Series is one named row of values of a chart.
-type Series struct {
-	Name   string
-	Values []float64
-}
-
-// Pie returns a mermaid pie chart of counts, in the order given; zero
-// slices are left out because mermaid draws them as empty labels.
-func Pie(title string, labels []string, counts []int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "pie title %s\n", strings.Trim(quote(title), `"`))
-	for i, l := range labels {
-		if counts[i] == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "  %s : %d\n", quote(l), counts[i])
 	}
 	return b.String()
 }

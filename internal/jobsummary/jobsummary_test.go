@@ -3,8 +3,10 @@ package jobsummary
 import (
 	"flag"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,7 +42,7 @@ func TestRender(t *testing.T) {
 			name:    "fits whole",
 			rows:    3,
 			limit:   MaxBytes,
-			want:    []string{"## Set pr-exec: fail\n\n", "```mermaid\npie title Statuses\n", "| suite.jsonl:3 |"},
+			want:    []string{"## Set pr-exec: fail\n\n", "```mermaid\n---\nconfig:\n  themeVariables:\n    pie1: \"#1a7f37\"\n    pie2: \"#cf222e\"\n---\npie title Statuses\n", "| suite.jsonl:3 |"},
 			notWant: []string{"left out"},
 		},
 		{
@@ -93,15 +95,39 @@ func shorten(s string) string {
 }
 
 func TestCharts(t *testing.T) {
-	got := XYChart(`Tokens "median"`, "tokens", []string{"a-001", "b\n002"}, Series{"agent_direct", []float64{1.5, 2}}, Series{"ghx", []float64{3, 4}})
-	want := "xychart-beta\n  title \"Tokens 'median' (bars: agent_direct, line: ghx)\"\n  x-axis [\"a-001\", \"b 002\"]\n  y-axis \"tokens\"\n  bar [1.5, 2]\n  line [3, 4]\n"
+	got := ScenarioChart(`Tokens "median"`, "tokens", []string{"a-001", "b\n002"}, Series{"agent_direct", []float64{1.5, 2}}, Series{"ghx", []float64{3, 4}})
+	want := "---\nconfig:\n  xyChart:\n    height: 260\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"#8c959f, #0969da\"\n---\n" +
+		"xychart-beta horizontal\n  title \"Tokens 'median' (grey bars: agent_direct, blue line: ghx)\"\n  x-axis [\"a-001\", \"b 002\"]\n  y-axis \"tokens\" 0 --> 4\n  bar [1.5, 2]\n  line [3, 4]\n"
 	if got != want {
-		t.Errorf("XYChart =\n%s\nwant\n%s", got, want)
+		t.Errorf("ScenarioChart =\n%s\nwant\n%s", got, want)
 	}
 	got = Pie("Instance statuses", []string{"success", "failed", "incomplete"}, []int{2, 0, 1})
-	want = "pie title Instance statuses\n  \"success\" : 2\n  \"incomplete\" : 1\n"
+	want = "---\nconfig:\n  themeVariables:\n    pie1: \"#1a7f37\"\n    pie2: \"#bf8700\"\n---\npie title Instance statuses\n  \"success\" : 2\n  \"incomplete\" : 1\n"
 	if got != want {
 		t.Errorf("Pie =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestNiceCeil(t *testing.T) {
+	for _, c := range []struct{ v, want float64 }{
+		{0, 1}, {-3, 1}, {0.4, 0.4}, {0.41, 0.5}, {4, 4}, {9.6, 10}, {64.389, 80}, {47, 50}, {2615, 3000}, {1900, 2000}, {100, 100}, {95, 100}, {100.5, 120}, {21, 25}, {0.007, 0.008},
+	} {
+		if got := NiceCeil(c.v); got != c.want {
+			t.Errorf("NiceCeil(%v) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
+
+func TestShortLabels(t *testing.T) {
+	got := ShortLabels([]string{"pr-review-submit-request-changes-001", "issue-view-001", "pr-review-submit-request-changes-002"}, 20)
+	want := []string{"pr-review…hanges-001", "issue-view-001", "pr-review…hanges-002"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("ShortLabels = %q, want %q", got, want)
+	}
+	// Labels that would read the same are numbered.
+	got = ShortLabels([]string{"abcde-one-zz-001", "abcde-two-zz-001"}, 12)
+	if got[0] == got[1] || !strings.HasPrefix(got[0], "1. ") || !strings.HasPrefix(got[1], "2. ") {
+		t.Errorf("clashing labels not told apart: %q", got)
 	}
 }
 
@@ -209,44 +235,127 @@ func TestSlug(t *testing.T) {
 	}
 }
 
+// scenarioIDs are real scenario IDs of the ghx benchmark, the four of
+// the 2026-02-25 suites first.
+var scenarioIDs = []string{
+	"ci-diagnose-run-wf-001", "issue-triage-comment-wf-001", "pr-fix-mixed-threads-wf-001", "pr-review-comment-wf-001",
+	"check-run-annotations-list-001", "issue-assignees-update-001", "issue-blocked-by-add-001", "issue-blocked-by-remove-001",
+	"issue-close-001", "issue-comments-create-001", "issue-comments-list-001", "issue-create-001", "issue-delete-001",
+	"issue-labels-update-001", "issue-linked-prs-list-001", "issue-list-open-001", "issue-milestone-set-001",
+	"issue-parent-remove-001", "issue-parent-set-001", "issue-relations-get-001", "issue-reopen-001", "issue-update-001",
+	"issue-view-001", "pr-assignees-update-001", "pr-branch-update-001", "pr-checks-get-failed-001", "pr-checks-rerun-all-001",
+	"pr-checks-rerun-failed-001", "pr-comment-reply-001", "pr-comment-resolve-001", "pr-comment-unresolve-001",
+	"pr-comments-unresolved-001", "pr-diff-list-files-001", "pr-list-open-001", "pr-merge-execute-001",
+	"pr-mergeability-view-001", "pr-ready-for-review-set-001", "pr-review-submit-approve-001", "pr-review-submit-comment-001",
+	"pr-review-submit-request-changes-001", "pr-reviewers-request-001", "pr-reviews-list-001", "pr-status-checks-001",
+	"pr-view-001", "project-v2-fields-list-001", "project-v2-item-add-issue-001", "project-v2-item-field-update-001",
+	"project-v2-items-list-001", "project-v2-org-get-001", "project-v2-user-get-001",
+}
+
 var (
 	barRect  = regexp.MustCompile(`(?s)<g class="bar-plot-0">(.*?)</g>`)
 	linePath = regexp.MustCompile(`<g class="line-plot-1"><path d="M[^"]+"`)
+	legend   = regexp.MustCompile(`<g class="legend"[^>]*><rect[^>]*style="fill: ([^;]+);[^>]*></rect><text[^>]*>([^<]+)</text>`)
 )
 
-// TestChartsRenderInMermaid draws each kind of chart the summaries use
-// with the real mermaid in Chromium: both modes of an xychart are drawn,
-// agent_direct as one bar per scenario and ghx as a line, also where ghx
-// is the larger (the real 704 vs 759 active tokens of
-// issue-triage-comment-wf-001); a pie draws its slices; a chart mermaid
-// cannot parse fails. With -update-docs the images in docs/images are
-// drawn again.
-func TestChartsRenderInMermaid(t *testing.T) {
-	ids := []string{"ci-diagnose-run-wf-001", "issue-triage-comment-wf-001", "pr-fix-mixed-threads-wf-001", "pr-review-comment-wf-001"}
-	xy := XYChart("Median active tokens per scenario", "active tokens", ids,
-		Series{"agent_direct", []float64{707, 704, 944, 2615}}, Series{"ghx", []float64{671, 759, 472, 1118}})
-	trend := XYChart("Median active tokens, last 6 runs", "active tokens", []string{"#11", "#12", "#13", "#14", "#15", "#16"},
-		Series{"agent_direct", []float64{910, 905, 930, 912, 899, 921}}, Series{"ghx", []float64{746, 760, 802, 845, 890, 951}})
-	pie := Pie("Instance statuses", []string{"success", "failed", "incomplete"}, []int{7, 2, 1})
-	svgs := mermaid.Render(t, xy, trend, pie)
-	for i, n := range []int{len(ids), 6} {
-		m := barRect.FindStringSubmatch(svgs[i])
-		if m == nil || strings.Count(m[1], "<rect") != n {
-			t.Errorf("chart %d: want %d agent_direct bars, got %v", i+1, n, m)
-		}
-		if !linePath.MatchString(svgs[i]) {
-			t.Errorf("chart %d: no ghx line drawn", i+1)
-		}
-		if !strings.Contains(svgs[i], "(bars: agent_direct, line: ghx)") {
-			t.Errorf("chart %d: the title does not say which series is which", i+1)
+// readable checks a drawn chart as a reader sees it: no text is cut off
+// at the chart's edge, no two labels of one axis overlap, and the value
+// axis starts at 0.
+func readable(t *testing.T, name string, l mermaid.Layout, valueAxis string) {
+	t.Helper()
+	for _, p := range l.Problems() {
+		t.Errorf("%s: %s", name, p)
+	}
+	var ticks []string
+	for _, x := range l.Texts {
+		if strings.Contains(x.Groups, "label "+valueAxis) {
+			ticks = append(ticks, x.Text)
 		}
 	}
-	if n := strings.Count(svgs[2], `class="pieCircle"`); n != 3 {
-		t.Errorf("pie: %d slices, want 3", n)
+	lowest := math.Inf(1)
+	for _, tk := range ticks {
+		if v, err := strconv.ParseFloat(tk, 64); err == nil {
+			lowest = math.Min(lowest, v)
+		}
+	}
+	if lowest != 0 {
+		t.Errorf("%s: the value axis does not start at 0: %q", name, ticks)
+	}
+}
+
+// TestChartsReadableAtEverySize draws the charts the summaries use with
+// the real mermaid in Chromium, at 1, 4, 16 and 50 scenarios of real
+// scenario IDs and latencies in seconds, and measures what a reader sees:
+// every label whole and apart from the others, bars from 0, agent_direct
+// as bars and ghx as a line; the trend labelled by run; the pie's
+// statuses each in their own colour (failed red, incomplete amber, never
+// green). With -update-docs the images in docs/images are drawn again.
+func TestChartsReadableAtEverySize(t *testing.T) {
+	var charts []string
+	sizes := []int{1, 4, 16, 50}
+	for _, n := range sizes {
+		ad, gx := make([]float64, n), make([]float64, n)
+		for i := range ad {
+			// The real medians of the four suite scenarios, then more of
+			// the same spread; ghx above agent_direct for one scenario.
+			ad[i] = []float64{32.8, 16.6, 35.4, 64.4}[i%4] + float64(i/4)
+			gx[i] = []float64{27.6, 16.5, 25.1, 32.9}[i%4] + float64(i/4)
+		}
+		if n > 1 {
+			gx[1] = 17.9
+		}
+		charts = append(charts, ScenarioChart("Median wall latency per scenario", "seconds", scenarioIDs[:n], Series{"agent_direct", ad}, Series{"ghx", gx}))
+	}
+	trend := TrendChart("Median wall latency, last 6 runs", "seconds", []string{"3393e97", "a81f0c2", "5be11d4", "0c4e2aa", "9f00d31", "run 1412"},
+		Series{"agent_direct", []float64{38.8, 37.9, 39.2, 38.1, 40.3, 38.8}}, Series{"ghx", []float64{26.1, 26.9, 27.5, 29.8, 30.2, 31.4}})
+	pie := Pie("Instance statuses", []string{"success", "failed", "incomplete"}, []int{7, 2, 1})
+	charts = append(charts, trend, pie)
+	layouts := mermaid.Layouts(t, 900, charts...)
+	svgs := mermaid.Render(t, charts...)
+	for k, n := range sizes {
+		name := fmt.Sprintf("%d scenarios", n)
+		readable(t, name, layouts[k], "top-axis")
+		m := barRect.FindStringSubmatch(svgs[k])
+		if m == nil || strings.Count(m[1], "<rect") != n {
+			t.Errorf("%s: want %d agent_direct bars, got %v", name, n, m)
+		}
+		if !linePath.MatchString(svgs[k]) {
+			t.Errorf("%s: no ghx line drawn", name)
+		}
+		shown := 0
+		for _, x := range layouts[k].Texts {
+			if strings.Contains(x.Groups, "left-axis") && strings.Contains(x.Groups, "label") {
+				shown++
+			}
+		}
+		if shown != n {
+			t.Errorf("%s: %d scenario labels shown, want %d", name, shown, n)
+		}
+		if !strings.Contains(svgs[k], "(grey bars: agent_direct, blue line: ghx)") {
+			t.Errorf("%s: the title does not say which series is which", name)
+		}
+	}
+	readable(t, "trend", layouts[len(sizes)], "left-axis")
+	var runs []string
+	for _, x := range layouts[len(sizes)].Texts {
+		if strings.Contains(x.Groups, "label bottom-axis") {
+			runs = append(runs, x.Text)
+		}
+	}
+	if strings.Join(runs, " ") != "3393e97 a81f0c2 5be11d4 0c4e2aa 9f00d31 run 1412" {
+		t.Errorf("trend: runs labelled %q, want their commits", runs)
+	}
+	colours := map[string]string{}
+	for _, m := range legend.FindAllStringSubmatch(svgs[len(sizes)+1], -1) {
+		colours[m[2]] = m[1]
+	}
+	want := map[string]string{"success": "rgb(26, 127, 55)", "failed": "rgb(207, 34, 46)", "incomplete": "rgb(191, 135, 0)"}
+	if fmt.Sprint(colours) != fmt.Sprint(want) {
+		t.Errorf("pie colours %v, want %v", colours, want)
 	}
 	if *updateDocs {
 		dir := filepath.Join(testenv.RepoRoot(t), "docs", "images")
-		mermaid.Screenshot(t, xy, filepath.Join(dir, "chart-scenarios.png"), 900, 520)
+		mermaid.Screenshot(t, charts[1], filepath.Join(dir, "chart-scenarios.png"), 900, 420)
 		mermaid.Screenshot(t, trend, filepath.Join(dir, "chart-trend.png"), 900, 520)
 		mermaid.Screenshot(t, pie, filepath.Join(dir, "chart-pie.png"), 700, 480)
 	}

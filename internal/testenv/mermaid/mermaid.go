@@ -200,3 +200,121 @@ mermaid.run();
 		t.Fatalf("no screenshot written to %s: %v", png, err)
 	}
 }
+
+// Box is a rectangle on the rendered page, in CSS pixels.
+type Box struct{ X, Y, W, H float64 }
+
+// Overlaps says whether b and o share more than a pixel in both
+// directions (touching text is not overlapping).
+func (b Box) Overlaps(o Box) bool {
+	return b.X+b.W-1 > o.X && o.X+o.W-1 > b.X && b.Y+b.H-1 > o.Y && o.Y+o.H-1 > b.Y
+}
+
+// Inside says whether b lies within o, give or take a pixel.
+func (b Box) Inside(o Box) bool {
+	return b.X >= o.X-1 && b.Y >= o.Y-1 && b.X+b.W <= o.X+o.W+1 && b.Y+b.H <= o.Y+o.H+1
+}
+
+// Text is one text element of a drawn chart: what it says, where it is
+// drawn and the classes of the groups it sits in (an axis's labels are
+// in "left-axis" or "bottom-axis" groups of an xychart).
+type Text struct {
+	Text   string
+	Box    Box
+	Groups string
+}
+
+// Layout is where a drawn chart put things: the SVG's own box and the
+// box of every text in it, as Chromium lays them out.
+type Layout struct {
+	SVG   Box
+	Texts []Text
+}
+
+// Layouts draws every chart as GitHub would (the page width given) and
+// measures it, so a test can find labels that overlap or are cut off.
+func Layouts(t testing.TB, width int, charts ...string) []Layout {
+	t.Helper()
+	chromium, lib := tools(t)
+	src, _ := json.Marshal(charts)
+	pg := `<!doctype html><html><head><meta charset="utf-8"><script src="file://` + html.EscapeString(lib) + `"></script>
+<style>body{margin:0;background:#fff;font-family:sans-serif;width:` + fmt.Sprint(width) + `px}</style></head><body>
+<div id="charts"></div><pre id="status" style="display:none">pending</pre>
+<script>
+const charts = ` + string(src) + `;
+mermaid.initialize({startOnLoad: false});
+(async () => {
+  const out = [];
+  for (let i = 0; i < charts.length; i++) {
+    try {
+      const r = await mermaid.render('chart' + i, charts[i]);
+      const d = document.createElement('div');
+      d.innerHTML = r.svg;
+      document.getElementById('charts').appendChild(d);
+      const svg = d.querySelector('svg');
+      const box = e => { const b = e.getBoundingClientRect(); return {X: b.x, Y: b.y, W: b.width, H: b.height}; };
+      const texts = [];
+      svg.querySelectorAll('text').forEach(e => {
+        if (!e.textContent.trim()) return;
+        const groups = [];
+        for (let p = e.parentElement; p && p !== svg; p = p.parentElement) groups.push(p.getAttribute('class') || '');
+        texts.push({Text: e.textContent, Box: box(e), Groups: groups.join(' ')});
+      });
+      out.push({ok: true, layout: {SVG: box(svg), Texts: texts}});
+    } catch (e) {
+      out.push({ok: false, error: ((e && e.message) || String(e)).split('\n').join(' ')});
+    }
+  }
+  document.getElementById('status').textContent = JSON.stringify(out);
+})();
+</script></body></html>`
+	p := filepath.Join(t.TempDir(), "layout.html")
+	if err := os.WriteFile(p, []byte(pg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(run(t, chromium, fmt.Sprintf("--window-size=%d,900", width), "--dump-dom", "file://"+p))
+	m := statusRE.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("mermaid did not report: %s", tail(dom))
+	}
+	var status []struct {
+		OK     bool
+		Error  string
+		Layout Layout
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &status); err != nil || len(status) != len(charts) {
+		t.Fatalf("mermaid did not finish drawing (status %q): %v", m[1], err)
+	}
+	out := make([]Layout, len(charts))
+	for i, s := range status {
+		if !s.OK {
+			t.Errorf("chart %d does not render: %s\n%s", i+1, s.Error, charts[i])
+		}
+		out[i] = s.Layout
+	}
+	return out
+}
+
+// Problems lists what a reader could not read in a drawn chart: a text
+// cut off at the chart's edge, and two labels of the axes drawn over
+// each other.
+func (l Layout) Problems() []string {
+	var labels []Text
+	var problems []string
+	for _, x := range l.Texts {
+		if !x.Box.Inside(l.SVG) {
+			problems = append(problems, fmt.Sprintf("%q is cut off: %+v outside the chart %+v", x.Text, x.Box, l.SVG))
+		}
+		if strings.Contains(x.Groups, "label") && strings.Contains(x.Groups, "axis") {
+			labels = append(labels, x)
+		}
+	}
+	for i := range labels {
+		for j := i + 1; j < len(labels); j++ {
+			if labels[i].Box.Overlaps(labels[j].Box) {
+				problems = append(problems, fmt.Sprintf("labels %q and %q overlap: %+v, %+v", labels[i].Text, labels[j].Text, labels[i].Box, labels[j].Box))
+			}
+		}
+	}
+	return problems
+}
