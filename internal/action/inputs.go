@@ -140,6 +140,7 @@ func Inputs() []Input {
 		{Name: "model-url", Kind: Text, Flag: "--model-url", Modes: []string{"qa-audit"}, Description: "qa-audit: base URL of the OpenAI-compatible endpoint."},
 		{Name: "python", Kind: Text, Flag: "--python", Modes: []string{"qa-audit"}, Description: "qa-audit: Python interpreter with pytest and the benchmark's library, for the sandbox."},
 		{Name: "sandbox-image", Kind: Text, Flag: "--image", Modes: []string{"qa-audit"}, Description: "qa-audit: container image the option tests run in (with --network none), instead of python."},
+		{Name: "sandbox", Kind: Text, Flag: "--sandbox", Modes: []string{"qa-audit"}, Description: "qa-audit: how tests with python are isolated: namespaces (the default; where the runner's kernel refuses them no test runs and the step fails) or none (no isolation: a test can read the runner's files and reach its network)."},
 		{Name: "open-prs", Kind: Bool, Flag: "--open-prs", Modes: []string{"qa-audit"}, Description: "qa-audit: open or update pull requests with the verified fixes (true/false)."},
 		{Name: "dry-run", Kind: Bool, Flag: "--dry-run", Modes: []string{"qa-audit"}, Description: "qa-audit: with open-prs, write pull-requests/plan.md in the out-dir (the branches, titles and bodies) instead of calling GitHub (true/false)."},
 		{Name: "repo", Kind: Text, Flag: "--repo", Modes: []string{"qa-audit"}, Description: "qa-audit: owner/name of the repository pull requests go to (default: this repository)."},

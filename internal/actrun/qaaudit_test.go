@@ -1,8 +1,12 @@
 package actrun
 
 import (
+	"archive/zip"
+	"io/fs"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,8 +39,13 @@ benchmarks:
   benchmark_type: multiple_choice
 `
 
+// weeklyLinks are the links one option test leaves in its folder: to the
+// runner's shadow file, the checkout's .git/config and its own
+// environment. The uploaded qa-audit folder must hold none of them.
+var weeklyLinks = []string{"shadow", "gitconfig", "environ"}
+
 var weeklyTests = map[string]string{
-	`The string "AB"`: "def test_option():\n    assert \"ab\".upper() == \"AB\"\n",
+	`The string "AB"`: "import os\n\n\ndef test_option():\n    for name, target in ((\"shadow\", \"/etc/shadow\"), (\"gitconfig\", os.path.join(os.environ.get(\"GITHUB_WORKSPACE\", \"/\"), \".git/config\")), (\"environ\", \"/proc/self/environ\")):\n        os.symlink(target, name)\n    assert \"ab\".upper() == \"AB\"\n",
 	`The string "ab"`: "def test_option():\n    assert \"ab\".upper() == \"ab\"\n",
 	`The integer 3`:   "def test_option():\n    assert len([1, 2, 3]) == 3\n",
 	`The integer 2`:   "def test_option():\n    assert len([1, 2, 3]) == 2\n",
@@ -106,4 +115,35 @@ func TestWeeklyQAAuditWorkflow(t *testing.T) {
 		t.Errorf("no qa-audit artifact; artifacts: %s", names)
 	}
 	jobSummary(t, artifacts, "benchgate-audit-run", "## benchgate qa-audit: fail", "drifted_answer", "/pull/1")
+	noLinkInArtifacts(t, artifacts, "test_option_A.py")
+}
+
+// noLinkInArtifacts opens every uploaded artifact and fails on a
+// symbolic link or special file in it, or a file named as one of
+// weeklyLinks (an upload that followed a link stores its target's
+// content under the link's name); an artifact must hold a file named
+// want, or nothing was checked.
+func noLinkInArtifacts(t *testing.T, dir, want string) {
+	t.Helper()
+	zips, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.zip"))
+	seen := false
+	for _, z := range zips {
+		zr, err := zip.OpenReader(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range zr.File {
+			base := path.Base(f.Name)
+			if base == want {
+				seen = true
+			}
+			if m := f.Mode(); m&fs.ModeSymlink != 0 || (!m.IsRegular() && !m.IsDir()) || slices.Contains(weeklyLinks, base) {
+				t.Errorf("artifact %s holds %s (%s)", filepath.Base(z), f.Name, f.Mode())
+			}
+		}
+		zr.Close()
+	}
+	if !seen {
+		t.Errorf("no artifact holds %s; artifacts: %v", want, artifactNames(t, dir))
+	}
 }

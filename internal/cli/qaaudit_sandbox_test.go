@@ -220,6 +220,13 @@ func TestQAAuditCaseFilesRunOnlyInsideTheSandbox(t *testing.T) {
 			if c := rep.Cases[0]; c.Verdict != "Valid" {
 				t.Errorf("verdict %s (%s)", c.Verdict, c.Reason)
 			}
+			// The report states how the tests ran.
+			md, _ := os.ReadFile(filepath.Join(root, "qa-audit", "quality_report.md"))
+			for _, want := range []string{"Sandbox: namespaces (user, mount, network, PID): address space 2 GiB per process", "256 processes and threads", "the test's folder 512 MiB in total, /tmp and /dev/shm 64 MiB each"} {
+				if !strings.Contains(rep.Sandbox, strings.TrimPrefix(want, "Sandbox: ")) || !strings.Contains(string(md), want) {
+					t.Errorf("the report does not state %q: %q", want, rep.Sandbox)
+				}
+			}
 			_ = filepath.WalkDir(filepath.Join(root, "qa-audit"), func(p string, d fs.DirEntry, err error) error {
 				if err == nil && d.Type().IsRegular() {
 					if b, _ := os.ReadFile(p); strings.Contains(string(b), token) {
@@ -306,7 +313,8 @@ func TestQAAuditRefusesToRunTestsWithoutItsSandbox(t *testing.T) {
 
 // TestQAAuditLimitHitsComeFromTheSandboxOnly runs the binary on fix_error
 // cases whose fixed code is wrong and whose test prints the sandbox's old
-// limit marker and "MemoryError", or raises MemoryError itself, using
+// limit marker and "MemoryError", raises MemoryError itself, or writes a
+// limit into the sandbox's channel wherever it might reach it, using
 // little memory: the sandbox saw no limit, so each case is Incorrect (the
 // fix does not fix), not Inconclusive.
 func TestQAAuditLimitHitsComeFromTheSandboxOnly(t *testing.T) {
@@ -327,6 +335,25 @@ def test_answer():
     import fixed
     if fixed.answer() != 42:
         raise MemoryError("benchgate-sandbox: limit: memory")
+`,
+		// The sandbox's channel itself: descriptor 3 of the bootstrap,
+		// through the test's own descriptor table and through /proc.
+		"03_writes_the_channel": `import os
+
+
+def test_answer():
+    for target in ("/proc/1/fd/3", "/proc/self/fd/3", "/proc/%d/fd/3" % os.getppid()):
+        try:
+            with open(target, "w") as f:
+                f.write("limit memory\n")
+        except OSError:
+            pass
+    try:
+        os.write(3, b"limit memory\n")
+    except OSError:
+        pass
+    import fixed
+    assert fixed.answer() == 42, "MemoryError"
 `,
 	}
 	// The fixed code is wrong too: the fix does not fix.

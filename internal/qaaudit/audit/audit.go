@@ -38,6 +38,7 @@ type Options struct {
 	RepoRoot string
 	OutDir   string
 	Model    string // recorded in the report
+	Sandbox  string // how the tests ran, recorded in the report
 	Auditor  CaseAuditor
 	Now      func() time.Time
 	// Only, when non-empty, restricts the audit to these case ids.
@@ -111,7 +112,7 @@ func Run(ctx context.Context, files []*questions.File, opts Options) (*Result, e
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating output folder: %w", err)
 	}
-	rep := &qreport.Report{StartedAt: opts.Now(), Model: opts.Model}
+	rep := &qreport.Report{StartedAt: opts.Now(), Model: opts.Model, Sandbox: opts.Sandbox}
 	res := &Result{Report: rep, ReportPath: filepath.Join(opts.OutDir, "quality_report.json"), AllValid: true}
 	for _, f := range files {
 		rep.Files = append(rep.Files, f.Path)

@@ -347,7 +347,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Auditor: auditor, Now: cfg.Now,
+	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Sandbox: runner.Describe(), Auditor: auditor, Now: cfg.Now,
 		Only: only, Kinds: kinds, Jobs: jobs, OnCase: progress(cfg.Stdout), Annotate: func(r *qreport.Report) { r.ModelCheck = gate.ModelCheck() }})
 	sum := &Summary{Result: res}
 	if err != nil {

@@ -41,6 +41,9 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 		fmt.Fprintf(&b, ", model `%s`", r.Model)
 	}
 	fmt.Fprintf(&b, ", %d pytest runs in %.1f s, %d model calls.\n\n", t.TestRuns, float64(t.TestDuration)/1e9, t.ModelCalls)
+	if r.Sandbox != "" {
+		fmt.Fprintf(&b, "Sandbox: %s.\n\n", textfmt.OneLine(r.Sandbox))
+	}
 	b.WriteString("| Valid | Ambiguous | Incorrect | Inconclusive | Skipped | Errors | Fixed | Needs human review |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d | %d |\n", t.Valid, t.Ambiguous, t.Incorrect, t.Inconclusive, t.Skipped, t.Errors, t.Fixed, t.NeedsHumanReview)

@@ -55,6 +55,8 @@ type Report struct {
 	StartedAt     time.Time `json:"started_at"`
 	FinishedAt    time.Time `json:"finished_at"`
 	Model         string    `json:"model,omitempty"`
+	// Sandbox says how the tests ran: isolation and every limit.
+	Sandbox string `json:"sandbox,omitempty"`
 	// ModelCheck is the one small call made before the first case that
 	// needed the model; nil when no case did.
 	ModelCheck *ModelCheck `json:"model_check,omitempty"`

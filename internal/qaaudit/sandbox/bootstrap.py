@@ -38,7 +38,7 @@ status_fd = cfg.get("status_fd")
 limits = cfg.get("limits", {})
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 EXIT_REFUSED = 125
 
 
@@ -253,7 +253,7 @@ def hide_file_system():
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
     # First, so that the folders bound below (often under /tmp) stay
     # visible on top of them.
-    size = cfg.get("tmpfs_bytes") or 256 << 20
+    size = limits.get("tmp") or 64 << 20
     for d in ("/tmp", "/dev/shm"):
         os.makedirs(root + d, exist_ok=True)
         mount("tmpfs", root + d, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=%d" % size)
@@ -261,7 +261,14 @@ def hide_file_system():
         bind(p, root)
         if os.path.isdir(p) and not os.path.islink(p):
             cover_credentials(p, root)
-    bind(here, root, readonly=False)
+    # The test's folder is a copy on a tmpfs of the folder's size: what
+    # the test writes is bounded in total and never reaches this machine
+    # (its JUnit report is copied back by the namespace's parent).
+    os.makedirs(root + here, exist_ok=True)
+    mount("tmpfs", root + here, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=%d" % (limits.get("folder") or 512 << 20))
+    import shutil
+    shutil.copytree(here, root + here, symlinks=True, dirs_exist_ok=True,
+                    ignore=lambda d, names: [".sandbox_root"] if os.path.realpath(d) == here else [])
     for dev in ("null", "zero", "full", "random", "urandom"):
         bind("/dev/" + dev, root, readonly=False)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
@@ -315,6 +322,8 @@ def give_up_privileges(as_nobody):
 
 
 LIMITS = {"memory": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "file_size": resource.RLIMIT_FSIZE, "processes": resource.RLIMIT_NPROC}
+# Sizes of the test's tmpfs folders, not resource limits.
+SIZES = ("folder", "tmp")
 
 
 def set_limits():
@@ -365,6 +374,13 @@ def run_pytest(first_process):
     env.pop("PYTHONPATH", None)
     if cfg.get("pythonpath"):
         env["PYTHONPATH"] = os.pathsep.join(cfg["pythonpath"])
+    # No setuid binary or file capability raises pytest or its children
+    # (a setuid-root binary would otherwise make a test root of its
+    # namespaces, able to undo what hides the file system).
+    try:
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+    except OSError as e:
+        refuse("no-new-privileges (%s)" % e)
     report("ready")
     if not first_process:
         # Without a sandbox, pytest runs as this user: it must not reach
@@ -429,9 +445,10 @@ def run_pytest(first_process):
     os._exit(os.WEXITSTATUS(status))
 
 
-def first_process(as_nobody):
+def first_process(as_nobody, host_folder):
     """The PID namespace's first process: builds the sandbox, then runs
     pytest in it."""
+    os.close(host_folder)
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         hide_file_system()
@@ -453,6 +470,39 @@ def first_process(as_nobody):
     except OSError as e:
         refuse("giving up its privileges (%s)" % e)
     run_pytest(True)
+
+
+def copy_back(host_folder, names):
+    """Copies the files named (the JUnit report) from the test's folder,
+    a tmpfs the test wrote, to the folder on this machine: regular files
+    of at most 16 MiB, never through a link. Every process of the test
+    is gone by now."""
+    for name in names:
+        try:
+            src = os.open(os.path.join(here, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as e:
+            if e.errno != 2:
+                say("not kept: %s (%s)" % (name, e.strerror))
+                report("note %s was not kept (%s)" % (name, e.strerror))
+            continue
+        try:
+            st = os.fstat(src)
+            if not (st.st_mode & 0o170000 == 0o100000) or st.st_size > 16 << 20:
+                say("not kept: %s (not a regular file of at most 16 MiB)" % name)
+                report("note %s was not kept (not a regular file of at most 16 MiB)" % name)
+                continue
+            data = os.read(src, (16 << 20) + 1)
+            dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=host_folder)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(dst, view):]
+            finally:
+                os.close(dst)
+        except OSError as e:
+            say("not kept: %s (%s)" % (name, e.strerror))
+        finally:
+            os.close(src)
 
 
 def write_maps(child, uid, gid):
@@ -506,9 +556,10 @@ def sandboxed():
         go = os.read(down_r, 16)
         if not go.startswith(b"go"):
             os._exit(EXIT_REFUSED)
+        host_folder = os.open(here, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         first = os.fork()
         if first == 0:
-            first_process(go == b"go nobody")
+            first_process(go == b"go nobody", host_folder)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda s, f: os.kill(first, s))
         while True:
@@ -517,6 +568,8 @@ def sandboxed():
                 break
             except InterruptedError:
                 continue
+        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_REFUSED):
+            copy_back(host_folder, cfg.get("keep") or [])
         exit_like(status)
     os.close(up_w)
     os.close(down_r)

@@ -88,6 +88,7 @@ def test_writes_stay_inside():
     with open(` + pyStr(hostTmp) + `, "w") as f:
         f.write("escaped")
     open("inside.txt", "w").write("ok")
+    assert open("inside.txt").read() == "ok"
 
 def test_cannot_write_the_interpreter():
     import sys
@@ -96,6 +97,9 @@ def test_cannot_write_the_interpreter():
     except OSError:
         return
     raise AssertionError("wrote beside the interpreter")
+
+def test_no_new_privileges():
+    assert "NoNewPrivs:\t1" in open("/proc/self/status").read()
 
 def test_loopback():
     srv = socket.create_server(("127.0.0.1", 0))
@@ -115,8 +119,13 @@ def test_loopback():
 	if _, err := os.Stat(hostTmp); err == nil {
 		t.Errorf("the test wrote %s on this machine", hostTmp)
 	}
-	if data, err := os.ReadFile(filepath.Join(filepath.Dir(out.TestPath), "inside.txt")); err != nil || string(data) != "ok" {
-		t.Errorf("the test's own folder was not writable: %v", err)
+	// The test's folder in the sandbox is a copy on a tmpfs: only the
+	// JUnit report comes back.
+	if _, err := os.Stat(filepath.Join(filepath.Dir(out.TestPath), "inside.txt")); err == nil {
+		t.Errorf("a file the test wrote in its folder reached this machine")
+	}
+	if out.JUnitPath == "" {
+		t.Errorf("the JUnit report did not come back")
 	}
 }
 
@@ -154,4 +163,52 @@ func FuzzParseSize(f *testing.F) {
 			t.Fatalf("ParseSize(%d) = %d, %v", n, again, err)
 		}
 	})
+}
+
+// TestDiskIsBoundedInTotal runs a test that writes file after file, each
+// below the file size limit, into its folder, /tmp and /dev/shm: each
+// fills up at its size (the folder's in total, not per file), and none of
+// it reaches this machine's disk.
+func TestDiskIsBoundedInTotal(t *testing.T) {
+	python := testenv.Python(t)
+	src := `import errno, os
+
+def fill(folder):
+    total = 0
+    try:
+        for i in range(64):
+            try:
+                with open(os.path.join(folder, "fill%d.bin" % i), "wb") as f:
+                    for _ in range(4):
+                        f.write(b"x" * (1 << 20))
+                        total += 1 << 20
+            except OSError as e:
+                assert e.errno == errno.ENOSPC, e
+                return total
+        raise AssertionError("wrote %d MiB into %s without end" % (total >> 20, folder))
+    finally:
+        for i in range(64):
+            if os.path.exists(os.path.join(folder, "fill%d.bin" % i)):
+                os.remove(os.path.join(folder, "fill%d.bin" % i))
+
+def test_folder():
+    assert fill(".") <= 32 << 20
+
+def test_tmp():
+    assert fill("/tmp") <= 8 << 20
+
+def test_shm():
+    assert fill("/dev/shm") <= 8 << 20
+`
+	r := &Runner{Python: python, WorkDir: t.TempDir(), Keep: true, Limits: Limits{FolderBytes: 32 << 20, TmpBytes: 8 << 20, FileBytes: 16 << 20}}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != StatusPassed {
+		t.Fatalf("status %s: %s\n%s", out.Status, out.Message, out.Output)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out.TestPath), "fill*.bin")); len(left) > 0 {
+		t.Errorf("the test's files reached this machine: %v", left)
+	}
 }

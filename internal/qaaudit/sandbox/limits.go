@@ -18,13 +18,20 @@ type Limits struct {
 	CPUSeconds  int64 // CPU time (RLIMIT_CPU); twice the timeout, at least 10 s
 	FileBytes   int64 // size of any file written (RLIMIT_FSIZE); DefaultFileSize
 	Processes   int64 // processes and threads (RLIMIT_NPROC, in its own user namespace); DefaultProcesses
+	// FolderBytes sizes the tmpfs the test's folder is copied to in the
+	// sandbox: all it writes there, in total; DefaultFolder.
+	FolderBytes int64
+	// TmpBytes sizes each of the sandbox's /tmp and /dev/shm; DefaultTmp.
+	TmpBytes int64
 }
 
 // Defaults of Limits.
 const (
 	DefaultMemory    = 2 << 30
 	DefaultFileSize  = 1 << 30
-	DefaultProcesses = 512
+	DefaultProcesses = 256
+	DefaultFolder    = 512 << 20
+	DefaultTmp       = 64 << 20
 )
 
 // The limits' names, as Outcome.Limit and the report give them.
@@ -49,6 +56,12 @@ func (l Limits) effective(timeout time.Duration) Limits {
 	if l.Processes <= 0 {
 		l.Processes = DefaultProcesses
 	}
+	if l.FolderBytes <= 0 {
+		l.FolderBytes = DefaultFolder
+	}
+	if l.TmpBytes <= 0 {
+		l.TmpBytes = DefaultTmp
+	}
 	return l
 }
 
@@ -65,6 +78,22 @@ func (l Limits) describe(name string) string {
 		return fmt.Sprintf("the process limit (%d)", l.Processes)
 	}
 	return "a limit"
+}
+
+// Describe words every limit a local test runs under, for the report:
+// "address space 2 GiB per process, CPU time 120 s, ...".
+func (r *Runner) Describe() string {
+	l := r.Limits.effective(r.timeout())
+	switch {
+	case r.Image != "":
+		return fmt.Sprintf("container %s: no network, no capability, no-new-privileges, memory %s (cgroup), address space %s per process, CPU time %d s, file size %s, %d processes",
+			r.Image, bytesText(2*l.MemoryBytes), bytesText(l.MemoryBytes), l.CPUSeconds, bytesText(l.FileBytes), l.Processes)
+	case r.NoSandbox:
+		return fmt.Sprintf("none (chosen): the tests can read this machine's files and reach its network; address space %s per process, CPU time %d s, file size %s, %d processes",
+			bytesText(l.MemoryBytes), l.CPUSeconds, bytesText(l.FileBytes), l.Processes)
+	}
+	return fmt.Sprintf("namespaces (user, mount, network, PID): address space %s per process, CPU time %d s, file size %s, %d processes and threads, the test's folder %s in total, /tmp and /dev/shm %s each, timeout %s",
+		bytesText(l.MemoryBytes), l.CPUSeconds, bytesText(l.FileBytes), l.Processes, bytesText(l.FolderBytes), bytesText(l.TmpBytes), r.timeout())
 }
 
 func bytesText(n int64) string {
@@ -106,7 +135,10 @@ func (r *Runner) bootstrapArgvFor(sandbox bool, dir string, status int, env []st
 		"dir":        dir,
 		"sandbox":    sandbox,
 		"pythonpath": pythonPath(env),
-		"limits":     map[string]int64{"memory": l.MemoryBytes, "cpu": l.CPUSeconds, "file_size": l.FileBytes, "processes": l.Processes},
+		"limits": map[string]int64{"memory": l.MemoryBytes, "cpu": l.CPUSeconds, "file_size": l.FileBytes, "processes": l.Processes,
+			"folder": l.FolderBytes, "tmp": l.TmpBytes},
+		// What is copied back from the test's folder.
+		"keep": []string{reportName},
 	}
 	if status >= 0 {
 		cfg["status_fd"] = status
