@@ -26,7 +26,7 @@ func TestReportStatsStep(t *testing.T) {
 		{"undecided fails the gate", map[string]string{"stats": "true"}, 1,
 			"::error title=benchgate report::❌ benchgate report: fail: " +
 				"active-token reduction 31.61%25 [-7.81%25, 57.25%25], needs ≥ 15.00%25 (undecided); " +
-				"latency reduction 25.86%25 [0.94%25, 48.96%25], needs ≥ 15.00%25 (undecided); and 1 more · 0 checks failed, 0 scenarios failing; "},
+				"latency reduction 25.86%25 [0.94%25, 48.96%25], needs ≥ 15.00%25 (undecided); and 1 more · 0 checks failed, 3 undecided, 0 scenarios failing; "},
 		{"undecided allowed", map[string]string{"stats": "true", "stats-allow-undecided": "true"}, 0, ""},
 	}
 	for _, tt := range tests {

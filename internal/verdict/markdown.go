@@ -169,7 +169,11 @@ func plural(n int, one, many string) string {
 
 func (v *Verdict) countsText() string {
 	c := v.Counts()
-	s := plural(c.ChecksFailed, "check failed", "checks failed") + ", " + plural(c.ScenariosFailing, "scenario failing", "scenarios failing")
+	s := plural(c.ChecksFailed, "check failed", "checks failed")
+	if c.ChecksUndecided > 0 {
+		s += fmt.Sprintf(", %d undecided", c.ChecksUndecided)
+	}
+	s += ", " + plural(c.ScenariosFailing, "scenario failing", "scenarios failing")
 	if c.NewFailures > 0 {
 		s += fmt.Sprintf(" (%d new)", c.NewFailures)
 	}

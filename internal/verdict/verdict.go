@@ -182,7 +182,7 @@ type Link struct {
 
 // Counts are the figures of the headline.
 type Counts struct {
-	ChecksFailed, ScenariosFailing, NewFailures int
+	ChecksFailed, ChecksUndecided, ScenariosFailing, NewFailures int
 }
 
 // Counts counts the failed checks (those that could decide the step;
@@ -191,8 +191,14 @@ type Counts struct {
 func (v *Verdict) Counts() Counts {
 	var c Counts
 	for _, ch := range v.Checks {
-		if ch.Status == Fail && (!ch.Recorded || !v.Enforced) {
+		if ch.Recorded && v.Enforced {
+			continue
+		}
+		switch ch.Status {
+		case Fail:
 			c.ChecksFailed++
+		case Undecided:
+			c.ChecksUndecided++
 		}
 	}
 	c.ScenariosFailing = len(v.Failing)
