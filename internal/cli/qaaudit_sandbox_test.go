@@ -13,11 +13,17 @@ import (
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
+// secretToken is the secret of the attack tests: in a 0600 file of the
+// user running benchgate, and in the credential files of the checkout.
+const secretToken = "ghp_sandboxAttackSecret0123456789"
+
 // ordinaryUID is the user the binary runs as for "an ordinary user"
 // (setpriv, no passwd entry needed), as a GitHub-hosted runner runs it.
 const ordinaryUID = 4321
 
-// attackBank lays out a benchmark repository under root whose one
+// attackBank lays out a benchmark repository under root, with the
+// credential files a runner leaves at its root (each holding
+// secretToken), whose one
 // fix_error case folder holds modules named like those the sandbox's
 // bootstrap imports (json.py, ctypes.py, platform.py), and whose root holds
 // a sitecustomize.py (the root is on PYTHONPATH for the case's checks).
@@ -68,14 +74,28 @@ if __name__ != "sitecustomize":
     fixed_file: benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/fixed.py
     description: Return the answer.
 `,
-		"benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/test_agent.py": `def test_answer():
+		"benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/test_agent.py": fmt.Sprintf(`import os
+
+
+def test_answer():
     import fixed
     assert fixed.answer() == 42
     import sitecustomize
     assert sitecustomize.SEEN.startswith("unreadable"), sitecustomize.SEEN
-`,
+    # What a runner and a cloud-auth action leave in the checkout, on
+    # PYTHONPATH: quoted in the failure if it can be read.
+    for name in ("gha-creds-0a1b2c.json", ".netrc", ".npmrc", ".pypirc", ".git/config", ".docker/config.json"):
+        try:
+            data = open(os.path.join(%q, name)).read()
+        except OSError:
+            data = ""
+        assert "ghp_" not in data, data
+`, root),
 		"benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/fixed.py":   "def answer():\n    return 42\n",
 		"benchmarks/benchmark_definitions/fix_errors/cases/01_shadow/unfixed.py": "def answer():\n    return 41\n",
+	}
+	for _, name := range []string{"gha-creds-0a1b2c.json", ".netrc", ".npmrc", ".pypirc", ".git/config", ".docker/config.json"} {
+		files[name] = "credentials " + secretToken + "\n"
 	}
 	for _, name := range []string{"json.py", "ctypes.py", "platform.py"} {
 		files[filepath.ToSlash(filepath.Join(strings.TrimPrefix(caseDir, root+"/"), name))] = attack
@@ -185,7 +205,7 @@ func TestQAAuditCaseFilesRunOnlyInsideTheSandbox(t *testing.T) {
 			base := sharedTempDir(t)
 			bin := sharedBinary(t, base, testenv.Benchgate(t))
 			root, markers, home := filepath.Join(base, "bank"), filepath.Join(base, "markers"), filepath.Join(base, "home")
-			const token = "ghp_sandboxAttackSecret0123456789"
+			const token = secretToken
 			for _, d := range []string{markers, home} {
 				if err := os.MkdirAll(d, 0o755); err != nil {
 					t.Fatal(err)
