@@ -138,6 +138,9 @@ type judgeInput struct {
 	Rel       func(string) string
 	Workspace string
 	Lookback  *lookbackPlan
+	// committed caches, per suite file, whether git tracks it (one git
+	// call per file, however many rows fail in it).
+	committed map[string]bool
 }
 
 // judge builds the run's one verdict.
@@ -149,6 +152,7 @@ func judge(in judgeInput) *verdict.Verdict {
 	v := &verdict.Verdict{Schema: verdict.Schema, Mode: p.Mode, Status: in.Status, ExitCode: in.Code, Enforced: true, Checks: []verdict.Check{}, Failing: []verdict.Scenario{}}
 	v.Compared = compared(in.Event, in.Getenv, in.Lookback)
 	in.Mode = m
+	in.committed = map[string]bool{}
 	adapterFor(p.Mode).judge(v, in)
 	if v.Checks == nil {
 		v.Checks = []verdict.Check{}
@@ -305,9 +309,16 @@ func rowURL(in judgeInput, file string, line int) string {
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return ""
 	}
-	cmd := exec.Command("git", "ls-files", "--error-unmatch", "--", rel)
-	cmd.Dir = in.Workspace
-	if cmd.Run() != nil {
+	tracked, ok := in.committed[rel]
+	if !ok {
+		cmd := exec.Command("git", "ls-files", "--error-unmatch", "--", rel)
+		cmd.Dir = in.Workspace
+		tracked = cmd.Run() == nil
+		if in.committed != nil {
+			in.committed[rel] = tracked
+		}
+	}
+	if !tracked {
 		return ""
 	}
 	server := strings.TrimRight(orDefault(in.Getenv("GITHUB_SERVER_URL"), "https://github.com"), "/")
