@@ -365,6 +365,7 @@ type batchPlan struct {
 func (b BatchOptions) plan() (batchPlan, error) {
 	var prior []string
 	fromRoot := false
+	shard := b.Shard
 	if b.Resume {
 		if fi, err := os.Stat(b.RunRoot); err != nil || !fi.IsDir() {
 			return batchPlan{}, &UsageError{Err: exitcode.Optionf("resume", " %s: not the run root of an earlier batch (no such folder)", b.RunRoot)}
@@ -378,6 +379,14 @@ func (b BatchOptions) plan() (batchPlan, error) {
 			if m.Batch.Shard != b.Shard.String() && b.Shard.N > 0 {
 				return batchPlan{}, &UsageError{Err: exitcode.Optionf("shard", " %s: the run root %s ran shard %q; resume it with its own shard", b.Shard, b.RunRoot, m.Batch.Shard)}
 			}
+			if b.Shard.N == 0 && m.Batch.Shard != "" {
+				// The root's shard applies to an instance file given
+				// without --shard, so it cannot widen the root to every
+				// shard's instances.
+				if shard, err = ParseShard(m.Batch.Shard); err != nil {
+					return batchPlan{}, &UsageError{Err: exitcode.Optionf("resume", " %s: field batch.shard: %w", b.RunRoot, err)}
+				}
+			}
 			fromRoot = b.Subset == "" && len(prior) > 0
 		}
 	}
@@ -385,7 +394,7 @@ func (b BatchOptions) plan() (batchPlan, error) {
 	if fromRoot {
 		run = b.narrow(SortUnique(prior))
 	} else {
-		run = b.Shard.Select(b.narrow(SortUnique(b.IDs)))
+		run = shard.Select(b.narrow(SortUnique(b.IDs)))
 	}
 	if len(run) == 0 {
 		what := "empty instance file or shard"

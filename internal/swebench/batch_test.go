@@ -1,8 +1,13 @@
 package swebench
 
 import (
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/fsutil"
 
 	"github.com/benchgate/benchgate/internal/codex"
 )
@@ -90,5 +95,53 @@ func TestEndpointFailure(t *testing.T) {
 		if got := endpointFailure(tc.st); got != tc.want {
 			t.Errorf("%+v: %v, want %v", tc.st, got, tc.want)
 		}
+	}
+}
+
+// TestBatchPlan: a resume keeps its run root's scope; a filter or an
+// instance file only chooses what runs now, a wider file widens the root,
+// and the root's shard applies when --shard is not given.
+func TestBatchPlan(t *testing.T) {
+	ids := []string{"acme__p-1", "acme__p-2", "acme__p-3", "acme__p-4"}
+	root := t.TempDir()
+	m := Manifest{Batch: &BatchInfo{InstanceOrder: []string{"acme__p-1", "acme__p-3"}, Shard: "1/2"}}
+	if err := fsutil.WriteJSONAtomic(filepath.Join(root, ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	sh := func(s string) Shard { v, _ := ParseShard(s); return v }
+	tests := []struct {
+		name       string
+		b          BatchOptions
+		run, scope []string
+		wantErr    string
+	}{
+		{name: "new batch, shard 1/2", b: BatchOptions{IDs: ids, Shard: sh("1/2")}, run: []string{"acme__p-1", "acme__p-3"}, scope: []string{"acme__p-1", "acme__p-3"}},
+		{name: "resume without a file: the root's order", b: BatchOptions{IDs: DefaultIDs(), Resume: true}, run: []string{"acme__p-1", "acme__p-3"}, scope: []string{"acme__p-1", "acme__p-3"}},
+		{name: "narrowed resume", b: BatchOptions{IDs: DefaultIDs(), Resume: true, Filter: regexp.MustCompile("-3$")}, run: []string{"acme__p-3"}, scope: []string{"acme__p-1", "acme__p-3"}},
+		{name: "a file without --shard takes the root's shard", b: BatchOptions{IDs: append(ids, "acme__p-5"), Subset: "ids.txt", Resume: true},
+			run: []string{"acme__p-1", "acme__p-3", "acme__p-5"}, scope: []string{"acme__p-1", "acme__p-3", "acme__p-5"}},
+		{name: "another shard is refused", b: BatchOptions{IDs: ids, Subset: "ids.txt", Resume: true, Shard: sh("2/2")}, wantErr: `ran shard "1/2"`},
+		{name: "a filter that leaves nothing", b: BatchOptions{IDs: ids, Resume: true, Filter: regexp.MustCompile("none")}, wantErr: "--filter and --slice leave none"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.b.RunRoot = root
+			if !tc.b.Resume {
+				tc.b.RunRoot = filepath.Join(root, "new")
+			}
+			p, err := tc.b.plan()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(p.run, " ") != strings.Join(tc.run, " ") || strings.Join(p.scope, " ") != strings.Join(tc.scope, " ") {
+				t.Errorf("run %v scope %v, want run %v scope %v", p.run, p.scope, tc.run, tc.scope)
+			}
+		})
 	}
 }

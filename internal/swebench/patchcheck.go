@@ -87,9 +87,12 @@ func (o *Options) checkPrediction(ctx context.Context, image string, base baseSt
 	if base.sha == "" {
 		return notChecked(base.problem)
 	}
+	// As the harness, the commands run as root, whatever user the image
+	// names.
 	cid, err := o.Docker.Create(ctx, container.LeastPrivilege(container.Spec{
 		Name:        ContainerName(o.InstanceID, newInvocation()) + "-check",
 		Image:       image,
+		User:        "root",
 		Entrypoint:  sleeper,
 		Labels:      map[string]string{LabelRunner: "1", LabelInstance: o.InstanceID, LabelOwner: proc.SelfOwner(), LabelHost: hostname()},
 		NetworkMode: "none",

@@ -302,6 +302,9 @@ func (o *Options) judge(ctx context.Context, p Paths, st *Status, out *ralph.Out
 	fail := func(check, detail string) {
 		st.PatchCheck = check
 		out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, detail
+		// A check cut short by SIGTERM is no verdict on the patch: the
+		// instance stays an interruption, run again by a resume.
+		out.Interrupted = out.Interrupted || ctx.Err() != nil
 	}
 	patch, err := fsutil.ReadFileIn(o.OutputDir, p.Patch, MaxPatchBytes)
 	if errors.Is(err, fs.ErrNotExist) {
