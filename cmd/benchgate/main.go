@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/cli"
 	"github.com/benchgate/benchgate/internal/proc"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 func main() {
@@ -18,8 +19,18 @@ func main() {
 	if err := proc.HideEnvironment(); err != nil {
 		fmt.Fprintf(os.Stderr, "benchgate: warning: %v\n", err)
 	}
+	// Whatever a benchmark or agent starts stays this process's
+	// descendant, even in a session of its own, so that nothing it
+	// started outlives the run (proc.EndDescendants below, and after each
+	// attempt of set). Failure only loses that guarantee.
+	if err := proc.BecomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "benchgate: warning: %v\n", err)
+	}
 	ctx, stop := proc.NotifyContext(context.Background())
 	code := cli.Main(ctx, cli.ProcessEnv(), os.Args[1:])
 	stop()
+	if ended, _ := proc.EndDescendants(); len(ended) > 0 {
+		fmt.Fprintf(os.Stderr, "benchgate: ended %s still running at exit\n", textfmt.Count(len(ended), "process", "processes"))
+	}
 	os.Exit(code)
 }

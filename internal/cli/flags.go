@@ -101,7 +101,7 @@ func reapOrphans(env *Env, cmd string) {
 		return
 	}
 	for _, r := range reaped {
-		fmt.Fprintf(env.Stderr, "benchgate %s: stopped process %s, left running by a benchgate that was killed\n", cmd, r)
+		fmt.Fprintf(env.Stderr, "benchgate %s: stopped process %s: it would go on writing into the folders this run uses\n", cmd, r)
 	}
 }
 

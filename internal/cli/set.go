@@ -167,7 +167,9 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 		Lookback: setLookback(env, &extras), Progress: !bf.quiet, OnAttempt: bf.progress(env, "set").onAttempt,
 	})
 	if res != nil {
-		fmt.Fprintln(env.Stdout, res.TrackingPath)
+		if res.TrackingPath != "" {
+			fmt.Fprintln(env.Stdout, res.TrackingPath)
+		}
 		if env.Result != nil {
 			env.Result.Set = res
 		}

@@ -90,14 +90,14 @@ func ownerAlive(owner string) bool {
 // output folder, and a new run in that folder would interleave with it.
 // Each such process, and its process group, gets SIGKILL. Processes of
 // benchgate processes that are still alive (another run on this host) are
-// left alone. It returns what it stopped, as "pid (owner)" strings.
-func ReapOrphans() ([]string, error) {
+// left alone. It returns what it stopped.
+func ReapOrphans() ([]Orphan, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, fmt.Errorf("reap: %w", err)
 	}
 	self := os.Getpid()
-	var reaped []string
+	var reaped []Orphan
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
@@ -110,11 +110,36 @@ func ReapOrphans() ([]string, error) {
 		if pgid, err := syscall.Getpgid(pid); err == nil && pgid > 1 && pgid != syscall.Getpgrp() {
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
+		name := commName(pid)
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			reaped = append(reaped, fmt.Sprintf("%d (started by benchgate %s)", pid, owner))
+			reaped = append(reaped, Orphan{PID: pid, Name: name, Owner: owner})
 		}
 	}
 	return reaped, nil
+}
+
+// Orphan is a process ReapOrphans stopped.
+type Orphan struct {
+	PID   int
+	Name  string // the kernel's command name
+	Owner string // the OwnerEnv value: the benchgate that started it
+}
+
+// String says what was found and why it was stopped: its owner is gone,
+// whether it was killed (SIGKILL, a crash) or the process escaped its
+// owner's last sweep.
+func (o Orphan) String() string {
+	pid, _, _ := strings.Cut(o.Owner, ".")
+	return fmt.Sprintf("%d (%s), started by benchgate pid %s, which is no longer running", o.PID, o.Name, pid)
+}
+
+// commName is the kernel's name of a process's command; "?" when gone.
+func commName(pid int) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // envValue reads one variable of another process's environment; "" when

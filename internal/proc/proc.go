@@ -51,6 +51,7 @@ type Cmd struct {
 // Result tells how a child ended.
 type Result struct {
 	ExitCode  int           // -1 when the child did not exit normally
+	Signal    string        // the signal that ended the child ("SIGKILL"), if one did
 	TimedOut  bool          // killed because Timeout passed
 	Cancelled bool          // killed because the context was cancelled
 	Duration  time.Duration // wall time from start to reap
@@ -153,6 +154,13 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// After a SIGTERM to benchgate a command is stopped within the stop
+	// budget: through its cancelled context, or, for one that outlives
+	// the cancel (a cleanup run under context.WithoutCancel), at its cut.
+	b := budgetOf(ctx)
+	quit := make(chan struct{})
+	defer close(quit)
+	cut := b.cut(grace, quit)
 
 	var timeout <-chan time.Time
 	if c.Timeout > 0 {
@@ -168,10 +176,16 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		waitErr = killGroup(cmd.Process.Pid, done, grace)
 	case <-ctx.Done():
 		res.Cancelled = true
-		waitErr = killGroup(cmd.Process.Pid, done, grace)
+		waitErr = killGroup(cmd.Process.Pid, done, b.childGrace(grace))
+	case <-cut:
+		res.Cancelled = true
+		waitErr = killGroup(cmd.Process.Pid, done, b.cleanupGrace(grace))
 	}
 	res.Duration = time.Since(start)
 	res.ExitCode = exitCode(cmd, waitErr)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = SignalName(ws.Signal())
+	}
 	// Whatever the leader did, leave no member of its group behind.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	return res, nil
@@ -190,6 +204,27 @@ func killGroup(pid int, done <-chan error, grace time.Duration) error {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		return <-done
 	}
+}
+
+// SignalName names a signal as people write it: "SIGKILL", "SIGTERM".
+func SignalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	}
+	return fmt.Sprintf("signal %d (%s)", int(sig), sig)
 }
 
 func exitCode(cmd *exec.Cmd, waitErr error) int {

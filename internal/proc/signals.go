@@ -2,32 +2,162 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
 
-// StopGrace is how long benchgate has, after a SIGTERM, to stop its children and write its status files. Past it the process
-// exits anyway: a read that cannot be cancelled (a FIFO, a hung file
-// system) must never keep it alive, and a runner that sends SIGTERM
-// waits only a few seconds before it kills.
-const StopGrace = 4 * time.Second
+// The stop budget: what benchgate does, and by when, after a SIGTERM. A
+// runner or an engine that sends SIGTERM kills a few seconds later, and
+// what benchgate must leave behind (tracking.json with a final status,
+// the consolidated summary) is written only after its children are gone,
+// so each step has a deadline of its own, counted from the signal:
+const (
+	// ChildStopBy: a child running when the signal arrives gets SIGTERM
+	// at once and SIGKILL at its grace or at this point, whichever comes
+	// first.
+	ChildStopBy = 2 * time.Second
+	// CleanupStopBy: a command started after the signal (ordered's
+	// fixture cleanup) runs until this point, then gets SIGTERM and
+	// SIGKILL half a second later at most.
+	CleanupStopBy = 3 * time.Second
+	// StopGrace: past it the process exits anyway, with 128+15: a read
+	// that cannot be cancelled (a hung file system) must never keep it
+	// alive. The time from CleanupStopBy to StopGrace is for writing the
+	// status files.
+	StopGrace = 4 * time.Second
+)
+
+// cleanupKillWindow is the longest a command started after the signal
+// gets between SIGTERM and SIGKILL.
+const cleanupKillWindow = 500 * time.Millisecond
+
+// SignalError is the cause of a context NotifyContext cancelled: it names
+// the signal, so that a stopped run says "benchgate received SIGTERM"
+// rather than "context canceled".
+type SignalError struct{ Signal string }
+
+func (e *SignalError) Error() string { return "benchgate received " + e.Signal }
+
+// budget is the stop budget of one NotifyContext: unset until a SIGTERM
+// arrives. Commands run under contexts derived from it (even through
+// context.WithoutCancel, which keeps values) read their deadlines from it.
+type budget struct {
+	mu        sync.Mutex
+	at        time.Time // when the SIGTERM arrived
+	signalled chan struct{}
+	offsets   budgetOffsets
+}
+
+type budgetOffsets struct{ child, cleanup time.Duration }
+
+type budgetKey struct{}
+
+func budgetOf(ctx context.Context) *budget {
+	b, _ := ctx.Value(budgetKey{}).(*budget)
+	return b
+}
+
+func (b *budget) start(now time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.at.IsZero() {
+		b.at = now
+		close(b.signalled)
+	}
+}
+
+// since returns when the signal arrived, or the zero time.
+func (b *budget) since() time.Time {
+	if b == nil {
+		return time.Time{}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.at
+}
+
+// childGrace bounds the SIGTERM→SIGKILL delay of a child stopped by the
+// signal so that its SIGKILL lands by ChildStopBy; cleanupGrace, that of a
+// command started after it, by CleanupStopBy. Without a SIGTERM both are
+// grace.
+func (b *budget) childGrace(grace time.Duration) time.Duration {
+	if b == nil {
+		return grace
+	}
+	return b.clip(grace, b.offsets.child)
+}
+
+func (b *budget) cleanupGrace(grace time.Duration) time.Duration {
+	if b == nil {
+		return grace
+	}
+	return b.clip(grace, b.offsets.cleanup)
+}
+
+func (b *budget) clip(grace, by time.Duration) time.Duration {
+	at := b.since()
+	if at.IsZero() {
+		return grace
+	}
+	return max(0, min(grace, time.Until(at.Add(by))))
+}
+
+// cut returns a channel closed when a command that is not cancelled with
+// its context (it runs under context.WithoutCancel) must be sent SIGTERM
+// to be gone by CleanupStopBy; it never closes without a SIGTERM. Closing
+// quit releases it.
+func (b *budget) cut(grace time.Duration, quit <-chan struct{}) <-chan struct{} {
+	if b == nil {
+		return nil
+	}
+	ch := make(chan struct{})
+	go func() {
+		select {
+		case <-b.signalled:
+		case <-quit:
+			return
+		}
+		window := min(grace, cleanupKillWindow)
+		t := time.NewTimer(time.Until(b.since().Add(b.offsets.cleanup - window)))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			close(ch)
+		case <-quit:
+		}
+	}()
+	return ch
+}
 
 // NotifyContext returns a context cancelled on the first SIGTERM or
-// SIGINT. Children started with Run under that context are then stopped
-// as a group, and the caller still gets to write its status files before
-// it exits. The process exits with 128+signal when it is still running
-// StopGrace after a SIGTERM, and at once on a second signal of either
-// kind; stop ends this (call it once the caller is done).
+// SIGINT, with a *SignalError as its cause. Children started with Run
+// under that context are then stopped as a group within the stop budget
+// (ChildStopBy), and the caller still gets to write its status files
+// before it exits. The process exits with 128+signal when it is still
+// running StopGrace after a SIGTERM, and at once on a second signal of
+// either kind; before it does, it ends every process it started that is
+// still running (EndDescendants). stop ends this (call it once the caller
+// is done).
 func NotifyContext(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
-	return notifyContext(parent, StopGrace, os.Stderr, os.Exit)
+	return notifyContext(parent, StopGrace, os.Stderr, func(code int) {
+		_, _ = EndDescendants()
+		os.Exit(code)
+	})
 }
 
 func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(parent)
+	b := &budget{signalled: make(chan struct{}), offsets: budgetOffsets{child: ChildStopBy, cleanup: CleanupStopBy}}
+	if grace < StopGrace {
+		// A shorter total (tests) shortens each step in proportion.
+		b.offsets = budgetOffsets{child: grace * ChildStopBy / StopGrace, cleanup: grace * CleanupStopBy / StopGrace}
+	}
+	ctx, cancel := context.WithCancelCause(context.WithValue(parent, budgetKey{}, b))
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -38,16 +168,17 @@ func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer
 		case <-done:
 			return
 		}
-		cancel()
 		// SIGINT is the polite stop (a terminal's Ctrl-C, a runner's
 		// cancel, which sends SIGTERM itself 7.5 s later): the next
-		// signal ends the process. SIGTERM gives StopGrace.
+		// signal ends the process. SIGTERM starts the stop budget.
 		var deadline <-chan time.Time
 		if first == syscall.SIGTERM {
+			b.start(time.Now())
 			timer := time.NewTimer(grace)
 			defer timer.Stop()
 			deadline = timer.C
 		}
+		cancel(&SignalError{Signal: name(first)})
 		select {
 		case <-done:
 			return
@@ -67,7 +198,7 @@ func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer
 		once = true
 		signal.Stop(sigs)
 		close(done)
-		cancel()
+		cancel(context.Canceled)
 	}
 }
 
@@ -86,4 +217,32 @@ func signum(s os.Signal) int {
 		return int(n)
 	}
 	return 1
+}
+
+// AfterStop returns a context for the work that must still be done once
+// ctx is stopped (counting the rows written so far, a fixture cleanup):
+// it keeps ctx's values but is not cancelled with it. After a SIGTERM it
+// is cancelled at CleanupStopBy, so that this work too ends within the
+// stop budget.
+func AfterStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	b := budgetOf(ctx)
+	if b == nil {
+		return c, func() { cancel(context.Canceled) }
+	}
+	go func() {
+		select {
+		case <-b.signalled:
+		case <-c.Done():
+			return
+		}
+		t := time.NewTimer(time.Until(b.since().Add(b.offsets.cleanup)))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(errors.New("the stop budget after SIGTERM ran out"))
+		case <-c.Done():
+		}
+	}()
+	return c, func() { cancel(context.Canceled) }
 }

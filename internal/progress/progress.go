@@ -10,14 +10,13 @@ package progress
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/suite"
 )
 
@@ -70,10 +69,14 @@ type followed struct {
 	File
 	offset  int64
 	partial []byte // bytes after the last newline read, a row still being written
-	rows    int
-	failing int
-	shown   int // rows at the last line printed for this file
-	shownF  int
+	// skipping is set inside a line longer than maxTail, whose bytes are
+	// not kept.
+	skipping bool
+	buf      []byte
+	rows     int
+	failing  int
+	shown    int // rows at the last line printed for this file
+	shownF   int
 }
 
 // Start begins following in a goroutine of its own. The files need not
@@ -189,13 +192,30 @@ func round(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
+// Bounds of one poll of one file. The follower holds a chunk buffer and
+// at most maxTail bytes of a row still being written, whatever the file
+// holds: a benchmark that writes 512 MiB without a newline, or a sparse
+// file of 600 MiB, costs it no more than these.
+const (
+	chunkBytes = 256 << 10
+	// maxTail is the longest row the follower judges; a line past it (a
+	// thousand times a real row) is counted as a failing row without
+	// being held. The set reads every line itself once the benchmark
+	// has exited and decides.
+	maxTail = 1 << 20
+	// maxPollBytes bounds what one poll reads, so that a huge append
+	// cannot delay the next line or Stop; the rest is read next poll.
+	maxPollBytes = 64 << 20
+)
+
 // read counts the complete lines appended since the last read. A file
 // that shrank was started again (the set removes a file before each
-// attempt): it is counted from its start.
+// attempt): it is counted from its start. Only a regular file is read,
+// never through a link: a FIFO or a device at the path is skipped.
 func (file *followed) read() {
-	fh, err := os.Open(file.Path)
+	fh, err := fsutil.OpenRegular(file.Path, false)
 	if err != nil {
-		return // not written yet
+		return // not written yet, or not a file a benchmark writes rows to
 	}
 	defer fh.Close()
 	info, err := fh.Stat()
@@ -203,7 +223,7 @@ func (file *followed) read() {
 		return
 	}
 	if info.Size() < file.offset {
-		file.offset, file.partial, file.rows, file.failing = 0, nil, 0, 0
+		file.offset, file.partial, file.skipping, file.rows, file.failing = 0, nil, false, 0, 0
 	}
 	if info.Size() == file.offset {
 		return
@@ -211,19 +231,59 @@ func (file *followed) read() {
 	if _, err := fh.Seek(file.offset, io.SeekStart); err != nil {
 		return
 	}
-	data, err := io.ReadAll(io.LimitReader(fh, info.Size()-file.offset))
-	if err != nil && !errors.Is(err, io.EOF) {
-		return
+	if file.buf == nil {
+		file.buf = make([]byte, chunkBytes)
 	}
-	file.offset += int64(len(data))
-	data = append(file.partial, data...)
-	end := bytes.LastIndexByte(data, '\n')
-	if end < 0 {
-		file.partial = data
-		return
+	left := min(info.Size()-file.offset, maxPollBytes)
+	for left > 0 {
+		n, err := fh.Read(file.buf[:min(int64(len(file.buf)), left)])
+		if n > 0 {
+			file.offset += int64(n)
+			left -= int64(n)
+			file.consume(file.buf[:n])
+		}
+		if err != nil {
+			return
+		}
 	}
-	complete := data[:end+1]
-	file.partial = append([]byte(nil), data[end+1:]...)
+}
+
+// consume takes the next bytes of the file: it counts the rows they
+// complete and keeps the start of a row still being written, up to
+// maxTail.
+func (file *followed) consume(data []byte) {
+	for len(data) > 0 {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			if !file.skipping {
+				file.partial = append(file.partial, data...)
+				if len(file.partial) > maxTail {
+					file.partial, file.skipping = nil, true
+				}
+			}
+			return
+		}
+		switch {
+		case file.skipping:
+			// The end of a line too long to hold.
+			file.rows++
+			file.failing++
+			file.skipping = false
+		case len(file.partial) > 0:
+			file.judge(append(file.partial, data[:nl+1]...))
+			file.partial = file.partial[:0]
+		default:
+			// Every complete line up to the last newline, in place.
+			last := bytes.LastIndexByte(data, '\n')
+			file.judge(data[:last+1])
+			nl = last
+		}
+		data = data[nl+1:]
+	}
+}
+
+// judge counts the rows of complete lines and those that fail.
+func (file *followed) judge(complete []byte) {
 	_ = suite.ReadChecked(bytes.NewReader(complete), file.Path, func(c suite.Checked) error {
 		file.rows++
 		if !c.Passed() {

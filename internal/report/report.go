@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -308,11 +307,6 @@ func readSuite(ctx context.Context, path string, skipBad bool) (*fileAcc, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("suite file %s: %w", path, errors.Unwrap(err))
-	} else if st.IsDir() {
-		return nil, fmt.Errorf("suite file %s: is a directory, expected a JSONL file", path)
-	}
 	fa := &fileAcc{}
 	var opts suite.ReadOptions
 	if skipBad {
@@ -325,13 +319,16 @@ func readSuite(ctx context.Context, path string, skipBad bool) (*fileAcc, error)
 		}
 	}
 	var cur *modeAcc
-	err := suite.ReadFileWith(path, opts, func(r *suite.Row) error {
+	// Only a regular file is read (a FIFO or a link to a device is
+	// refused at once), at most suite.MaxFileBytes of it, and the read
+	// stops when ctx does.
+	src, err := suite.Open(ctx, path, true)
+	if err != nil {
+		return nil, fmt.Errorf("suite file %w", err)
+	}
+	defer src.Close()
+	err = suite.Read(src, path, opts, func(r *suite.Row) error {
 		fa.rows++
-		if fa.rows&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
 		if cur == nil || cur.mode != r.Mode {
 			cur = nil
 			for _, a := range fa.modes {

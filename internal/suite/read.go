@@ -1,10 +1,10 @@
 package suite
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // MaxLineBytes bounds one row. Real rows are about 1 KB; a line this long
@@ -37,7 +37,14 @@ func ReadFile(path string, fn func(*Row) error) error {
 
 // ReadFileWith is ReadFile with options, e.g. to skip bad rows.
 func ReadFileWith(path string, opts ReadOptions, fn func(*Row) error) error {
-	f, err := os.Open(path)
+	return ReadFileContext(context.Background(), path, opts, fn)
+}
+
+// ReadFileContext is ReadFileWith that stops, with an error, once ctx is
+// done. The file must be a regular file (a link to one is followed):
+// see Open.
+func ReadFileContext(ctx context.Context, path string, opts ReadOptions, fn func(*Row) error) error {
+	f, err := Open(ctx, path, true)
 	if err != nil {
 		return fmt.Errorf("read suite: %w", err)
 	}

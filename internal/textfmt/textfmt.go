@@ -7,6 +7,7 @@
 package textfmt
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -244,4 +245,22 @@ func Fence(lang, body string) string {
 	}
 	f := strings.Repeat("`", max(3, longest+1))
 	return f + lang + "\n" + strings.TrimRight(body, "\n") + "\n" + f + "\n"
+}
+
+// Count says how many of a thing there are: "1 process", "3 processes".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// List shows a list of identifiers in a message: all of them, space
+// separated, up to shown; past that the first shown and how many more, so
+// that a rerun of 50,000 scenarios prints a line, not a megabyte.
+func List(ids []string, shown int) string {
+	if len(ids) <= shown {
+		return strings.Join(ids, " ")
+	}
+	return strings.Join(ids[:shown], " ") + fmt.Sprintf(" ... and %d more", len(ids)-shown)
 }

@@ -27,6 +27,11 @@ type attempt struct {
 	rows  map[string][]Row
 	// failing is failing_scenarios as judged when the attempt ended.
 	failing []string
+	// evidence identifies, per mode, the bytes the rows were read from.
+	evidence map[string]Evidence
+	// ended are the processes left running after the attempt's commands
+	// exited, ended before its rows were read.
+	ended []string
 }
 
 // AttemptRecord is tracking.json's account of one attempt: what it asked
@@ -39,10 +44,18 @@ type AttemptRecord struct {
 	// FailingScenarios is the set's failing_scenarios as judged right
 	// after this attempt: what the next rerun was drawn from.
 	FailingScenarios []string `json:"failing_scenarios"`
+	// Evidence gives, per mode, the size and SHA-256 of the suite file's
+	// bytes the rows were judged from (the file is then made read-only):
+	// anyone can check that the file still holds what was judged.
+	Evidence map[string]Evidence `json:"evidence,omitempty"`
+	// EndedProcesses are the processes still running once the attempt's
+	// benchmark commands had exited (started in a session or process
+	// group of their own), ended before the rows were read.
+	EndedProcesses []string `json:"ended_processes,omitempty"`
 }
 
 func newAttempt(n int, ids []string, dir string) *attempt {
-	a := &attempt{n: n, ids: ids, asked: map[string]bool{}, files: map[string]string{}, rows: map[string][]Row{}}
+	a := &attempt{n: n, ids: ids, asked: map[string]bool{}, files: map[string]string{}, rows: map[string][]Row{}, evidence: map[string]Evidence{}}
 	for _, id := range ids {
 		a.asked[id] = true
 	}
@@ -53,7 +66,8 @@ func newAttempt(n int, ids []string, dir string) *attempt {
 }
 
 func (a *attempt) record() AttemptRecord {
-	r := AttemptRecord{Attempt: a.n, ScenarioIDs: a.ids, SuiteFiles: a.files, Rows: map[string]int{}, FailingScenarios: a.failing}
+	r := AttemptRecord{Attempt: a.n, ScenarioIDs: a.ids, SuiteFiles: a.files, Rows: map[string]int{}, FailingScenarios: a.failing,
+		Evidence: a.evidence, EndedProcesses: a.ended}
 	if r.FailingScenarios == nil {
 		r.FailingScenarios = []string{}
 	}

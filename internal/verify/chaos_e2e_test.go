@@ -236,7 +236,7 @@ func TestSetChaos(t *testing.T) {
 		{
 			name: "hang past the timeout", rules: []rule{{"set": "pr-exec", "mode": "ghx", "behavior": "hang"}},
 			extra: []string{"--benchmark-timeout", "1s"}, overrides: map[string]any{"grace": "200ms"},
-			wantCode: 1, wantStatus: "terminal_fail", wantStderr: []string{"benchmark ghx exited", "after its timeout", "ghx wrote zero rows in attempt 0"},
+			wantCode: 1, wantStatus: "terminal_fail", wantStderr: []string{"benchmark ghx was stopped after its timeout of 1s;", "ghx wrote zero rows in attempt 0"},
 		},
 		{
 			// Every row passes, but the report cannot read its

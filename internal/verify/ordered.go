@@ -215,13 +215,18 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 
 	if c.Status == StatusPass || (o.CleanupOnFailure && c.Preflight == "pass") {
 		logPath := filepath.Join(runLogs, "cleanup.log")
-		// Cleanup must run even when the run was cancelled.
-		cctx := context.WithoutCancel(ctx)
-		rec, err := cmds.run(cctx, "cleanup", o.Config.BenchDir, o.Config.FixturesArgv("cleanup", shared, ""),
-			o.Config.Env, time.Duration(o.Config.FixturesTimeout), logPath)
+		// Cleanup must run even when the run was cancelled; after a
+		// SIGTERM, within the stop budget.
+		cctx, cancel := proc.AfterStop(ctx)
+		argv := o.Config.FixturesArgv("cleanup", shared, "")
+		rec, err := cmds.run(cctx, "cleanup", o.Config.BenchDir, argv, o.Config.Env, time.Duration(o.Config.FixturesTimeout), logPath)
+		cancel()
 		c.Cleanup = &rec
 		if err == nil && rec.ExitCode != 0 {
-			err = fmt.Errorf("fixture cleanup exited %d%s (log: %s)", rec.ExitCode, killed(rec), logPath)
+			err = fmt.Errorf("fixture cleanup %s (log: %s)", ended(rec), logPath)
+			if rec.Cancelled {
+				err = fmt.Errorf("%w; run it again yourself: %s", err, proc.String(argv))
+			}
 		}
 		if err != nil {
 			fmt.Fprintf(o.Log, "ordered: %v\n", err)
@@ -244,7 +249,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 				code := rec.ExitCode
 				conf.ExitCode = &code
 				if err != nil || rec.ExitCode != 0 {
-					msg := fmt.Sprintf("%s (exit %d%s, log: %s)", cmd.Name, rec.ExitCode, killed(rec), logPath)
+					msg := fmt.Sprintf("%s (%s, log: %s)", cmd.Name, ended(rec), logPath)
 					failed = append(failed, msg)
 					fmt.Fprintf(o.Log, "ordered: confirmation %s did not succeed\n", msg)
 				}

@@ -261,7 +261,7 @@ func TestOrderedNamesEveryFailingConfirmation(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s", code, stderr)
 	}
 	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
-	for _, want := range []string{"verify_pr (exit 1", "verify_extra (exit 3"} {
+	for _, want := range []string{"verify_pr (exited 1", "verify_extra (exited 3"} {
 		if !strings.Contains(c.Error, want) || !strings.Contains(stderr, want) {
 			t.Errorf("error %q / stderr lacks %q", c.Error, want)
 		}

@@ -104,7 +104,7 @@ func TestSetSIGKILLLeavesNoWriters(t *testing.T) {
 		if alive(g) {
 			t.Errorf("process %d left by the killed benchgate is still running\n%s", g, stderr)
 		}
-		if !strings.Contains(stderr, "stopped process "+strconv.Itoa(g)+" (started by benchgate ") {
+		if !strings.Contains(stderr, "stopped process "+strconv.Itoa(g)+" (sleep), started by benchgate pid "+strconv.Itoa(cmd.Process.Pid)+", which is no longer running: it would go on writing into the folders this run uses") {
 			t.Errorf("stderr does not name the stopped process %d:\n%s", g, stderr)
 		}
 	}

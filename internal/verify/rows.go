@@ -1,6 +1,9 @@
 package verify
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -38,15 +41,46 @@ type Problem = suite.Diagnostic
 // become rows with problems, so that they count against the set instead
 // of being skipped silently.
 func ReadRows(path, mode string) ([]Row, error) {
-	f, err := os.Open(path)
+	rows, _, err := readEvidence(context.Background(), path, mode)
+	return rows, err
+}
+
+// Evidence identifies the bytes an attempt's rows were judged from: a
+// reader of tracking.json can check that the file still holds them.
+type Evidence struct {
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// readEvidence reads an attempt's suite file as ReadRows does, and says
+// which bytes it judged. The file is the benchmark's: it is opened only
+// if it is a regular file and not a link (a FIFO or a link to /dev/zero
+// is an error naming it, not a read that never ends), read up to
+// suite.MaxFileBytes, and the read stops with ctx.
+func readEvidence(ctx context.Context, path, mode string) ([]Row, Evidence, error) {
+	src, err := suite.Open(ctx, path, false)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, Evidence{SHA256: hex.EncodeToString(sha256.New().Sum(nil))}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read rows: %w", err)
+		return nil, Evidence{}, fmt.Errorf("%s suite file %w", mode, err)
 	}
-	defer f.Close()
-	return parseRows(f, path, mode)
+	defer src.Close()
+	h := sha256.New()
+	cr := &countingReader{r: io.TeeReader(src, h)}
+	rows, err := parseRows(cr, path, mode)
+	return rows, Evidence{Bytes: cr.n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // parseRows judges every line with suite's lenient reader, so that set
@@ -59,10 +93,8 @@ func parseRows(r io.Reader, path, mode string) ([]Row, error) {
 		rows = append(rows, setRow(c, mode))
 		return nil
 	})
-	if err != nil {
-		return rows, fmt.Errorf("read %s: %w", path, err)
-	}
-	return rows, nil
+	// suite's errors name the file already.
+	return rows, err
 }
 
 // setRow turns suite's judgement of one line into the set's row. Every

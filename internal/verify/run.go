@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,8 +53,15 @@ func (c *commands) run(ctx context.Context, step, dir string, argv, env []string
 		Stdout: logf, Stderr: logf, Timeout: timeout, Grace: c.grace,
 	})
 	rec.ExitCode = res.ExitCode
+	rec.Signal = res.Signal
 	rec.TimedOut = res.TimedOut
+	if timeout > 0 {
+		rec.Timeout = timeout.String()
+	}
 	rec.Cancelled = res.Cancelled
+	if res.Cancelled {
+		rec.StopCause = stopCause(ctx)
+	}
 	rec.DurationMS = res.Duration.Milliseconds()
 	if err != nil {
 		rec.Error = err.Error()
@@ -62,6 +70,36 @@ func (c *commands) run(ctx context.Context, step, dir string, argv, env []string
 	}
 	c.add(rec)
 	return rec, nil
+}
+
+// stopCause says why ctx was stopped, in words: "benchgate received
+// SIGTERM" rather than "context canceled". A command started after the
+// stop (ordered's cleanup) runs under a context that is not cancelled and
+// is cut by the stop budget.
+func stopCause(ctx context.Context) string {
+	var se *proc.SignalError
+	if errors.As(context.Cause(ctx), &se) {
+		return se.Error()
+	}
+	if ctx.Err() == nil {
+		return "the stop budget after a signal ran out"
+	}
+	return context.Cause(ctx).Error()
+}
+
+// ended says how a command ended, for messages: "exited 3", "was stopped
+// after its timeout of 10m0s", "was stopped when benchgate received
+// SIGTERM", "was killed by SIGKILL".
+func ended(r CommandRecord) string {
+	switch {
+	case r.TimedOut:
+		return "was stopped after its timeout of " + r.Timeout
+	case r.Cancelled:
+		return "was stopped when " + r.StopCause
+	case r.Signal != "":
+		return "was killed by " + r.Signal
+	}
+	return fmt.Sprintf("exited %d", r.ExitCode)
 }
 
 func (c *commands) add(r CommandRecord) {

@@ -14,6 +14,8 @@ import (
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/ident"
+	"github.com/benchgate/benchgate/internal/proc"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // LockFile is the file in a set folder a running set holds locked, so a
@@ -122,6 +124,8 @@ type set struct {
 	j      judgement
 	merged bool
 	log    io.Writer
+	// trackingErr is why the last write of tracking.json failed.
+	trackingErr error
 }
 
 // RunSet verifies one scenario set. It returns an error wrapping
@@ -203,9 +207,15 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		return res, s.stop(StatusFail, fmt.Errorf("%w: %w", ErrBadInput, err))
 	}
 	if err := s.t.write(s.path); err != nil {
-		return res, err
+		res.TrackingPath = ""
+		return res, fmt.Errorf("set %s: could not write tracking.json: %w", s.opts.Set, err)
 	}
-	return res, s.execute(ctx)
+	err = s.execute(ctx)
+	if s.trackingErr != nil {
+		// The file is not what this run says: no caller may point at it.
+		res.TrackingPath = ""
+	}
+	return res, err
 }
 
 // validate checks the request and resolves the scenarios before anything
@@ -381,22 +391,12 @@ func Preflight(ctx context.Context, cfg bench.Config, manifest, logPath string, 
 		return fmt.Errorf("fixture preflight: %w", err)
 	}
 	if rec.ExitCode != 0 {
-		return fmt.Errorf("fixture preflight: fixtures status exited %d%s (log: %s)%s", rec.ExitCode, killed(rec), logPath, logTail(logPath, 3))
+		return fmt.Errorf("fixture preflight: fixtures status %s (log: %s)%s", ended(rec), logPath, logTail(logPath, 3))
 	}
 	if err := bench.CheckManifest(manifest); err != nil {
 		return fmt.Errorf("fixture preflight: %w", err)
 	}
 	return nil
-}
-
-func killed(r CommandRecord) string {
-	switch {
-	case r.TimedOut:
-		return " after its timeout"
-	case r.Cancelled:
-		return " when cancelled"
-	}
-	return ""
 }
 
 func (s *set) seed(ctx context.Context, manifest string) error {
@@ -407,7 +407,7 @@ func (s *set) seed(ctx context.Context, manifest string) error {
 		return fmt.Errorf("set %s: fixture seed: %w", s.opts.Set, err)
 	}
 	if rec.ExitCode != 0 {
-		return fmt.Errorf("set %s: fixture seed exited %d%s (log: %s)%s", s.opts.Set, rec.ExitCode, killed(rec), logPath, logTail(logPath, 3))
+		return fmt.Errorf("set %s: fixture seed %s (log: %s)%s", s.opts.Set, ended(rec), logPath, logTail(logPath, 3))
 	}
 	if err := bench.CheckManifest(manifest); err != nil {
 		return fmt.Errorf("set %s: fixture seed: %w", s.opts.Set, err)
@@ -446,29 +446,63 @@ func (s *set) paired(ctx context.Context, a *attempt, ids []string, manifest str
 				return
 			}
 			if rec.ExitCode != 0 || rec.TimedOut {
-				fmt.Fprintf(s.log, "set %s: benchmark %s exited %d%s; judging its rows (log: %s)%s\n",
-					s.opts.Set, mode, rec.ExitCode, killed(rec), logPath, logTail(logPath, 3))
+				fmt.Fprintf(s.log, "set %s: benchmark %s %s; judging its rows (log: %s)%s\n",
+					s.opts.Set, mode, ended(rec), logPath, logTail(logPath, 3))
 			}
 		}()
 	}
 	stopFollowing := s.follow(a)
 	wg.Wait()
+	s.endLeftovers(a)
 	stopFollowing()
 	s.t.Commands = s.cmds.snapshot()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	// The rows written before a stop still count: they are read under a
+	// context the stop does not cancel, bounded by the stop budget.
+	rctx, cancel := proc.AfterStop(ctx)
+	defer cancel()
+	var readErrs []error
 	for _, mode := range bench.Modes {
-		rows, err := ReadRows(a.files[mode], mode)
+		rows, ev, err := readEvidence(rctx, a.files[mode], mode)
 		if err != nil {
-			return fmt.Errorf("set %s: %w", s.opts.Set, err)
+			readErrs = append(readErrs, fmt.Errorf("set %s: %s: %w", s.opts.Set, a.name(), err))
+			continue
 		}
 		a.rows[mode] = rows
+		a.evidence[mode] = ev
+		// What was judged stays as judged: nothing is running that
+		// could append to it, and the file is made read-only.
+		_ = os.Chmod(a.files[mode], 0o444)
+	}
+	if err := errors.Join(readErrs...); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("set %s: stopped during %s: %w", s.opts.Set, a.name(), context.Cause(ctx))
 	}
 	return nil
+}
+
+// endLeftovers ends every process still running once the attempt's
+// benchmark commands exited: a process the benchmark started in a
+// session or process group of its own escapes the group kill, and could
+// append to the attempt's files after they were judged. benchgate is the
+// subreaper of everything it starts, so each such process is found
+// (proc.EndDescendants), and said.
+func (s *set) endLeftovers(a *attempt) {
+	ended, err := proc.EndDescendants()
+	for _, d := range ended {
+		a.ended = append(a.ended, d.String())
+	}
+	if len(ended) > 0 {
+		fmt.Fprintf(s.log, "set %s: %s: ended %s the benchmark left running after it exited, before reading its rows: %s\n",
+			s.opts.Set, a.name(), textfmt.Count(len(ended), "process", "processes"), textfmt.List(a.ended, 10))
+	}
+	if err != nil {
+		fmt.Fprintf(s.log, "set %s: %s: %v\n", s.opts.Set, a.name(), err)
+	}
 }
 
 func (s *set) countsMatch() bool {
@@ -558,11 +592,12 @@ func (s *set) stop(status string, cause error) error {
 			fmt.Fprintf(s.log, "set %s: %s\n", s.opts.Set, p)
 		}
 	}
-	werr := s.t.write(s.path)
-	fmt.Fprintf(s.log, "set %s: %s (tracking: %s)\n", s.opts.Set, status, s.path)
-	if werr != nil {
-		return errors.Join(cause, fmt.Errorf("set %s: write tracking: %w", s.opts.Set, werr))
+	if werr := s.t.write(s.path); werr != nil {
+		s.trackingErr = werr
+		fmt.Fprintf(s.log, "set %s: %s; could not write tracking.json: %v\n", s.opts.Set, status, werr)
+		return errors.Join(cause, fmt.Errorf("set %s: could not write tracking.json: %w", s.opts.Set, werr))
 	}
+	fmt.Fprintf(s.log, "set %s: %s (tracking: %s)\n", s.opts.Set, status, s.path)
 	return cause
 }
 

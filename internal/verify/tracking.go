@@ -98,14 +98,21 @@ type Rerun struct {
 
 // CommandRecord is one child command benchgate ran for the set.
 type CommandRecord struct {
-	Step       string   `json:"step"`
-	Argv       []string `json:"argv"`
-	ExitCode   int      `json:"exit_code"`
-	TimedOut   bool     `json:"timed_out,omitempty"`
-	Cancelled  bool     `json:"cancelled,omitempty"`
-	DurationMS int64    `json:"duration_ms"`
-	Log        string   `json:"log"`
-	Error      string   `json:"error,omitempty"`
+	Step     string   `json:"step"`
+	Argv     []string `json:"argv"`
+	ExitCode int      `json:"exit_code"`
+	// Signal names the signal that ended the command, if one did.
+	Signal   string `json:"signal,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	// Timeout is the command's time limit ("10m0s"), if it had one.
+	Timeout   string `json:"timeout,omitempty"`
+	Cancelled bool   `json:"cancelled,omitempty"`
+	// StopCause says why a cancelled command was stopped ("benchgate
+	// received SIGTERM").
+	StopCause  string `json:"stop_cause,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Log        string `json:"log"`
+	Error      string `json:"error,omitempty"`
 }
 
 // GateRecord is the report's gate verdict. It is recorded, never used to

@@ -1,0 +1,51 @@
+#!/bin/sh
+# misbehave.sh DIR BEHAVIOURS ROLE ARGS...
+#
+# A benchmark (ROLE benchmark) or fixtures command (ROLE fixtures) that
+# runs benchsim from DIR and misbehaves as the comma-separated BEHAVIOURS
+# say. It ignores SIGTERM, as do the processes it starts, and appends the
+# pid of each of them to DIR/pids.
+#
+#   linger          the benchmark stays after writing its rows
+#   seed-hang       the fixtures seed never ends (also status-, cleanup-)
+#   detach          the ghx benchmark of the whole set leaves a writer in a
+#                   session of its own, which appends a failing row to the
+#                   mode's file once DIR/go exists
+#   fifo-MODE       MODE's benchmark leaves a FIFO where its rows belong
+#   zero-MODE       ... a link to /dev/zero
+#   flood           the ghx benchmark of the whole set writes 600 MiB
+#                   without a newline (a sparse file) before its rows, and
+#                   stays until DIR/go exists
+dir=$1 how=$2 role=$3
+shift 3
+trap '' TERM
+has() { case ",$how," in *",$1,"*) return 0 ;; esac; return 1; }
+linger() { sleep 100000 & echo $! >> "$dir/pids"; wait $!; }
+echo $$ >> "$dir/pids"
+if [ "$role" = fixtures ]; then
+	if has "$1-hang"; then linger; fi
+	exec "$dir/benchsim" fixtures "$@"
+fi
+mode=$1 out= prev= whole=no
+for a in "$@"; do
+	[ "$prev" = --output-jsonl ] && out=$a
+	[ "$a" = --scenario-set ] && whole=yes
+	prev=$a
+done
+if has "fifo-$mode"; then mkfifo "$out"; exit 0; fi
+if has "zero-$mode"; then ln -s /dev/zero "$out"; exit 0; fi
+if has flood && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
+	truncate -s 600M "$out" && printf '\n' >> "$out"
+fi
+"$dir/benchsim" benchmark "$@" || exit $?
+if has detach && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
+	setsid sh -c 'echo $$ >> "$1/pids"; echo $$ > "$1/detached.pid"
+		while [ ! -e "$1/go" ]; do sleep 0.05; done
+		echo "{\"late\":\"row\"}" >> "$2"' sh "$dir" "$out" &
+	while [ ! -e "$dir/detached.pid" ]; do sleep 0.05; done
+fi
+if has flood && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
+	while [ ! -e "$dir/go" ]; do sleep 0.05; done
+fi
+if has linger; then linger; fi
+exit 0
