@@ -60,7 +60,7 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 				"::error title=benchgate%3A regressed against the baseline::regressed against the baseline: ghx active_tokens +30.0%",
 				"::notice title=ghx%3A s-003::flaky: passed 2 of 3 earlier runs",
 			},
-			wantSummary: []string{"· against [baseline run 1002 at 0000000](https://github.com/octo/bench/actions/runs/1002)\n", "## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: fail", "##### ghx", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 2 of 3 | `PFPP` |"}},
+			wantSummary: []string{"· against [baseline run 1002 at 0000000](https://github.com/octo/bench/actions/runs/1002)\n", "## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench.yml on `main`: #3 (run 1002,", "#### Against the baseline: fail", "##### ghx", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 2 of 3 | ✓✗✓✓ |"}},
 		// A fork opens a pull request from its own branch called main: its
 		// run is a pull_request run "on main", newer than main's own, and
 		// its artifact claims ghx used a tenth of the tokens and that s-005

@@ -5,6 +5,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/textbar"
 	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/benchgate/benchgate/internal/verify"
 )
@@ -123,5 +124,5 @@ func (r *reporter) statsSummary(doc *jobsummary.Doc, entries []statsEntry) {
 			sec.Para("Power planner: %s.", strings.Join(plans, "; "))
 		}
 	}
-	sec.Para("Bar: -100%% to +100%% reduction; `=` interval, `o` estimate, `|` threshold. Method and figures: %s.", r.shown(entries[0].MD))
+	sec.Para("Bar: %s. Method and figures: %s.", textbar.Legend(report.BarAxis), r.shown(entries[0].MD))
 }

@@ -232,25 +232,27 @@ func TestCompareRealSuiteWithItself(t *testing.T) {
 	}
 	md := c.Markdown()
 	gfm.Require(t, "baseline comparison", md)
-	for _, want := range []string{"## Against the baseline: underpowered", "### ghx", "4 paired scenarios", "| scenarios passing | 4 → 4 | McNemar p = 1.0000 | 4 | pass |", "| active tokens | +0.0% | [+0.0%, +0.0%] | 4 | underpowered |"} {
+	for _, want := range []string{"## Against the baseline: underpowered", "### ghx", "4 paired scenarios", "| scenarios passing | 4 → 4 | none changed | 4 | pass |", "| active tokens | +0.0% | [+0.0%, +0.0%] | 4 | underpowered | `[···············o\\|·············]` |", "| metric | change | 95% interval of the change, or scenarios that changed | scenarios | verdict | the change on a bar (the tolerance at +10%) |", "Bar: axis -100% to +100% change against the baseline (growth to the right); `=` the interval"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
 	}
 }
 
-func TestBar(t *testing.T) {
-	tests := []struct {
-		lo, hi, tol float64
-		want        string
+// TestFlips: the success row says in words how many scenarios changed
+// each way and whether that could be chance, never a test's name.
+func TestFlips(t *testing.T) {
+	for _, c := range []struct {
+		s    Success
+		want string
 	}{
-		{-5, 5, 10, "|.........[=]!........|"},
-		{20, 40, 10, "|..........+.!.[===]..|"},
-		{-100, 100, 10, "|[===================]|"},
-	}
-	for _, tt := range tests {
-		if got := bar(tt.lo, tt.hi, tt.tol); got != tt.want {
-			t.Errorf("bar(%v, %v, %v) = %s, want %s", tt.lo, tt.hi, tt.tol, got, tt.want)
+		{Success{PValue: 1}, "none changed"},
+		{Success{NewlyFailing: []string{"a"}, PValue: 1}, "1 now fail, 0 now pass (could be chance)"},
+		{Success{NewlyFailing: []string{"a", "b", "c", "d", "e", "f"}, PValue: 0.03125}, "6 now fail, 0 now pass (unlikely to be chance)"},
+		{Success{NewlyFailing: []string{"a"}, NewlyPassing: []string{"b", "c"}, PValue: 1}, "1 now fail, 2 now pass (could be chance)"},
+	} {
+		if got := flips(c.s, 0.05); got != c.want {
+			t.Errorf("flips(%+v) = %q, want %q", c.s, got, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/textbar"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -37,9 +38,9 @@ func (c *Comparison) Markdown() string {
 			fmt.Fprintf(&b, "; %d only in the baseline, %d only in this run", len(m.OnlyInBaseline), len(m.OnlyInCurrent))
 		}
 		b.WriteString(".\n\n")
-		b.WriteString("| metric | change | interval | n | verdict | |\n|---|---:|---|---:|---|---|\n")
+		fmt.Fprintf(&b, "| metric | change | %.0f%% interval of the change, or scenarios that changed | scenarios | verdict | the change on a bar (the tolerance at +%s%%) |\n|---|---:|---|---:|---|---|\n", c.Confidence*100, trim(c.TolerancePct))
 		s := m.Success
-		fmt.Fprintf(&b, "| %s | %d → %d | McNemar p = %.4f | %d | %s | %s |\n", metricTitle[MetricSuccess], s.BaselinePassed, s.CurrentPassed, s.PValue, m.Paired, s.Verdict, "")
+		fmt.Fprintf(&b, "| %s | %d → %d | %s | %d | %s | |\n", metricTitle[MetricSuccess], s.BaselinePassed, s.CurrentPassed, flips(s, 1-c.Confidence), m.Paired, s.Verdict)
 		for _, e := range m.Efficiency {
 			if e.Scenarios == 0 {
 				fmt.Fprintf(&b, "| %s | | | 0 | %s | |\n", metricTitle[e.Name], e.Verdict)
@@ -47,9 +48,10 @@ func (c *Comparison) Markdown() string {
 			}
 			// Reductions become changes: a 12% reduction is -12%.
 			lo, hi := change(e.HighPct), change(e.LowPct)
-			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | %s |\n", metricTitle[e.Name], change(e.EstimatePct), lo, hi, e.Scenarios, e.Verdict, textfmt.CodeCell(bar(lo, hi, c.TolerancePct)))
+			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | %s |\n", metricTitle[e.Name], change(e.EstimatePct), lo, hi, e.Scenarios, e.Verdict,
+				textfmt.CodeCell(textbar.Interval(change(e.EstimatePct), lo, hi, c.TolerancePct)))
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "\nBar: %s.\n\n", textbar.Legend(BarAxis))
 		if s.Verdict != Pass {
 			fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[MetricSuccess], textfmt.Cell(s.Reason))
 		}
@@ -79,28 +81,22 @@ func (c *Comparison) Markdown() string {
 	return b.String()
 }
 
-// bar draws the interval on a text scale from -50% to +50% with the
-// tolerance marked: "|....[==+==]...!....|" where ! is the tolerance and
-// + zero.
-func bar(lo, hi, tol float64) string {
-	const width = 21
-	pos := func(v float64) int {
-		p := int((v + 50) / 100 * (width - 1))
-		return max(0, min(width-1, p))
+// BarAxis is what the comparison's bars measure (textbar.Legend):
+// growth, that is a regression, to the right.
+const BarAxis = "change against the baseline (growth to the right)"
+
+// flips says in words how many paired scenarios passed in the baseline
+// and fail now, and the other way round, and whether that could be
+// chance (the exact McNemar test behind the verdict).
+func flips(s Success, alpha float64) string {
+	if len(s.NewlyFailing)+len(s.NewlyPassing) == 0 {
+		return "none changed"
 	}
-	cells := []byte(strings.Repeat(".", width))
-	cells[pos(0)] = '+'
-	for i := pos(lo); i <= pos(hi); i++ {
-		cells[i] = '='
+	chance := "could be chance"
+	if s.PValue <= alpha {
+		chance = "unlikely to be chance"
 	}
-	cells[pos(lo)], cells[pos(hi)] = '[', ']'
-	if pos(lo) == pos(hi) {
-		cells[pos(lo)] = '#'
-	}
-	if p := pos(tol); cells[p] == '.' {
-		cells[p] = '!'
-	}
-	return "|" + string(cells) + "|"
+	return fmt.Sprintf("%d now fail, %d now pass (%s)", len(s.NewlyFailing), len(s.NewlyPassing), chance)
 }
 
 func codeList(ids []string) string {

@@ -26,7 +26,7 @@ func TestMarkdownRendersOnGitHub(t *testing.T) {
 	md := c.Markdown()
 	gfm.Require(t, "baseline comparison", md)
 	h := gfm.HTML(t, md)
-	for _, want := range []string{"<code>|.....", "runs/a|b/&lt;null&gt;", "s`1|&lt;x&gt;"} {
+	for _, want := range []string{"<code>[················|·=o=·········]</code>", "runs/a|b/&lt;null&gt;", "s`1|&lt;x&gt;"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("GitHub would not show %q:\n%s", want, h)
 		}

@@ -126,7 +126,7 @@ func TestAnalyze(t *testing.T) {
 	}
 	md := rep.Markdown()
 	gfm.Require(t, "flaky scenarios", md)
-	for _, want := range []string{"## Flaky scenarios", "agent_direct 2, ghx 4", "New failures (passed in every earlier run, fail now): `agent_direct/a`.", "| ghx | b | 2 of 3 | `PPFP` | 0.75 (k=5) | 0.67 | passes |"} {
+	for _, want := range []string{"## Flaky scenarios", "agent_direct 2, ghx 4", "New failures (passed in every earlier run, fail now): `agent_direct/a`.", "| ghx | b | 2 of 3 | ✓✓✗✓ | 75% (5 repetitions) | 2 of 3 times | passes |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}

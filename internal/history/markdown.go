@@ -29,7 +29,7 @@ func (r *Report) Markdown() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d scenario(s) both passed and failed in the earlier runs. The label only informs: a flaky scenario that fails now is still a failure.\n\n", len(r.Flaky))
-	b.WriteString("| mode | scenario | passed (earlier runs) | outcomes (oldest first, this run last) | pass^k | flip rate | now |\n")
+	b.WriteString("| mode | scenario | earlier runs passed | each run, oldest first (✓ passed, ✗ failed; this run last) | chance that all repetitions of a run pass | changed between runs | now |\n")
 	b.WriteString("|---|---|---:|---|---:|---:|---|\n")
 	for _, s := range r.Flaky {
 		now := "not run"
@@ -39,8 +39,29 @@ func (r *Report) Markdown() string {
 		case s.InCurrent:
 			now = "passes"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d of %d | %s | %.2f (k=%d) | %.2f | %s |\n",
-			textfmt.Cell(s.Mode), textfmt.Cell(s.ID), s.EarlierPassed, s.EarlierSeen, textfmt.CodeCell(s.Outcomes), s.PassK, s.K, s.FlipRate, now)
+		fmt.Fprintf(&b, "| %s | %s | %d of %d | %s | %.0f%% (%d repetitions) | %s | %s |\n",
+			textfmt.Cell(s.Mode), textfmt.Cell(s.ID), s.EarlierPassed, s.EarlierSeen, Marks(s.Outcomes), s.PassK*100, s.K, changes(s.Outcomes), now)
 	}
 	return b.String()
+}
+
+// Marks shows a run's outcomes (P passed, F failed, one letter a run) as
+// marks a reader needs no key for: ✓ and ✗.
+func Marks(outcomes string) string {
+	return strings.NewReplacer("P", "✓", "F", "✗").Replace(outcomes)
+}
+
+// changes says how often consecutive runs differ, in words ("2 of 5
+// times"): what a flip rate measures.
+func changes(outcomes string) string {
+	if len(outcomes) < 2 {
+		return "–"
+	}
+	n := 0
+	for i := 1; i < len(outcomes); i++ {
+		if outcomes[i] != outcomes[i-1] {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d times", n, len(outcomes)-1)
 }

@@ -3,10 +3,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/stats"
+	"github.com/benchgate/benchgate/internal/textbar"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -24,32 +24,15 @@ func (r *StatsReport) MarshalIndent() ([]byte, error) {
 // INCONCLUSIVE, UNDERPOWERED.
 func VerdictLabel(v stats.Verdict) string { return strings.ToUpper(string(v)) }
 
-// barWidth is the number of cells of the text bar.
-const barWidth = 30
+// BarAxis is what the statistical gate's bars measure (textbar.Legend).
+const BarAxis = "reduction (ghx against agent_direct)"
 
-// StatsBar draws an interval as text on a fixed axis from -100% to +100%
-// reduction, one cell per 200/barWidth points: '=' the interval, 'o' the
-// estimate, '|' the threshold, '·' the rest; '<' or '>' at an end when
-// the interval runs past it. The same axis on every line lets a reader
-// compare metrics at a glance.
+// StatsBar draws an interval as text on the axis every bar of benchgate
+// shares (textbar): the same axis on every line lets a reader compare
+// metrics at a glance, and the threshold stays visible when the estimate
+// sits on it.
 func StatsBar(est, lo, hi, threshold float64) string {
-	cell := func(v float64) int {
-		c := int(math.Floor((v + 100) / 200 * barWidth))
-		return max(0, min(barWidth-1, c))
-	}
-	b := []rune(strings.Repeat("·", barWidth))
-	for i := cell(lo); i <= cell(hi); i++ {
-		b[i] = '='
-	}
-	if lo < -100 {
-		b[0] = '<'
-	}
-	if hi > 100 {
-		b[barWidth-1] = '>'
-	}
-	b[cell(threshold)] = '|'
-	b[cell(est)] = 'o'
-	return "[" + string(b) + "]"
+	return textbar.Interval(est, lo, hi, threshold)
 }
 
 // Percent prints a percentage with two decimals, never "-0.00%".
@@ -106,7 +89,7 @@ func StatsMarkdown(r *StatsReport) string {
 		for _, l := range r.StatsLines() {
 			b.WriteString(l + "\n")
 		}
-		b.WriteString("```\n\nBar: -100% to +100% reduction; `=` interval, `o` estimate, `|` threshold.\n\n")
+		b.WriteString("```\n\nBar: " + textbar.Legend(BarAxis) + ".\n\n")
 		b.WriteString("| check | why | method | min. detectable | bootstrap cross-check |\n|---|---|---|---:|---|\n")
 		for _, e := range r.Efficiency {
 			mde := "–"
