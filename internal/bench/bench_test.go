@@ -167,17 +167,44 @@ func TestParseScenarioSetsErrors(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{`[]`, "expected a JSON object"},
 		{"{\n\"a\": [\"x-001\"],\n", "line 3"},
-		{`{"a": []}`, `set "a": expected a non-empty array`},
+		{`{"a": null}`, `set "a": expected an array of scenario IDs, got null`},
 		{`{"a": ["ok-001", ""]}`, `set "a" item 2: scenario id "": expected`},
 		{`{"a": ["ok-001", "bad id!"]}`, `set "a" item 2: scenario id "bad id!": expected`},
-		{`{"a": [7]}`, `set "a": expected a non-empty array of scenario IDs, got [7]`},
-		{`{"a": "x-001"}`, `set "a": expected a non-empty array`},
+		{`{"a": [7]}`, `set "a": expected an array of scenario IDs, got [7]`},
+		{`{"a": "x-001"}`, `set "a": expected an array`},
 		{"{\n\"pr-exec\": [\"pr-view-001\"],\n\"issues\": [\"issue-view-001\"],\n\"pr-exec\": [\"pr-diff-list-files-001\"]\n}", `line 4: set "pr-exec" is defined twice`},
 	}
 	for _, tc := range tests {
 		_, err := ParseScenarioSets("s.json", []byte(tc.body))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "s.json") {
 			t.Errorf("%s: error %v, want %q", tc.body, err, tc.want)
+		}
+	}
+}
+
+// TestEmptySetElsewhere: an empty set is refused only when it is run; the
+// others are named in a warning.
+func TestEmptySetElsewhere(t *testing.T) {
+	sets, err := ParseScenarioSets("s.json", []byte(`{"a": ["a-001"], "b": [], "c": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := sets.Resolve("a", nil); err != nil || len(ids) != 1 {
+		t.Errorf("resolve a: %v %v", ids, err)
+	}
+	if _, err := sets.Resolve("b", nil); err == nil || !strings.Contains(err.Error(), `scenario sets s.json: set "b": expected a non-empty array of scenario IDs, got []`) {
+		t.Errorf("resolve b: %v", err)
+	}
+	for _, tc := range []struct {
+		running []string
+		want    string
+	}{
+		{[]string{"a"}, "warning: scenario sets s.json: these sets have no scenarios: b, c (a run of them would be refused)"},
+		{[]string{"b"}, "warning: scenario sets s.json: this set has no scenarios: c (a run of it would be refused)"},
+		{[]string{"b", "c"}, ""},
+	} {
+		if got := sets.EmptyWarning(tc.running...); got != tc.want {
+			t.Errorf("running %v: %q, want %q", tc.running, got, tc.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,6 +77,9 @@ type ScenarioSets struct {
 	// Sets holds each set's IDs normalised (NormalizeScenarioID) and
 	// de-duplicated, in file order.
 	Sets map[string][]string
+	// Empty names the sets whose list is empty, sorted: no run of them
+	// can pass, and Resolve refuses them.
+	Empty []string
 	// spelling maps a normalised ID to the ID as the set file writes it
 	// (trimmed): what the benchmark's own resolver knows it by.
 	spelling map[string]string
@@ -91,7 +95,9 @@ func LoadScenarioSets(path string) (*ScenarioSets, error) {
 }
 
 // ParseScenarioSets validates data as a scenario-set manifest: an object
-// whose every value is a non-empty list of valid scenario IDs.
+// whose every value is a list of valid scenario IDs. An empty list is
+// recorded in Empty, not refused: only the set being run must have
+// scenarios.
 func ParseScenarioSets(path string, data []byte) (*ScenarioSets, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -108,8 +114,15 @@ func ParseScenarioSets(path string, data []byte) (*ScenarioSets, error) {
 	s := &ScenarioSets{Path: path, Sets: make(map[string][]string, len(raw)), spelling: map[string]string{}}
 	for _, name := range names {
 		var ids []string
-		if err := json.Unmarshal(raw[name], &ids); err != nil || len(ids) == 0 {
-			return nil, fmt.Errorf("scenario sets %s: set %q: expected a non-empty array of scenario IDs, got %s", path, name, textfmt.Truncate(string(raw[name]), 60))
+		if err := json.Unmarshal(raw[name], &ids); err != nil || ids == nil {
+			return nil, fmt.Errorf("scenario sets %s: set %q: expected an array of scenario IDs, got %s", path, name, textfmt.Truncate(string(raw[name]), 60))
+		}
+		if len(ids) == 0 {
+			// Only the set being run must have scenarios; an empty one
+			// elsewhere in the file is named in a warning.
+			s.Empty = append(s.Empty, name)
+			s.Sets[name] = []string{}
+			continue
 		}
 		norm := make([]string, 0, len(ids))
 		for i, id := range ids {
@@ -149,6 +162,9 @@ func (s *ScenarioSets) Resolve(set string, ids []string) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown scenario set %q in %s (known sets: %s)", set, s.Path, strings.Join(s.Names(), ", "))
 	}
+	if len(members) == 0 {
+		return nil, fmt.Errorf("scenario sets %s: set %q: expected a non-empty array of scenario IDs, got []", s.Path, set)
+	}
 	if len(ids) == 0 {
 		return dedup(members), nil
 	}
@@ -172,6 +188,23 @@ func (s *ScenarioSets) Resolve(set string, ids []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// EmptyWarning names the empty sets other than those being run, for a
+// warning; "" when there are none.
+func (s *ScenarioSets) EmptyWarning(running ...string) string {
+	var others []string
+	for _, name := range s.Empty {
+		if !slices.Contains(running, name) {
+			others = append(others, name)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: scenario sets %s: %s no scenarios: %s (a run of %s would be refused)", s.Path,
+		map[bool]string{true: "this set has", false: "these sets have"}[len(others) == 1], strings.Join(others, ", "),
+		map[bool]string{true: "it", false: "them"}[len(others) == 1])
 }
 
 // Spelling returns a normalised scenario ID as the set file writes it,

@@ -138,6 +138,19 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: scenario sets %s: missing ordered set(s) %s", ErrBadInput, sets.Path, strings.Join(missing, ", "))
 	}
+	var empty []string
+	for _, name := range bench.OrderedSets {
+		if len(sets.Sets[name]) == 0 {
+			empty = append(empty, name)
+		}
+	}
+	if len(empty) > 0 {
+		return nil, fmt.Errorf("%w: scenario sets %s: ordered set(s) %s have no scenarios: expected a non-empty array of scenario IDs for each",
+			ErrBadInput, sets.Path, strings.Join(empty, ", "))
+	}
+	if w := sets.EmptyWarning(bench.OrderedSets...); w != "" {
+		fmt.Fprintf(o.Log, "ordered: %s\n", w)
+	}
 	shared := o.FixtureManifest
 	if shared == "" {
 		shared = o.Config.Path(o.Config.FixtureManifest)

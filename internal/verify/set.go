@@ -239,6 +239,10 @@ func (s *set) validate() error {
 	if err != nil {
 		return err
 	}
+	// ordered warns once for the whole run.
+	if w := sets.EmptyWarning(s.opts.Set); w != "" && !s.opts.InRun {
+		fmt.Fprintf(s.log, "set %s: %s\n", s.opts.Set, w)
+	}
 	s.t.ResolvedScenarios = s.resolved
 	for _, m := range bench.Modes {
 		s.t.RowsExpected[m] = len(s.resolved) * s.opts.Repetitions
