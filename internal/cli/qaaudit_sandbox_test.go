@@ -247,6 +247,10 @@ func TestQAAuditCaseFilesRunOnlyInsideTheSandbox(t *testing.T) {
 					t.Errorf("the report does not state %q: %q", want, rep.Sandbox)
 				}
 			}
+			// Root may make a cgroup here; an ordinary user may not.
+			if cg := strings.Contains(rep.Sandbox, "in a cgroup of its own"); cg != asRoot {
+				t.Errorf("as root %v, the report says %q", asRoot, rep.Sandbox)
+			}
 			_ = filepath.WalkDir(filepath.Join(root, "qa-audit"), func(p string, d fs.DirEntry, err error) error {
 				if err == nil && d.Type().IsRegular() {
 					if b, _ := os.ReadFile(p); strings.Contains(string(b), token) {

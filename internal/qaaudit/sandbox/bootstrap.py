@@ -584,6 +584,7 @@ def sandboxed():
         os.close(down_w)
         os.waitpid(child, 0)
         refuse("the user namespace's uid and gid maps (%s)" % e)
+    group = Cgroup(child)
     os.write(down_w, b"go nobody" if nobody else b"go")
     os.close(down_w)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -598,7 +599,87 @@ def sandboxed():
             break
         except InterruptedError:
             continue
+    if group.oom_killed():
+        report("limit memory_total")
+    group.remove()
     exit_like(status)
+
+
+class Cgroup:
+    """A cgroup of the test's own, where this user may make one (root,
+    with cgroup v2 delegating memory and pids, or v1): its memory in total
+    (every process, and the tmpfs it writes) and its processes. Says on
+    the channel which it got: "cgroup ..." or "nocgroup <why>"."""
+
+    def __init__(self, child):
+        self.dirs = []
+        self.v2 = False
+        memory, processes = limits.get("memory") or 0, limits.get("processes") or 0
+        name = "benchgate-qa-%d" % os.getpid()
+        try:
+            mine = {}
+            for line in open("/proc/self/cgroup").read().splitlines():
+                _, controllers, path = line.split(":", 2)
+                for c in controllers.split(",") if controllers else [""]:
+                    mine[c] = path
+            v2root = "/sys/fs/cgroup"
+            if "" in mine and os.path.exists(v2root + "/cgroup.controllers") and not os.path.isdir(v2root + "/memory"):
+                self.v2 = True
+                parent = v2root + mine[""]
+                enabled = open(parent + "/cgroup.subtree_control").read().split()
+                if not {"memory", "pids"} <= set(enabled):
+                    with open(parent + "/cgroup.subtree_control", "w") as f:
+                        f.write("+memory +pids")
+                d = os.path.join(parent, name)
+                os.mkdir(d)
+                self.dirs.append(d)
+                for f, v in (("memory.max", memory), ("pids.max", processes)):
+                    with open(os.path.join(d, f), "w") as fh:
+                        fh.write(str(v))
+                try:
+                    # Absent where swap is not accounted.
+                    with open(os.path.join(d, "memory.swap.max"), "w") as fh:
+                        fh.write("0")
+                except OSError:
+                    pass
+            else:
+                for c, f, v in (("memory", "memory.limit_in_bytes", memory), ("pids", "pids.max", processes)):
+                    if c not in mine or not os.path.isdir("/sys/fs/cgroup/" + c):
+                        raise OSError(2, "no %s cgroup" % c)
+                    d = os.path.join("/sys/fs/cgroup/" + c + mine[c], name)
+                    os.mkdir(d)
+                    self.dirs.append(d)
+                    with open(os.path.join(d, f), "w") as fh:
+                        fh.write(str(v))
+            for d in self.dirs:
+                with open(os.path.join(d, "cgroup.procs"), "w") as fh:
+                    fh.write(str(child))
+            report("cgroup memory %d processes %d" % (memory, processes))
+        except (OSError, ValueError) as e:
+            self.remove()
+            report("nocgroup %s" % (e.strerror if isinstance(e, OSError) and e.strerror else e))
+
+    def oom_killed(self):
+        for d in self.dirs:
+            for f in ("memory.events", "memory.oom_control"):
+                try:
+                    for line in open(os.path.join(d, f)):
+                        k, _, v = line.partition(" ")
+                        if k == "oom_kill" and int(v) > 0:
+                            return True
+                except (OSError, ValueError):
+                    pass
+        return False
+
+    def remove(self):
+        for d in self.dirs:
+            for _ in range(50):
+                try:
+                    os.rmdir(d)
+                    break
+                except OSError:
+                    time.sleep(0.02)
+        self.dirs = []
 
 
 if cfg.get("sandbox"):

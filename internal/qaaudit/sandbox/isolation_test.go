@@ -212,3 +212,44 @@ def test_shm():
 		t.Errorf("the test's files reached this machine: %v", left)
 	}
 }
+
+// TestMemoryIsLimitedInTotal runs a test whose four children each hold
+// 300 MiB, under a memory limit of 512 MiB: each is below the limit of
+// one process, but together they are above it, and the test's cgroup
+// stops them and says so. Where this machine gives the test no cgroup
+// (an ordinary user), the report says why and the test is skipped.
+func TestMemoryIsLimitedInTotal(t *testing.T) {
+	python := testenv.Python(t)
+	src := `import subprocess, sys
+
+CHILD = "import sys\nb = b'x' * (300 << 20)\nprint('holding', flush=True)\nsys.stdin.read()\n"
+
+def test_option():
+    ps = [subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(4)]
+    held = [p.stdout.readline() for p in ps]
+    for p in ps:
+        p.stdin.close()
+        p.wait()
+    assert all(p.returncode == 0 for p in ps), [p.returncode for p in ps]
+`
+	r := &Runner{Python: python, WorkDir: t.TempDir(), Limits: Limits{MemoryBytes: 512 << 20}, Timeout: 2 * time.Minute}
+	if _, err := r.Preflight(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if r.cgroup == "" {
+		if os.Getuid() == 0 && os.Getenv("BENCHGATE_TEST_REQUIRE") == "1" {
+			t.Fatalf("no cgroup for the test as root: %s", r.noCgroup)
+		}
+		t.Skipf("no cgroup for the test here: %s", r.noCgroup)
+	}
+	if d := r.Describe(); !strings.Contains(d, "memory 512 MiB in total with its tmpfs and 256 processes in a cgroup of its own") {
+		t.Errorf("the description does not state the cgroup: %s", d)
+	}
+	out, err := r.RunTest(context.Background(), TestSpec{CaseID: "s:c", Option: "A", Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status == StatusPassed || out.Limit != LimitMemory || !strings.HasPrefix(out.Message, "stopped by the memory limit (512 MiB)") {
+		t.Fatalf("status %s limit %q message %q\n%s", out.Status, out.Limit, out.Message, out.Output)
+	}
+}

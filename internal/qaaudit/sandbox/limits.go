@@ -92,8 +92,14 @@ func (r *Runner) Describe() string {
 		return fmt.Sprintf("none (chosen): the tests can read this machine's files and reach its network; address space %s per process, CPU time %d s, file size %s, %d processes",
 			bytesText(l.MemoryBytes), l.CPUSeconds, bytesText(l.FileBytes), l.Processes)
 	}
-	return fmt.Sprintf("namespaces (user, mount, network, PID): address space %s per process, CPU time %d s, file size %s, %d processes and threads, the test's folder %s in total, /tmp and /dev/shm %s each, timeout %s",
-		bytesText(l.MemoryBytes), l.CPUSeconds, bytesText(l.FileBytes), l.Processes, bytesText(l.FolderBytes), bytesText(l.TmpBytes), r.timeout())
+	total := "no cgroup of its own"
+	if r.cgroup != "" {
+		total = fmt.Sprintf("memory %s in total with its tmpfs and %d processes in a cgroup of its own", bytesText(l.MemoryBytes), l.Processes)
+	} else if r.noCgroup != "" {
+		total = "no cgroup of its own (" + r.noCgroup + ")"
+	}
+	return fmt.Sprintf("namespaces (user, mount, network, PID): address space %s per process, CPU time %d s, file size %s, %d processes and threads, the test's folder %s in total, /tmp and /dev/shm %s each, timeout %s; %s",
+		bytesText(l.MemoryBytes), l.CPUSeconds, bytesText(l.FileBytes), l.Processes, bytesText(l.FolderBytes), bytesText(l.TmpBytes), r.timeout(), total)
 }
 
 func bytesText(n int64) string {
@@ -170,6 +176,9 @@ type sandboxStatus struct {
 	refused []string // why the sandbox could not be built (pytest did not start)
 	notes   []string // parts missing that weaken no isolation
 	limits  []string // limits the sandbox saw the test reach
+	// cgroup is "memory N processes N" when the test had a cgroup of its
+	// own, noCgroup why it had none.
+	cgroup, noCgroup string
 }
 
 // parseStatus reads the bootstrap's channel: one "word text" line each.
@@ -186,6 +195,10 @@ func parseStatus(data []byte) sandboxStatus {
 			st.notes = append(st.notes, text)
 		case "limit":
 			st.limits = append(st.limits, text)
+		case "cgroup":
+			st.cgroup = text
+		case "nocgroup":
+			st.noCgroup = text
 		}
 	}
 	return st
@@ -203,13 +216,21 @@ var memoryError = regexp.MustCompile(`\bMemoryError\b`)
 // little memory; one that used much and failed otherwise hit nothing).
 func limitHit(st sandboxStatus, output string) string {
 	for _, name := range st.limits {
-		if name == LimitMemory && !memoryError.MatchString(output) {
+		switch {
+		case name == memoryTotal:
+			// The cgroup's own count of the processes it killed.
+			return LimitMemory
+		case name == LimitMemory && !memoryError.MatchString(output):
 			continue
 		}
 		return name
 	}
 	return ""
 }
+
+// memoryTotal is the bootstrap's name of a kill by the cgroup's memory
+// limit.
+const memoryTotal = "memory_total"
 
 var sizePattern = regexp.MustCompile(`^(\d+)\s*([KMGT]?)(IB|B)?$`)
 

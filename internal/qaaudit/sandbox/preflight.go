@@ -72,6 +72,7 @@ func (r *Runner) Preflight(ctx context.Context, require []string) (Interpreter, 
 			st.why(), exitcode.Optionf("image", " IMAGE"), exitcode.Optionf("sandbox", " none"))
 	}
 	it.Notes = st.notes
+	r.cgroup, r.noCgroup = st.cgroup, st.noCgroup
 	text := strings.TrimSpace(string(out.Bytes()))
 	var got struct {
 		Python      string   `json:"python"`

@@ -87,6 +87,10 @@ type Runner struct {
 	// them from its environment or the file system, but a test without
 	// the sandbox, or in an image that holds one, could print one.
 	Secrets []string
+
+	// cgroup and noCgroup are what the preflight learned: whether a test
+	// gets a cgroup of its own here, and why not.
+	cgroup, noCgroup string
 }
 
 // Defaults of a zero Runner.
