@@ -387,10 +387,10 @@ func (r *reporter) lookbackSummary(doc *jobsummary.Doc, lp *lookbackPlan, lb *Lo
 		return
 	}
 	if lb.Comparison != nil {
-		sec.Para("%s", nest(lb.Comparison.Markdown()))
+		sec.Para("%s", r.scrub(nest(lb.Comparison.Markdown())))
 	}
 	if lb.History != nil {
-		sec.Para("%s", nest(lb.History.Markdown()))
+		sec.Para("%s", r.scrub(nest(lb.History.Markdown())))
 		if line := trendLine(lb.History); line != "" {
 			sec.Para("%s", line)
 		}

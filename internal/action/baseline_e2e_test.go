@@ -132,6 +132,9 @@ func TestReportBaselineFromBaseBranch(t *testing.T) {
 				}
 			}
 			sum := s.summary(t)
+			if strings.Contains(sum, s.env["RUNNER_TEMP"]) {
+				t.Errorf("the job summary shows the runner's temporary folder %s", s.env["RUNNER_TEMP"])
+			}
 			for _, w := range tt.wantSummary {
 				if !strings.Contains(sum, w) {
 					t.Errorf("job summary lacks %q:\n%s", w, sum)
