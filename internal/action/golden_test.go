@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
+	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"github.com/benchgate/benchgate/internal/testenv/mermaid"
 )
@@ -315,6 +316,9 @@ func TestDocsImages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for _, bad := range testenv.RatesAbove100(string(b)) {
+			t.Errorf("%s draws a rate above 100%%: %s", tc.golden, bad)
+		}
 		mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, string(b)), filepath.Join(dir, tc.png), 1000, 900)
 	}
 	marker := "<!-- benchgate-comment workflow=benchmark%20comment job=bench mode=report -->"
@@ -335,5 +339,9 @@ func TestDocsImages(t *testing.T) {
 		}}
 	s.Verdict = judgeOf(plan, res, &Result{Report: &report.Result{Stats: st}}, 0)
 	linkArtifacts(s.Verdict, s.Artifacts, s.ArtifactURL, func(p string) string { return p })
-	mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, commentBody(marker, s)), filepath.Join(dir, "comment.png"), 1000, 620)
+	body := commentBody(marker, s)
+	for _, bad := range testenv.RatesAbove100(body) {
+		t.Errorf("the comment drawn in comment.png shows a rate above 100%%: %s", bad)
+	}
+	mermaid.ScreenshotPage(t, gfm.GitHubHTML(t, body), filepath.Join(dir, "comment.png"), 1000, 620)
 }
