@@ -93,6 +93,11 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	if res != nil && env.Result != nil {
 		env.Result.Report = res
 	}
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(env.Stderr, "benchgate report: warning: %s\n", w)
+		}
+	}
 	if res != nil && res.SkippedRows > 0 {
 		for _, pe := range res.BadRows {
 			fmt.Fprintf(env.Stderr, "benchgate report: skipped %v\n", pe)

@@ -73,7 +73,10 @@ type Result struct {
 	SuitePaths  []string // the files read, after discovery
 	SkippedRows int
 	BadRows     []*suite.Diagnostic // the skipped rows, first 100
-	SummaryJSON string              // absolute paths written
+	// Warnings are notes on rows that were read: a scenario_id holding a
+	// control character, named by file and line (first 100).
+	Warnings    []string
+	SummaryJSON string // absolute paths written
 	SummaryMD   string
 	// Stats is the statistical gate, with its files; nil without
 	// Options.Stats.
@@ -255,6 +258,7 @@ type fileAcc struct {
 	rows    int
 	skipped int
 	bad     []*suite.Diagnostic
+	notes   []string
 }
 
 // readSuites reads the files concurrently (one file per CPU at a time; a
@@ -281,6 +285,11 @@ func readSuites(ctx context.Context, paths []string, skipBad bool, res *Result) 
 	var merged []*modeAcc
 	for _, fa := range accs {
 		res.SkippedRows += fa.skipped
+		for _, n := range fa.notes {
+			if len(res.Warnings) < maxBadRowsKept {
+				res.Warnings = append(res.Warnings, n)
+			}
+		}
 		for _, pe := range fa.bad {
 			if len(res.BadRows) < maxBadRowsKept {
 				res.BadRows = append(res.BadRows, pe)
@@ -308,7 +317,10 @@ func readSuite(ctx context.Context, path string, skipBad bool) (*fileAcc, error)
 		return nil, err
 	}
 	fa := &fileAcc{}
-	var opts suite.ReadOptions
+	// report only reports: it reads rows as upstream's report does
+	// (any non-empty scenario_id, any sub-timing), and shows IDs
+	// escaped.
+	opts := suite.ReadOptions{Upstream: true}
 	if skipBad {
 		opts.OnBadRow = func(pe *suite.Diagnostic) error {
 			fa.skipped++
@@ -327,8 +339,16 @@ func readSuite(ctx context.Context, path string, skipBad bool) (*fileAcc, error)
 		return nil, fmt.Errorf("suite file %w", err)
 	}
 	defer src.Close()
+	lastID := ""
 	err = suite.Read(src, path, opts, func(r *suite.Row) error {
 		fa.rows++
+		if r.ScenarioID != lastID {
+			lastID = r.ScenarioID
+			if suite.HasControl(r.ScenarioID) && len(fa.notes) < maxBadRowsKept {
+				fa.notes = append(fa.notes, fmt.Sprintf("%s:%d: scenario_id %s holds a control character; it is shown escaped",
+					path, r.Line, suite.ShowID(r.ScenarioID)))
+			}
+		}
 		if cur == nil || cur.mode != r.Mode {
 			cur = nil
 			for _, a := range fa.modes {

@@ -82,6 +82,8 @@ type decoder struct {
 	// benchmark's pattern, so that a repeated ID is checked once.
 	goodIDs map[string]struct{}
 	scratch []byte
+	// upstream reads rows as upstream's report does (ReadOptions.Upstream).
+	upstream bool
 }
 
 func newDecoder() *decoder {
@@ -403,6 +405,13 @@ func (d *decoder) timing(t *TimingBreakdown) error {
 			return d.skipValue("timing_breakdown." + string(key))
 		}
 		seen |= 1 << i
+		if d.upstream {
+			// Upstream reads sub-timings as any number; a negative one
+			// (clock skew between its events) is reported, not refused.
+			f, err := d.num(timingFields[i])
+			*fields[i] = f
+			return err
+		}
 		f, err := d.count(timingFields[i])
 		*fields[i] = f
 		return err
@@ -763,6 +772,12 @@ func (d *decoder) nullCount(field string, dst *float64) (null bool, err error) {
 // a path, a newline or a workflow command in it is a bad row.
 func (d *decoder) checkScenarioID(s string) error {
 	if _, ok := d.goodIDs[s]; ok {
+		return nil
+	}
+	if d.upstream {
+		if s == "" {
+			return &Diagnostic{Field: "scenario_id", Expected: "a non-empty string", Got: `""`}
+		}
 		return nil
 	}
 	if !ident.ScenarioID.Match(s) {

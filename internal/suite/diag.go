@@ -1,6 +1,35 @@
 package suite
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"unicode"
+)
+
+// ShowID is a scenario ID as messages show it: as written when every
+// character is printable and not a space, otherwise quoted with Go's
+// escapes (a control character as \a or \x1b, a line break as \n), so
+// that an ID read from a foreign suite can neither break a log line nor
+// start a workflow command.
+func ShowID(id string) string {
+	for _, r := range id {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || r == '"' || r == '\\' {
+			return strconv.QuoteToGraphic(id)
+		}
+	}
+	return id
+}
+
+// HasControl reports whether id holds a control or format character
+// (C0, DEL, C1, a bidirectional override), which ShowID escapes.
+func HasControl(id string) bool {
+	for _, r := range id {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return true
+		}
+	}
+	return false
+}
 
 // Diagnostic is one thing wrong with one suite row, located precisely
 // enough to act on (as actionlint's Error is for a workflow): a line
@@ -37,7 +66,7 @@ func (d Diagnostic) Error() string {
 	if d.Mode == "" && d.ScenarioID == "" {
 		return fmt.Sprintf("%s: %s: expected %s, got %s", loc, d.Field, d.Expected, d.Got)
 	}
-	sc := d.ScenarioID
+	sc := ShowID(d.ScenarioID)
 	if sc == "" {
 		sc = "(no scenario_id)"
 	}

@@ -78,6 +78,9 @@ func ReadChecked(r io.Reader, name string, fn func(Checked) error) error {
 func (c *Checked) salvage() {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(c.Raw, &m) != nil || m == nil {
+		// Not JSON at all (a NaN, a cut line): the identity may still be
+		// written plainly in it.
+		c.Mode, c.ScenarioID, c.Iteration = identify(c.Raw)
 		return
 	}
 	var s string
@@ -119,4 +122,58 @@ func describe(field string, v json.RawMessage) string {
 		return textfmt.Truncate(e.Type+": "+e.Message, 200)
 	}
 	return textfmt.Truncate(string(v), 120)
+}
+
+// identify reads a row's mode, scenario_id and iteration from a line that
+// is not valid JSON, where each is written as "key": value: a row with
+// a NaN in it still names its scenario.
+func identify(line []byte) (mode, id string, iteration int) {
+	str := func(key string) string {
+		v := valueOf(line, key)
+		var s string
+		if len(v) > 0 && v[0] == '"' {
+			if end := stringEnd(v); end > 0 && json.Unmarshal(v[:end], &s) == nil {
+				return s
+			}
+		}
+		return ""
+	}
+	mode, id = str("mode"), str("scenario_id")
+	v := valueOf(line, "iteration")
+	n := 0
+	for n < len(v) && v[n] >= '0' && v[n] <= '9' && n < 9 {
+		n++
+	}
+	if n > 0 {
+		for _, d := range v[:n] {
+			iteration = iteration*10 + int(d-'0')
+		}
+	}
+	return mode, id, iteration
+}
+
+// valueOf returns the bytes after the first "key": in line, or nil.
+func valueOf(line []byte, key string) []byte {
+	i := bytes.Index(line, []byte(`"`+key+`"`))
+	if i < 0 {
+		return nil
+	}
+	rest := bytes.TrimLeft(line[i+len(key)+2:], " \t")
+	if len(rest) == 0 || rest[0] != ':' {
+		return nil
+	}
+	return bytes.TrimLeft(rest[1:], " \t")
+}
+
+// stringEnd is the length of the JSON string literal v starts with, or 0.
+func stringEnd(v []byte) int {
+	for i := 1; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return 0
 }

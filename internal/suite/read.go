@@ -21,6 +21,13 @@ type ReadOptions struct {
 	// nil skips the line and goes on; returning an error stops reading
 	// with that error. A nil OnBadRow stops at the first bad line.
 	OnBadRow func(*Diagnostic) error
+	// Upstream reads rows as upstream's report does, for a reader that
+	// only reports: any non-empty scenario_id (s1, Repo_Issue_1,
+	// swe/django-1234, non-ASCII) and any number in timing_breakdown.
+	// Where IDs become paths or arguments (set, reruns) the strict rule
+	// of the benchmark's ID pattern stays. An ID is shown escaped
+	// (ShowID).
+	Upstream bool
 }
 
 // ReadFile streams the rows of the suite JSONL file at path to fn, in file
@@ -62,6 +69,7 @@ func ReadFileContext(ctx context.Context, path string, opts ReadOptions, fn func
 // file is read.
 func Read(r io.Reader, name string, opts ReadOptions, fn func(*Row) error) error {
 	dec := newDecoder()
+	dec.upstream = opts.Upstream
 	var row Row
 	return eachLine(r, name, func(lineNo int, line []byte, tooLong int) error {
 		row = Row{}

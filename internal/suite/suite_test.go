@@ -467,3 +467,27 @@ func TestNELIsNotTrimmed(t *testing.T) {
 		t.Fatalf("err = %v, want the row refused at line 1", err)
 	}
 }
+
+// TestSalvageNamesTheScenarioOfANaNRow: a row that is not JSON (a NaN
+// written by JavaScript's JSON.stringify of a number gone wrong, or a cut
+// line) still names the scenario and iteration its line writes.
+func TestSalvageNamesTheScenarioOfANaNRow(t *testing.T) {
+	for _, tc := range []struct {
+		line, id string
+		it       int
+	}{
+		{`{"mode":"ghx","scenario_id":"pr-view-001","iteration":2,"latency_ms_wall":NaN}`, "pr-view-001", 2},
+		{`{"mode": "ghx", "scenario_id" : "pr-\"q\"-001", "iteration": 3, "tokens": {`, `pr-"q"-001`, 3},
+		{`{"mode":"ghx","latency_ms_wall":NaN}`, "", 0},
+	} {
+		var got []Checked
+		ReadChecked(strings.NewReader(tc.line+"\n"), "s.jsonl", func(c Checked) error { got = append(got, c); return nil })
+		if len(got) != 1 || got[0].ScenarioID != tc.id || got[0].Iteration != tc.it || got[0].Mode != "ghx" {
+			t.Errorf("%s: %+v, want scenario %q iteration %d", tc.line, got, tc.id, tc.it)
+			continue
+		}
+		if tc.id != "" && !strings.Contains(got[0].Diagnostics[0].Error(), "ghx row: scenario "+ShowID(tc.id)) {
+			t.Errorf("%s: diagnostic %q does not name the scenario", tc.line, got[0].Diagnostics[0].Error())
+		}
+	}
+}
