@@ -93,7 +93,8 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 		r.a.Warningf("pr-comment: %v; no comment", err)
 		return
 	}
-	kept := r.keepComment(ctx, s.Plan, c)
+	kept := r.keepComment(ctx, s.Plan, &prcomment.File{Schema: prcomment.FileSchema, Repository: c.Repository, PullRequest: c.PullRequest,
+		HeadSHA: sha, Job: gctx.Job, Mode: modeKey, Verdict: s.Verdict})
 	token := s.Plan.Env["GITHUB_TOKEN"]
 	if token == "" {
 		r.a.Noticef("pr-comment: no github-token; the comment was not posted%s", kept)
@@ -131,8 +132,12 @@ func (r *reporter) warnIgnoredComments(res prcomment.Result) {
 // keepComment uploads the comment as its own small artifact, so that a
 // workflow_run workflow can post it when this run's token cannot, and
 // says where it is; "" when it was not kept.
-func (r *reporter) keepComment(ctx context.Context, p *Plan, c *prcomment.Comment) string {
+func (r *reporter) keepComment(ctx context.Context, p *Plan, f *prcomment.File) string {
 	if !p.Upload || r.cfg.Upload == nil {
+		return ""
+	}
+	if err := f.Validate(); err != nil {
+		r.a.Warningf("pr-comment: the comment was not kept: %v", err)
 		return ""
 	}
 	dir, err := os.MkdirTemp(r.cfg.Getenv("RUNNER_TEMP"), "benchgate-comment-")
@@ -141,7 +146,7 @@ func (r *reporter) keepComment(ctx context.Context, p *Plan, c *prcomment.Commen
 		return ""
 	}
 	defer os.RemoveAll(dir)
-	if err := c.Write(filepath.Join(dir, prcomment.FileName)); err != nil {
+	if err := f.Write(filepath.Join(dir, prcomment.FileName)); err != nil {
 		r.a.Warningf("pr-comment: the comment was not kept: %v", err)
 		return ""
 	}

@@ -288,8 +288,10 @@ type commentMode struct {
 	noOutputs
 }
 
-// arguments: from a workflow_run workflow, the file is posted only while
-// the pull request's head is the commit the first run judged.
+// arguments bind the file to the workflow_run event: it must be about
+// the first run's head commit, is posted only while the pull request's
+// head is that commit, and under the marker of that run's workflow.
+// Outside a workflow_run nothing binds it, and the mode refuses to post.
 func (commentMode) arguments(p *Plan, ev *githubactions.GitHubContext, _ func(string) string) {
 	if ev == nil || ev.EventName != "workflow_run" {
 		return
@@ -297,6 +299,9 @@ func (commentMode) arguments(p *Plan, ev *githubactions.GitHubContext, _ func(st
 	if wr, ok := ev.Event["workflow_run"].(map[string]any); ok {
 		if sha, _ := wr["head_sha"].(string); sha != "" {
 			p.Args = append(p.Args, "--head-sha", sha)
+		}
+		if name, _ := wr["name"].(string); name != "" {
+			p.Args = append(p.Args, "--workflow", name)
 		}
 	}
 }

@@ -197,3 +197,49 @@ func TestCommentNeverEditsSomeoneElses(t *testing.T) {
 		t.Errorf("the step's comment: %+v", cs[1])
 	}
 }
+
+// TestBenchmarkGetsAllowListedEnvironment: in a set step the benchmark
+// (here a shell that writes its environment, then runs the simulator)
+// gets the model key, what the contract's pass_env and the pass-env input
+// name, and PATH; never the github-token (which may write comments), the
+// runner's file-command paths, or other variables of the step.
+func TestBenchmarkGetsAllowListedEnvironment(t *testing.T) {
+	s := benchStep(t, map[string]string{"mode": "set", "set": "pr-exec", "provider": "openai", "model": "gpt-5.1-codex-mini",
+		"github-token": "ghs_commenttoken", "openai-api-key": "sk-modelkey", "pass-env": "BENCH_GH_TOKEN"})
+	dump := filepath.Join(s.files, "env.txt")
+	cfgPath := filepath.Join(s.ws, "bench", "bench.json")
+	var cfg map[string]any
+	b, err := os.ReadFile(cfgPath)
+	if err != nil || json.Unmarshal(b, &cfg) != nil {
+		t.Fatalf("bench.json: %v", err)
+	}
+	bm := cfg["benchmark"].([]any)
+	cfg["benchmark"] = append([]any{"sh", "-c", `env >> "$DUMP"; exec "$@"`, "sh"}, bm...)
+	cfg["env"] = []string{"DUMP=" + dump}
+	b, _ = json.Marshal(cfg)
+	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{
+		"GITHUB_ENV": filepath.Join(s.files, "env_file"), "GITHUB_PATH": filepath.Join(s.files, "path_file"), "GITHUB_STATE": filepath.Join(s.files, "state_file"),
+		"BENCH_GH_TOKEN": "ghp_onpurpose", "GITHUB_TOKEN": "ghs_fromstepenv", "SOME_OTHER_SECRET": "hunter2", "BENCHSIM_PACE": "0s",
+	} {
+		s.env[k] = v
+	}
+	s.runWant(t, 0)
+	got, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(got)
+	for _, want := range []string{"OPENAI_API_KEY=sk-modelkey", "BENCH_GH_TOKEN=ghp_onpurpose", "BENCHSIM_PACE=0s", "\nPATH=", "DUMP="} {
+		if !strings.Contains("\n"+env, want) {
+			t.Errorf("the benchmark lacks %q", want)
+		}
+	}
+	for _, never := range []string{"ghs_commenttoken", "ghs_fromstepenv", "hunter2", "GITHUB_TOKEN=", "GITHUB_ENV=", "GITHUB_PATH=", "GITHUB_OUTPUT=", "GITHUB_STEP_SUMMARY=", "GITHUB_STATE=", "INPUT_", "ACTIONS_"} {
+		if strings.Contains(env, never) {
+			t.Errorf("the benchmark got %q:\n%s", never, env)
+		}
+	}
+}

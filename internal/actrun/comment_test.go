@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/prcomment"
 	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
 )
@@ -100,16 +101,22 @@ func TestBenchCommentWorkflows(t *testing.T) {
 	if c3 := sticky(); c3.Edits != 1 {
 		t.Errorf("the read-only run changed the comment")
 	}
-	var kept struct {
-		PullRequest int    `json:"pull_request"`
-		HeadSHA     string `json:"head_sha"`
-		Body        string `json:"body"`
-	}
-	if err := json.Unmarshal(artifactFile(t, artifacts, "benchgate-bench-pr-comment", "pr-comment.json"), &kept); err != nil {
+	// The artifact holds data (the verdict), not Markdown: the second
+	// stage renders the comment itself.
+	keptPath := filepath.Join(t.TempDir(), "pr-comment.json")
+	writeFile(t, keptPath, string(artifactFile(t, artifacts, "benchgate-bench-pr-comment", "pr-comment.json")))
+	file, err := prcomment.ReadFile(keptPath)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if kept.PullRequest != pr || kept.HeadSHA != sha || kept.Body == c2.Body {
-		t.Fatalf("kept comment for #%d at %s (same body as before: %v)", kept.PullRequest, kept.HeadSHA, kept.Body == c2.Body)
+	var raw map[string]any
+	json.Unmarshal(artifactFile(t, artifacts, "benchgate-bench-pr-comment", "pr-comment.json"), &raw)
+	if _, ok := raw["body"]; ok {
+		t.Error("the kept comment file holds a Markdown body")
+	}
+	kept, err := file.Comment(prcomment.Binding{Workflow: "benchmark comment", HeadSHA: sha, LinkPrefix: "https://github.com/octo/bench/"})
+	if err != nil || kept.PullRequest != pr || kept.Body == c2.Body {
+		t.Fatalf("kept comment for #%d at %s (same body as before: %v): %v", file.PullRequest, file.HeadSHA, kept != nil && kept.Body == c2.Body, err)
 	}
 	zips, _ := filepath.Glob(filepath.Join(artifacts, "*", "benchgate-bench-pr-comment"))
 	runID := filepath.Base(filepath.Dir(zips[0]))

@@ -48,6 +48,10 @@ type Config struct {
 	Fixtures []string `json:"fixtures"`
 	// Env holds KEY=VALUE pairs added to every child's environment.
 	Env []string `json:"env"`
+	// PassEnv names the variables of benchgate's environment the
+	// benchmark and fixture commands get besides baseEnv (a name ending
+	// in '*' is a prefix); nothing else of it reaches them (ChildEnv).
+	PassEnv []string `json:"pass_env"`
 	// ModeEnv holds KEY=VALUE pairs added for one benchmark mode only.
 	ModeEnv map[string][]string `json:"mode_env"`
 	// ManifestEnv names the variable that tells the benchmark which fixture
@@ -240,6 +244,9 @@ func (c Config) Validate() error {
 		if !strings.Contains(kv, "=") {
 			return fmt.Errorf("env: expected KEY=VALUE, got %q", kv)
 		}
+	}
+	if err := CheckPassEnv("pass_env", c.PassEnv); err != nil {
+		return err
 	}
 	for mode, kvs := range c.ModeEnv {
 		for _, kv := range kvs {

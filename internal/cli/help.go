@@ -117,7 +117,7 @@ func helpFor(name string) (Help, bool) {
 func verifyGroups(selection ...string) []FlagGroup {
 	return []FlagGroup{
 		{Title: "What to run", Flags: append(selection, "provider", "model", "repetitions")},
-		{Title: "The benchmark", Flags: []string{"config", "bench-dir", "fixture-manifest", "benchmark-timeout", "skip-preflight"}},
+		{Title: "The benchmark", Flags: []string{"config", "bench-dir", "fixture-manifest", "benchmark-timeout", "skip-preflight", "pass-env"}},
 		{Title: "Judging", Flags: []string{"gate-profile", "stats", "baseline", "baseline-tolerance", "history", "history-window", "run-record"}},
 		{Title: "Output", Flags: []string{"out-dir", "progress-md", "quiet"}},
 	}
@@ -181,11 +181,10 @@ func helps() map[string]Help {
 			},
 		},
 		"pr-comment": {
-			Usage: []string{"benchgate pr-comment --file <pr-comment.json> [--repo owner/name] [--head-sha sha]"},
-			About: "Posts the pull-request comment a run kept in its artifact (pr-comment.json), updating the run's earlier comment in place. It is the second stage for pull requests from forks, whose own run has a read-only token: a workflow_run workflow with a token that can write downloads the file and runs this. The file is checked strictly and must name this repository.",
+			Usage: []string{"benchgate pr-comment --file <pr-comment.json> --head-sha <sha> --workflow <name> [--repo owner/name]"},
+			About: "Posts the pull-request comment a run kept in its artifact (pr-comment.json: the run's verdict as data), updating the run's earlier comment in place. It is the second stage for pull requests from forks, whose own run has a read-only token: a workflow_run workflow with a token that can write downloads the file and runs this. The file is checked strictly and must name this repository and the head commit of the run that left it; the comment is rendered here from the verdict, with every text in it inert, and posted only while the pull request's head is that commit. Without --head-sha and --workflow (the workflow_run event's head_sha and workflow name) nothing is posted.",
 			Examples: []Example{
-				{Comment: "post the comment of a downloaded artifact", Command: "benchgate pr-comment --file pr-comment.json --repo octo/bench", Needs: "GITHUB_TOKEN and a pull request"},
-				{Comment: "post only while the pull request's head is the commit the run judged", Command: "benchgate pr-comment --file pr-comment.json --repo octo/bench --head-sha 0123456789abcdef0123456789abcdef01234567", Needs: "GITHUB_TOKEN and a pull request"},
+				{Comment: "post the comment of a downloaded artifact, bound to the workflow_run that left it", Command: "benchgate pr-comment --file pr-comment.json --repo octo/bench --head-sha 0123456789abcdef0123456789abcdef01234567 --workflow 'benchmark comment'", Needs: "GITHUB_TOKEN and a pull request"},
 			},
 		},
 		"swebench run": {

@@ -10,43 +10,52 @@ import (
 
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
 	"github.com/benchgate/benchgate/internal/prcomment"
+	"github.com/benchgate/benchgate/internal/verdict"
 )
 
-// TestPRComment posts a kept comment file as the second stage does, and
-// refuses files that are not this run's: another repository, another
-// head, a broken file; a pull request whose head moved gets nothing.
+// TestPRComment posts a kept comment file as the second stage does: the
+// comment is rendered from the file's verdict under the marker of the
+// event's workflow. It refuses files that are not this run's (another
+// repository, another head, a broken file) and any post without the
+// event binding; a pull request whose head moved gets nothing.
 func TestPRComment(t *testing.T) {
 	sha := strings.Repeat("1", 40)
 	gh := ghfake.New("octo", "bench", "main", "ghs_w", nil)
 	defer gh.Close()
 	pr := gh.AddPull(ghfake.Pull{Title: "x", Head: "feature", Base: "main", HeadSHA: sha})
 	dir := t.TempDir()
-	m := prcomment.Marker("bench", "bench", "report")
-	write := func(name string, c prcomment.Comment) string {
+	v := &verdict.Verdict{Schema: verdict.Schema, Mode: "report", Status: "pass", Enforced: true}
+	write := func(name, repo, head string) string {
 		p := filepath.Join(dir, name)
-		if err := c.Write(p); err != nil {
+		f := prcomment.File{Schema: prcomment.FileSchema, Repository: repo, PullRequest: pr, HeadSHA: head, Job: "bench", Mode: "report", Verdict: v}
+		if err := f.Write(p); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	good := write("good.json", prcomment.Comment{Repository: "octo/bench", PullRequest: pr, HeadSHA: sha, Marker: m, Body: m + "\nverdict"})
-	other := write("other.json", prcomment.Comment{Repository: "someone/else", PullRequest: pr, HeadSHA: sha, Marker: m, Body: m + "\nverdict"})
-	moved := write("moved.json", prcomment.Comment{Repository: "octo/bench", PullRequest: pr, HeadSHA: strings.Repeat("2", 40), Marker: m, Body: m + "\nold"})
+	good := write("good.json", "octo/bench", sha)
+	other := write("other.json", "someone/else", sha)
+	moved := write("moved.json", "octo/bench", strings.Repeat("2", 40))
 	broken := filepath.Join(dir, "broken.json")
 	writeFileT(t, broken, `{"repository": "octo/bench", "pull_request": 1, "extra": 1}`)
 	env := map[string]string{"GITHUB_TOKEN": "ghs_w", "GITHUB_API_URL": gh.BaseURL(), "GITHUB_REPOSITORY": "octo/bench"}
+	bind := func(file, head string) []string {
+		return []string{"--file", file, "--head-sha", head, "--workflow", "bench"}
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
 		code int
 		out  string
 	}{
-		{"posts", []string{"--file", good, "--head-sha", sha}, ExitOK, "created pull request #1's comment: https://github.com/octo/bench/pull/1#issuecomment-"},
-		{"again: unchanged", []string{"--file", good}, ExitOK, "unchanged pull request #1's comment"},
-		{"another repository", []string{"--file", other}, ExitUsage, "field repository: expected octo/bench, got someone/else"},
-		{"another head", []string{"--file", good, "--head-sha", strings.Repeat("3", 40)}, ExitUsage, "field head_sha"},
-		{"the pull request moved on", []string{"--file", moved, "--head-sha", strings.Repeat("2", 40)}, ExitFailed, "pull request #1's head is 111111111111"},
-		{"broken file", []string{"--file", broken}, ExitUsage, `unknown field "extra"`},
+		{"posts", bind(good, sha), ExitOK, "created pull request #1's comment: https://github.com/octo/bench/pull/1#issuecomment-"},
+		{"again: unchanged", bind(good, sha), ExitOK, "unchanged pull request #1's comment"},
+		{"no event binding", []string{"--file", good}, ExitUsage, "--head-sha and --workflow are required"},
+		{"no workflow", []string{"--file", good, "--head-sha", sha}, ExitUsage, "--head-sha and --workflow are required"},
+		{"another repository", bind(other, sha), ExitUsage, "field repository: expected octo/bench (--repo or GITHUB_REPOSITORY), got someone/else"},
+		{"another head", bind(good, strings.Repeat("3", 40)), ExitUsage, "field head_sha"},
+		{"the pull request moved on", bind(moved, strings.Repeat("2", 40)), ExitFailed, "pull request #1's head is 111111111111"},
+		{"broken file", bind(broken, sha), ExitUsage, `unknown field "extra"`},
 		{"no file", nil, ExitUsage, "--file is required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +66,8 @@ func TestPRComment(t *testing.T) {
 			}
 		})
 	}
-	if cs := gh.Comments(pr); len(cs) != 1 || cs[0].Body != m+"\nverdict" {
+	m := prcomment.Marker("bench", "bench", "report")
+	if cs := gh.Comments(pr); len(cs) != 1 || !strings.HasPrefix(cs[0].Body, m+"\n") || !strings.Contains(cs[0].Body, "benchgate report: pass") {
 		t.Errorf("comments %+v", cs)
 	}
 }

@@ -28,6 +28,7 @@ type benchFlags struct {
 	stats                                                    bool
 	quiet                                                    bool
 	progressMD                                               string
+	passEnv                                                  []string
 }
 
 func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
@@ -42,6 +43,7 @@ func (b *benchFlags) register(fs *pflag.FlagSet, outHelp string) {
 	fs.DurationVar(&b.benchmarkTimeout, "benchmark-timeout", 0, "timeout of one benchmark run (overrides the config's benchmark_timeout)")
 	fs.BoolVar(&b.stats, "stats", false, "add the statistical gate to the report and record it in tracking.json (docs/statistics.md)")
 	fs.BoolVar(&b.quiet, "quiet", false, "no progress lines while the benchmark runs (by default a line per batch of new rows and at least every 30 s)")
+	fs.StringArrayVar(&b.passEnv, "pass-env", nil, "a variable of benchgate's environment the benchmark and fixture commands also get (repeat; NAME or PREFIX*); by default they get only PATH, HOME, locale, proxy and certificate settings, Node/pnpm settings and the model keys, never GITHUB_TOKEN or the runner's file commands")
 	fs.StringVar(&b.progressMD, "progress-md", "", "rewrite this Markdown file with a table of what has finished so far (the Action passes its job summary)")
 }
 
@@ -65,6 +67,10 @@ func (b *benchFlags) load(env *Env) (bench.Config, error) {
 	if b.benchDir != "" {
 		cfg.BenchDir = abs(env, b.benchDir)
 	}
+	if err := bench.CheckPassEnv("--pass-env", b.passEnv); err != nil {
+		return cfg, exitcode.Usagef("%v", err)
+	}
+	cfg.PassEnv = append(cfg.PassEnv, b.passEnv...)
 	if b.benchmarkTimeout < 0 {
 		return cfg, exitcode.Usagef("--benchmark-timeout: expected a positive duration, got %v", b.benchmarkTimeout)
 	}

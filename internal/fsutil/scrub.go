@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Finding is one thing Scrub changed in a folder an untrusted process
-// wrote: a setuid or setgid bit cleared, or a FIFO, socket or device node
-// removed.
+// wrote: a setuid or setgid bit or file capabilities cleared, or a FIFO,
+// socket or device node removed.
 type Finding struct {
 	// Path is the file's path (root joined with its place below root).
 	Path string
@@ -32,8 +34,9 @@ func (f Finding) String() string {
 
 // Scrub walks root, never following a symbolic link, and makes what an
 // agent left there harmless for whoever gets it next: the setuid and
-// setgid bits of regular files are cleared (a setuid-root binary left in
-// a bind-mounted folder runs as root for any local user), and FIFOs,
+// setgid bits and the file capabilities of regular files are cleared (a
+// setuid-root binary, or one with cap_setuid, left in a bind-mounted
+// folder runs as root for any local user), and FIFOs,
 // sockets and device nodes are removed (a device node gives whoever owns
 // it the device; reading a FIFO blocks forever). It returns one Finding
 // per change, for warnings, and goes on past errors, returning the
@@ -72,6 +75,28 @@ func (s *scrubber) fail(err error) {
 	if s.err == nil {
 		s.err = err
 	}
+}
+
+// capabilityXattr holds a file's capabilities: an executable with
+// cap_setuid (set by root inside a container on a file in a mounted
+// folder) gives whoever runs it root as a setuid bit does, and chmod does
+// not clear it.
+const capabilityXattr = "security.capability"
+
+// dropCapabilities removes the file capabilities of the regular file at
+// path, if it has any. The path is not followed if it is a link (Scrub
+// runs when nothing writes the folder any more).
+func (s *scrubber) dropCapabilities(path string) {
+	n, err := unix.Lgetxattr(path, capabilityXattr, nil)
+	if err != nil || n <= 0 {
+		// ENODATA: none; ENOTSUP: a file system without them.
+		return
+	}
+	if err := unix.Lremovexattr(path, capabilityXattr); err != nil {
+		s.fail(fmt.Errorf("scrub %s: remove its file capabilities (%s): %w", path, capabilityXattr, err))
+		return
+	}
+	s.found = append(s.found, Finding{Path: path, What: "file with capabilities", Action: "removed its file capabilities (" + capabilityXattr + ")"})
 }
 
 // dir scrubs the folder rel below s.root, open as r.
@@ -119,6 +144,7 @@ func (s *scrubber) dir(r *os.Root, rel string) {
 			s.dir(sub, filepath.Join(rel, name))
 			sub.Close()
 		case m.IsRegular():
+			s.dropCapabilities(path)
 			if m&(fs.ModeSetuid|fs.ModeSetgid) == 0 {
 				continue
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestScrub plants what an agent can leave in its output folder and
@@ -63,19 +65,7 @@ func TestScrub(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	found, err := Scrub(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range found {
-		got = append(got, f.String())
-	}
-	sort.Strings(got)
-	sort.Strings(want)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	scrubWant(t, root, want)
 	for p, mode := range map[string]os.FileMode{suid: 0o755, sgid: 0o750, both: 0o700, plain: 0o644, outSuid: 0o755 | os.ModeSetuid} {
 		info, err := os.Lstat(p)
 		if err != nil || info.Mode() != mode {
@@ -93,5 +83,66 @@ func TestScrub(t *testing.T) {
 	// A second walk finds nothing left.
 	if found, err := Scrub(root); err != nil || len(found) != 0 {
 		t.Errorf("second Scrub: %v %v", found, err)
+	}
+}
+
+// TestScrubFileCapabilities: an executable with file capabilities
+// (cap_setuid, as root in a container can set on a file of a mounted
+// folder) loses them; one that is also setuid loses both; a file outside
+// reached by a link keeps its own.
+func TestScrubFileCapabilities(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("setting file capabilities needs root (CAP_SETFCAP)")
+	}
+	// struct vfs_cap_data, revision 2, effective: permitted cap_setuid (7).
+	capSetuid := []byte{0x01, 0, 0, 0x02, 1 << 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	root, outside := t.TempDir(), t.TempDir()
+	mk := func(p string, mode os.FileMode) string {
+		t.Helper()
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Setxattr(p, capabilityXattr, capSetuid, 0); err != nil {
+			t.Fatalf("set capabilities of %s: %v", p, err)
+		}
+		return p
+	}
+	capped := mk(filepath.Join(root, "python3"), 0o755)
+	both := mk(filepath.Join(root, "sh"), 0o755|os.ModeSetuid)
+	host := mk(filepath.Join(outside, "host"), 0o755)
+	if err := os.Symlink(host, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	scrubWant(t, root, []string{
+		capped + " is a file with capabilities: removed its file capabilities (security.capability)",
+		both + " is a file with capabilities: removed its file capabilities (security.capability)",
+		both + " is a setuid file: cleared the setuid and setgid bits",
+	})
+	for p, keep := range map[string]bool{capped: false, both: false, host: true} {
+		_, err := unix.Getxattr(p, capabilityXattr, make([]byte, 64))
+		if has := err == nil; has != keep {
+			t.Errorf("%s has capabilities %v, want %v (%v)", p, has, keep, err)
+		}
+	}
+}
+
+// scrubWant scrubs root and checks its findings, in any order.
+func scrubWant(t *testing.T, root string, want []string) {
+	t.Helper()
+	found, err := Scrub(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range found {
+		got = append(got, f.String())
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -1,18 +1,22 @@
 package prcomment
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// FuzzRead: a comment file comes from a run of someone else's code.
-// Whatever it holds, Read never panics, and a file it accepts is a valid
-// comment that writes and reads back the same.
-func FuzzRead(f *testing.F) {
-	m := Marker("bench", "bench", "report")
-	f.Add([]byte(`{"repository":"o/r","pull_request":7,"head_sha":"` + "1111111111111111111111111111111111111111" + `","marker":"` + m + `","body":"` + m + `\nok"}`))
-	f.Add([]byte(`{"repository":"o/r/x","pull_request":-1}`))
+// FuzzReadFile: a comment file comes from a run of someone else's code.
+// Whatever it holds, ReadFile never panics, and a file it accepts is
+// valid, writes and reads back the same, and renders into a valid
+// comment.
+func FuzzReadFile(f *testing.F) {
+	good, _ := json.Marshal(testFile())
+	f.Add(good)
+	f.Add(bytes.Replace(good, []byte(`"fail"`), []byte(`"[x](https://evil) @team"`), 1))
+	f.Add([]byte(`{"schema":"benchgate.pr-comment/v2","repository":"o/r/x","pull_request":-1}`))
 	f.Add([]byte(`{"repository":"o/r","pull_request":7,"marker":"<!-- benchgate-comment workflow=a --> job=b mode=c -->","body":"x"}`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(``))
@@ -22,19 +26,24 @@ func FuzzRead(f *testing.F) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := Read(p)
+		c, err := ReadFile(p)
 		if err != nil {
 			return
 		}
 		if err := c.Validate(); err != nil {
-			t.Fatalf("Read accepted an invalid comment: %v", err)
+			t.Fatalf("ReadFile accepted an invalid file: %v", err)
 		}
 		if err := c.Write(p); err != nil {
 			t.Fatal(err)
 		}
-		again, err := Read(p)
-		if err != nil || *again != *c {
-			t.Fatalf("write and read back: %+v, %v; want %+v", again, err, c)
+		again, err := ReadFile(p)
+		x, _ := json.Marshal(c)
+		y, _ := json.Marshal(again)
+		if err != nil || !bytes.Equal(x, y) {
+			t.Fatalf("write and read back: %s, %v; want %s", y, err, x)
+		}
+		if _, err := c.Comment(Binding{Workflow: "bench", HeadSHA: c.HeadSHA, LinkPrefix: "https://github.com/" + c.Repository + "/"}); err != nil {
+			t.Fatalf("an accepted file renders no valid comment: %v", err)
 		}
 	})
 }

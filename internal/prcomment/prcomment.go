@@ -8,25 +8,23 @@
 // A comment can also be kept as a file (pr-comment.json) and posted
 // later: a pull request from a fork gets a read-only token, so a second
 // workflow, started by workflow_run with a token that can write, posts
-// the file the first run left in its artifact. Read checks such a file
-// strictly, since it comes from a run of someone else's code.
+// the file the first run left in its artifact. The file holds data (the
+// run's verdict), never Markdown: ReadFile checks it strictly, since it
+// comes from a run of someone else's code, and File.Comment renders the
+// comment in the posting stage, bound to that stage's own event.
 package prcomment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
-
-	"github.com/benchgate/benchgate/internal/fsutil"
 )
 
 // MaxBody is GitHub's limit of a comment's body, in characters; a body
@@ -105,33 +103,6 @@ func (c *Comment) Validate() error {
 		return fmt.Errorf("field body: %d bytes, more than GitHub's %d", len(c.Body), MaxBody)
 	}
 	return nil
-}
-
-// Write keeps the comment in path, atomically.
-func (c *Comment) Write(path string) error {
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
-	return fsutil.WriteFileAtomic(path, append(b, '\n'), 0o644)
-}
-
-// Read reads and checks a comment file.
-func Read(path string) (*Comment, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var c Comment
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: not a comment file: %v", path, err)
-	}
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return &c, nil
 }
 
 // NewClient is a go-github client for api (GITHUB_API_URL; "" is

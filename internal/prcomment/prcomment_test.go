@@ -3,7 +3,6 @@ package prcomment
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,18 +94,8 @@ func TestUpsert(t *testing.T) {
 	}
 }
 
-func TestReadWrite(t *testing.T) {
-	dir := t.TempDir()
-	good := comment(7, "verdict")
-	p := filepath.Join(dir, FileName)
-	if err := good.Write(p); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Read(p)
-	if err != nil || *got != *good {
-		t.Fatalf("read %+v, %v", got, err)
-	}
-	m := good.Marker
+func TestValidate(t *testing.T) {
+	m := Marker("bench.yml", "bench", "report")
 	for _, tc := range []struct {
 		name string
 		c    Comment

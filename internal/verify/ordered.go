@@ -167,7 +167,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 		Status: StatusFail, Confirmation: []Confirmation{}, ConfirmationModel: confirmationModel(o.Config.Confirm)}
 	res := &OrderedResult{Summary: c, SummaryJSON: filepath.Join(o.BaseDir, "consolidated-summary.json"),
 		SummaryMD: filepath.Join(o.BaseDir, "consolidated-summary.md")}
-	cmds := &commands{grace: time.Duration(o.Config.Grace)}
+	cmds := newCommands(o.Config)
 	runLogs := filepath.Join(o.BaseDir, "_run", runID, "logs")
 	// The run owns its folder from here to its exit: a second run into
 	// the same folder (the default one is shared by every run of a day

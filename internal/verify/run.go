@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/proc"
 )
 
@@ -29,6 +30,15 @@ type commands struct {
 	mu      sync.Mutex
 	records []CommandRecord
 	grace   time.Duration
+	// base is every child's environment before its own additions: the
+	// allow-listed part of benchgate's (bench.Config.ChildEnv).
+	base []string
+}
+
+// newCommands runs children with cfg's grace and allow-listed
+// environment, read from benchgate's environment now.
+func newCommands(cfg bench.Config) *commands {
+	return &commands{grace: time.Duration(cfg.Grace), base: cfg.ChildEnv(os.Environ())}
 }
 
 // run executes argv with its output captured to logPath. err is non-nil
@@ -49,7 +59,7 @@ func (c *commands) run(ctx context.Context, step, dir string, argv, env []string
 	defer logf.Close()
 	fmt.Fprintf(logf, "$ %s\n", proc.String(argv))
 	res, err := proc.Run(ctx, proc.Cmd{
-		Argv: argv, Dir: dir, Env: proc.EnvWith(nil, env...),
+		Argv: argv, Dir: dir, Env: proc.EnvWith(append([]string{}, c.base...), env...),
 		Stdout: logf, Stderr: logf, Timeout: timeout, Grace: c.grace,
 	})
 	rec.ExitCode = res.ExitCode

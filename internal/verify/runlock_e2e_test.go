@@ -16,11 +16,11 @@ import (
 )
 
 // gatedBenchmark is a benchmark command that, for one set's whole-set
-// run, waits until the file named by $BENCH_GATE exists: the test holds a
+// run, waits until the file named by $BENCHSIM_GATE exists: the test holds a
 // run inside that set for as long as it needs, whatever the machine's
 // load, instead of guessing how long the run takes.
 func gatedBenchmark(set string) []string {
-	script := `case " $* " in *" --scenario-set ` + set + ` "*) while [ ! -e "$BENCH_GATE" ]; do sleep 0.05; done;; esac; exec benchsim benchmark "$@"`
+	script := `case " $* " in *" --scenario-set ` + set + ` "*) while [ ! -e "$BENCHSIM_GATE" ]; do sleep 0.05; done;; esac; exec benchsim benchmark "$@"`
 	return []string{"sh", "-c", script, "sh", "{mode}", "{repetitions}", "--provider", "{provider}", "--model", "{model}",
 		"--output-jsonl", "{output_jsonl}", "{selector}"}
 }
@@ -105,7 +105,7 @@ func TestOrderedRunFolderOwnership(t *testing.T) {
 				args = append(args, "--out-dir", base)
 			}
 			first := f.command(args...)
-			first.Env = append(first.Env, "BENCH_GATE="+gate)
+			first.Env = append(first.Env, "BENCHSIM_GATE="+gate)
 			var firstOut, firstErr bytes.Buffer
 			first.Stdout, first.Stderr = &firstOut, &firstErr
 			if err := first.Start(); err != nil {
@@ -154,7 +154,7 @@ func TestOrderedRunFolderOwnership(t *testing.T) {
 			}
 
 			second := f.command(args...)
-			second.Env = append(second.Env, "BENCH_GATE="+gate)
+			second.Env = append(second.Env, "BENCHSIM_GATE="+gate)
 			var out, errb bytes.Buffer
 			second.Stdout, second.Stderr = &out, &errb
 			if err := second.Start(); err != nil {
@@ -238,7 +238,7 @@ func TestOrderedRefusedWhileSetRuns(t *testing.T) {
 	base := filepath.Join(f.dir, "run")
 	set := f.command("set", "--config", f.config, "--set", "issues", "--provider", "openai",
 		"--fixture-manifest", f.manifest, "--out-dir", filepath.Join(base, "issues"))
-	set.Env = append(set.Env, "BENCH_GATE="+gate)
+	set.Env = append(set.Env, "BENCHSIM_GATE="+gate)
 	if err := set.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestOrderedRunsStartedTogether(t *testing.T) {
 	var cmds []*exec.Cmd
 	for range 2 {
 		cmd := f.command("ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest, "--out-dir", base)
-		cmd.Env = append(cmd.Env, "BENCH_GATE="+gate)
+		cmd.Env = append(cmd.Env, "BENCHSIM_GATE="+gate)
 		errb := &bytes.Buffer{}
 		cmd.Stderr = errb
 		cmds = append(cmds, cmd)

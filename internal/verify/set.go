@@ -149,7 +149,7 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		opts: opts,
 		cfg:  opts.Config,
 		path: filepath.Join(opts.OutDir, "tracking.json"),
-		cmds: &commands{grace: time.Duration(opts.Config.Grace)},
+		cmds: newCommands(opts.Config),
 		log:  &lockedWriter{w: opts.Log},
 	}
 	s.t = &Tracking{
