@@ -121,6 +121,6 @@ func TestBenchBaselineWorkflow(t *testing.T) {
 	}
 	jobSummary(t, artifacts, "benchgate-bench-run", "## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench-baseline.yml on `main`: #2",
 		"#### Against the baseline: fail", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 1 of 2 | `FPP` |",
-		"Trend over the last 3 runs of both modes (1 the oldest, 3 the newest):",
-		"title \"Median active tokens, last 3 runs (bars: agent_direct, line: ghx)\"", "line [800, 775, 1007.5]", "line [97.22, 100, 100]")
+		"Trend over the last 3 runs of both modes, oldest first, each run named by its commit (or its start):",
+		"title \"Median active tokens, last 3 runs (grey bars: agent_direct, blue line: ghx)\"", "line [800, 775, 1007.5]", "line [97.22, 100, 100]")
 }

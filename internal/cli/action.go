@@ -33,12 +33,6 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		return ExitUsage
 	}
 	getenv := in.getenv
-	if !in.fromJSON {
-		// The INPUT_* variables are removed from the environment before
-		// the mode runs (its children must not see them), and the
-		// reporter reads inputs after it (pr-comment): keep them.
-		getenv = keepInputs(os.Environ(), getenv)
-	}
 	gha := githubactions.New(githubactions.WithWriter(env.Stdout), githubactions.WithGetenv(getenv))
 	cfg := action.Config{
 		Environ: func() []string {
@@ -139,23 +133,6 @@ var runnerOnlyEnv = []string{
 	"ACTIONS_RESULTS_URL",
 	"ACTIONS_RUNTIME_URL",
 	"ACTIONS_CACHE_URL",
-}
-
-// keepInputs answers INPUT_* lookups from the INPUT_* entries of environ
-// as they are now, and everything else from getenv.
-func keepInputs(environ []string, getenv func(string) string) func(string) string {
-	inputs := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "INPUT_") {
-			inputs[k] = v
-		}
-	}
-	return func(k string) string {
-		if v, ok := inputs[k]; ok {
-			return v
-		}
-		return getenv(k)
-	}
 }
 
 // scrubRunnerEnv removes the runner's own credentials, BENCHGATE_INPUTS
