@@ -154,10 +154,8 @@ func TestSwebenchKillWindowsThenResume(t *testing.T) {
 			}
 			rows := predictionRows(t, root)
 			for _, id := range ids {
-				var p swebench.Pred
-				_ = json.Unmarshal(rows[id], &p)
-				if !strings.Contains(p.ModelPatch, "+new") {
-					t.Errorf("%s: row %q lacks the patch", id, rows[id])
+				if out := checkRowApplies(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, id), rows[id]); !strings.Contains(out, "f=new\n") {
+					t.Errorf("%s: f after the harness applied the row:\n%s", id, out)
 				}
 			}
 		})
@@ -199,8 +197,12 @@ func TestSwebenchNarrowedResumeKeepsTheRoot(t *testing.T) {
 	if counts := checkOneTruth(t, root, stdout); counts != (swebench.Counts{Total: 4, Success: 4}) {
 		t.Errorf("counts %+v, want the root's 4 instances, all successes", counts)
 	}
-	if rows := predictionRows(t, root); len(rows) != 4 {
+	rows := predictionRows(t, root)
+	if len(rows) != 4 {
 		t.Errorf("predictions.jsonl has %d rows, want the root's 4", len(rows))
+	}
+	for _, id := range ids {
+		checkRowApplies(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, id), rows[id])
 	}
 	order, _ := os.ReadFile(filepath.Join(root, "instance_order.txt"))
 	if string(order) != strings.Join(ids, "\n")+"\n" {
