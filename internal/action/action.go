@@ -100,24 +100,8 @@ func Run(ctx context.Context, cfg Config) int {
 	lp := rep.prepareLookback(ctx, plan)
 	defer lp.cleanup()
 
-	endModeLog := openModeLog(a, plan.Mode, plan.Args)
-	out := &modeOutput{w: cfg.Stdout}
-	if out.w == nil {
-		out.w = io.Discard
-	}
-	// The mode prints text it does not control (model answers, row
-	// values); stop the runner from reading workflow commands in it.
-	resume := stopCommands(a)
 	var modeRes Result
-	runArgs := plan.Args
-	if plan.Mode != "swebench-batch" {
-		// Left out of the command the summary shows: it is the step's
-		// own file, not something a person would type.
-		runArgs = withProgressMD(plan.Mode, plan.Args, cfg.Getenv("GITHUB_STEP_SUMMARY"))
-	}
-	code := cfg.Run(ctx, plan.WorkDir, plan.Env, runArgs, out, &modeRes)
-	resume()
-	endModeLog()
+	code, modeErr := rep.runMode(ctx, plan, &modeRes)
 
 	// Exit code 2 means the mode judged nothing (bad input, bad setup):
 	// its rows, charts and gates are not shown, only why it stopped.
@@ -125,28 +109,12 @@ func Run(ctx context.Context, cfg Config) int {
 	if code != exitUsage {
 		res = ad.collect(plan, &modeRes)
 	}
-	res.ModeError = rep.scrub(out.errs.last)
+	res.ModeError = rep.scrub(modeErr)
 	status := ad.status(code, &modeRes)
 	stats := statsOf(&modeRes)
 	v := judge(judgeInput{Plan: plan, Res: res, Mode: &modeRes, Code: code, Status: Status(status), Event: ev,
 		Getenv: cfg.Getenv, Rel: rep.shown, Workspace: workspace, Lookback: lp})
-	// report exits 0 whenever it wrote the summaries (upstream's contract;
-	// only --gate fails it), so failing rows of a passing report are
-	// warnings: an error annotation beside status=pass would say the step
-	// failed when it did not.
-	// A gate that failed is the step's verdict: its annotation comes
-	// first, the verdict's own headline, whatever rows failed too.
-	gate := 0
-	if plan.Mode == "report" && code != exitOK && len(v.Deciding()) > 0 {
-		a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s; the job summary and %s tell why", v.PlainHeadline(), rep.rel(plan.OutDir))
-		gate = 1
-	}
-	annotated, total := rep.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)
-	others := rep.annotateOthers(res, MaxErrorAnnotations-gate-annotated)
-	others += rep.reportLookback(modeRes.Lookback, code)
-	if code != exitOK && gate+annotated+others == 0 {
-		rep.annotateStep(plan, res, code, out.errs.last)
-	}
+	annotated, total := rep.annotations(plan, res, v, modeRes.Lookback, code, modeErr)
 	doc := rep.buildSummary(plan, res, code, annotated, total, v)
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)
 	rep.statsSummary(doc, stats)
@@ -168,6 +136,50 @@ func Run(ctx context.Context, cfg Config) int {
 	a.Infof("%s", textfmt.LogLine(v.PlainHeadline()))
 	rep.prComment(ctx, step)
 	return rep.fileCommandFailure(code)
+}
+
+// runMode runs the mode in a log group, with workflow commands stopped
+// (the mode prints text it does not control: model answers, row
+// values), and returns its exit code and its last own error line.
+func (r *reporter) runMode(ctx context.Context, plan *Plan, res *Result) (code int, lastErr string) {
+	endModeLog := openModeLog(r.a, plan.Mode, plan.Args)
+	out := &modeOutput{w: r.cfg.Stdout}
+	if out.w == nil {
+		out.w = io.Discard
+	}
+	resume := stopCommands(r.a)
+	runArgs := plan.Args
+	if plan.Mode != "swebench-batch" {
+		// Left out of the command the summary shows: it is the step's
+		// own file, not something a person would type.
+		runArgs = withProgressMD(plan.Mode, plan.Args, r.cfg.Getenv("GITHUB_STEP_SUMMARY"))
+	}
+	code = r.cfg.Run(ctx, plan.WorkDir, plan.Env, runArgs, out, res)
+	resume()
+	endModeLog()
+	return code, out.errs.last
+}
+
+// annotations writes the step's annotations, at most ten errors, and
+// returns how many failing rows it annotated of how many there are. A
+// gate that failed is the step's verdict: its annotation, the verdict's
+// own first line, comes first, whatever rows failed too. report exits 0
+// whenever it wrote the summaries (only --gate fails it), so failing
+// rows of a passing report are warnings: an error beside status=pass
+// would say the step failed when it did not.
+func (r *reporter) annotations(plan *Plan, res *results, v *verdict.Verdict, lb *Lookback, code int, modeErr string) (annotated, total int) {
+	gate := 0
+	if plan.Mode == "report" && code != exitOK && len(v.Deciding()) > 0 {
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s; the job summary and %s tell why", v.PlainHeadline(), r.rel(plan.OutDir))
+		gate = 1
+	}
+	annotated, total = r.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)
+	others := r.annotateOthers(res, MaxErrorAnnotations-gate-annotated)
+	others += r.reportLookback(lb, code)
+	if code != exitOK && gate+annotated+others == 0 {
+		r.annotateStep(plan, res, code, modeErr)
+	}
+	return annotated, total
 }
 
 // argValue is the value after flag in args, "" when absent.
