@@ -255,12 +255,12 @@ func Count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// List shows a list of identifiers in a message: all of them, space
-// separated, up to shown; past that the first shown and how many more, so
-// that a rerun of 50,000 scenarios prints a line, not a megabyte.
-func List(ids []string, shown int) string {
+// List shows a list of identifiers in a message: all of them, joined by
+// sep, up to shown; past that the first shown and how many more, so that
+// a rerun of 50,000 scenarios prints a line, not a megabyte.
+func List(ids []string, sep string, shown int) string {
 	if len(ids) <= shown {
-		return strings.Join(ids, " ")
+		return strings.Join(ids, sep)
 	}
-	return strings.Join(ids[:shown], " ") + fmt.Sprintf(" ... and %d more", len(ids)-shown)
+	return strings.Join(ids[:shown], sep) + fmt.Sprintf("%s... and %d more", sep, len(ids)-shown)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
 // attempt is one paired benchmark run: attempt 0 runs the set (or the
@@ -131,7 +132,7 @@ func (s *set) judge() judgement {
 					}
 				case !a.asked[r.ScenarioID]:
 					j.problems = append(j.problems, Problem{Mode: mode, File: r.File, Line: r.Line, ScenarioID: r.ScenarioID,
-						Iteration: r.Iteration, Field: "scenario_id", Expected: "one of the scenarios " + a.name() + " asked for (" + strings.Join(a.ids, ", ") + ")",
+						Iteration: r.Iteration, Field: "scenario_id", Expected: "one of the scenarios " + a.name() + " asked for (" + textfmt.List(a.ids, ", ", maxIDsShown) + ")",
 						Got: r.ScenarioID + " (unexpected row, not merged)"})
 					failing["unexpected:"+r.ScenarioID] = true
 				case latest[r.ScenarioID] == a.n:

@@ -76,10 +76,21 @@ func (c *commands) run(ctx context.Context, step, dir string, argv, env []string
 	if err != nil {
 		rec.Error = err.Error()
 		c.add(rec)
-		return rec, fmt.Errorf("%s: %w (command: %s)", step, err, proc.String(argv))
+		return rec, fmt.Errorf("%s: %w (command: %s)", step, err, shownCommand(argv))
 	}
 	c.add(rec)
 	return rec, nil
+}
+
+// shownCommand is argv for a message: whole when short, otherwise its
+// first arguments and how many more (a rerun of 50,000 scenarios has a
+// command line of megabytes; the log and tracking.json hold it whole).
+func shownCommand(argv []string) string {
+	const keep = 12
+	if line := proc.String(argv); len(line) <= 1000 || len(argv) <= keep {
+		return line
+	}
+	return fmt.Sprintf("%s ... and %d more arguments", proc.String(argv[:keep]), len(argv)-keep)
 }
 
 // stopCause says why ctx was stopped, in words: "benchgate received

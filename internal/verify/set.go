@@ -23,6 +23,10 @@ import (
 // nothing about the results: uploads leave it out.
 const LockFile = ".benchgate.lock"
 
+// maxIDsShown bounds the scenario IDs a message lists; tracking.json
+// holds them all.
+const maxIDsShown = 20
+
 // MaxReruns is the seed's bound on scenario-level reruns per set.
 const MaxReruns = 2
 
@@ -341,7 +345,7 @@ func (s *set) execute(ctx context.Context) error {
 	}
 	for n := 1; n <= MaxReruns && len(failing) > 0 && zero == "" && ctx.Err() == nil; n++ {
 		fmt.Fprintf(s.log, "set %s: rerun %d of %d for %d failing scenario(s): %s\n",
-			s.opts.Set, n, MaxReruns, len(failing), strings.Join(failing, " "))
+			s.opts.Set, n, MaxReruns, len(failing), textfmt.List(failing, " ", maxIDsShown))
 		a := newAttempt(n, failing, filepath.Join(s.runDir, fmt.Sprintf("attempt-%d", n)))
 		if err := s.paired(ctx, a, failing, manifest); err != nil {
 			s.evaluate()
@@ -377,7 +381,7 @@ func (s *set) execute(ctx context.Context) error {
 		return s.stop(StatusTerminalFail, fmt.Errorf("set %s: %s (a zero-row output is terminal)", s.opts.Set, zero))
 	case len(s.t.FailingScenarios) > 0:
 		return s.stop(StatusTerminalFail, fmt.Errorf("set %s failed blocking validation after %d rerun(s): %s",
-			s.opts.Set, len(s.t.Reruns), strings.Join(s.t.FailingScenarios, ", ")))
+			s.opts.Set, len(s.t.Reruns), textfmt.List(s.t.FailingScenarios, ", ", maxIDsShown)))
 	case s.opts.Report != nil && s.t.Gate.Error != "":
 		// Every row passed, but the set's summaries are not there: the
 		// set has not produced what it promises, so it does not pass.
@@ -502,7 +506,7 @@ func (s *set) endLeftovers(a *attempt) {
 	}
 	if len(ended) > 0 {
 		fmt.Fprintf(s.log, "set %s: %s: ended %s the benchmark left running after it exited, before reading its rows: %s\n",
-			s.opts.Set, a.name(), textfmt.Count(len(ended), "process", "processes"), textfmt.List(a.ended, 10))
+			s.opts.Set, a.name(), textfmt.Count(len(ended), "process", "processes"), textfmt.List(a.ended, " ", 10))
 	}
 	if err != nil {
 		fmt.Fprintf(s.log, "set %s: %s: %v\n", s.opts.Set, a.name(), err)
