@@ -17,7 +17,6 @@ import (
 	"sync"
 
 	"github.com/benchgate/benchgate/internal/fsutil"
-	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/suite"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
@@ -237,10 +236,10 @@ func DecodeRecord(name string, b []byte) (*Record, error) {
 		for j, s := range m.Scenarios {
 			at := fmt.Sprintf("%s.scenarios[%d]", at, j)
 			switch {
-			case !ident.ScenarioID.Match(s.ID):
+			case !RecordID(s.ID):
 				// IDs from an artifact reach outputs, annotations and
-				// summaries: only the benchmark's own form is read.
-				return nil, bad(at+".id", ident.ScenarioID.Expected, strconv.Quote(textfmt.Truncate(s.ID, 80)))
+				// summaries: none may break a line or hide a character.
+				return nil, bad(at+".id", recordIDExpected, strconv.Quote(textfmt.Truncate(s.ID, 80)))
 			case j > 0 && m.Scenarios[j-1].ID >= s.ID:
 				return nil, bad(at+".id", fmt.Sprintf("IDs sorted and unique (after %q)", m.Scenarios[j-1].ID), fmt.Sprintf("%q", s.ID))
 			case s.Rows < 1:
@@ -267,6 +266,19 @@ func DecodeRecord(name string, b []byte) (*Record, error) {
 		}
 	}
 	return &rec, nil
+}
+
+// recordIDExpected says what RecordID accepts.
+const recordIDExpected = "a scenario ID of at most 256 printable characters without spaces"
+
+// RecordID reports whether a scenario ID may be read into a record: not
+// empty, at most 256 bytes, every character printable and none a space
+// (suite.ShowID shows it as written), so that no ID read from a
+// downloaded artifact can break a line of a log, an output or a
+// summary. The benchmark's own IDs (pr-view-001) and foreign suites'
+// (s1, Repo_Issue_1, swe/django-1234) pass.
+func RecordID(id string) bool {
+	return id != "" && len(id) <= 256 && suite.ShowID(id) == id
 }
 
 func describe(v *float64) string {

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/suite"
 )
 
@@ -257,14 +256,14 @@ func (m *modeAcc) scenario(id string) *scenarioAcc {
 // AddChecked adds one line judged leniently: a line that is not a valid
 // row still counts as a failing row of the scenario it names, as set
 // counts it; a line that names no mode or scenario, or names them in a
-// form no valid row has (an ID with a line break or a workflow command,
-// from a downloaded artifact), is left out.
+// form no record holds (an ID with a line break or a workflow command,
+// from a downloaded artifact; RecordID), is left out.
 func (b *Builder) AddChecked(c suite.Checked) {
 	if c.Row != nil {
 		b.AddRow(c.Row)
 		return
 	}
-	if !suite.IsMode(c.Mode) || !ident.ScenarioID.Match(c.ScenarioID) {
+	if !suite.IsMode(c.Mode) || !RecordID(c.ScenarioID) {
 		return
 	}
 	m := b.mode(c.Mode)
