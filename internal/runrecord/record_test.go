@@ -212,7 +212,9 @@ func TestDecodeRecordErrors(t *testing.T) {
 		{"trailing data", `{"schema":"benchgate.run-record/v1","modes":[]} {}`, "data after the JSON object"},
 		{"empty mode", good(func(r *Record) { r.Modes[0].Mode = "" }), `modes[0].mode: expected one of agent_direct, mcp, ghx, got ""`},
 		{"unknown mode", good(func(r *Record) { r.Modes[0].Mode = "ghx\n::add-mask::x" }), `modes[0].mode: expected one of agent_direct, mcp, ghx, got "ghx\n::add-mask::x"`},
-		{"foreign suites' IDs", good(func(r *Record) { r.Modes[0].Scenarios[0].ID, r.Modes[0].Scenarios[1].ID = "Repo_Issue_1", "swe/django-1234" }), ""},
+		{"foreign suites' IDs", good(func(r *Record) {
+			r.Modes[0].Scenarios[0].ID, r.Modes[0].Scenarios[1].ID = "Repo_Issue_1", "swe/django-1234"
+		}), ""},
 		{"line separator in an ID", good(func(r *Record) { r.Modes[0].Scenarios[1].ID = "s-002\u2028::error::x" }), `modes[0].scenarios[1].id: expected a scenario ID`},
 		{"ID with a space", good(func(r *Record) { r.Modes[0].Scenarios[1].ID = "s 002" }), `modes[0].scenarios[1].id: expected a scenario ID`},
 		{"empty scenario ID", good(func(r *Record) { r.Modes[0].Scenarios[0].ID = "" }), `modes[0].scenarios[0].id: expected a scenario ID of at most 256 printable characters without spaces, got ""`},
