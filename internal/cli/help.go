@@ -213,6 +213,7 @@ func helps() map[string]Help {
 				{Comment: "the instances of a file (it is also their problem statements)", Command: "benchgate swebench batch --instance-file examples/swebench/instances.jsonl --base-url http://127.0.0.1:8000/v1 --model qwen3-coder-next-FP8", Needs: "a Docker engine with the instance images and a model endpoint"},
 				{Comment: "one runner of two in a matrix", Command: "benchgate swebench batch --instance-file examples/swebench/instances.jsonl --shard 1/2 --base-url http://127.0.0.1:8000/v1", Needs: "a Docker engine with the instance images and a model endpoint"},
 				{Comment: "run again the instances an earlier batch failed with a runtime error", Command: "benchgate swebench batch --resume results/phase5/ralph-codex-local/20260101T000000Z --retry-failed runtime_error --base-url http://127.0.0.1:8000/v1", Needs: "an earlier batch's run root, a Docker engine and a model endpoint"},
+				{Comment: "once its image is built, run again one instance that failed with missing_image; the run root keeps every instance", Command: "benchgate swebench batch --resume results/phase5/ralph-codex-local/20260101T000000Z --retry-failed missing_image --filter '^apache__druid-13704$' --base-url http://127.0.0.1:8000/v1", Needs: "an earlier batch's run root, a Docker engine and a model endpoint"},
 			},
 		},
 		"swebench prepare-images": {
@@ -228,6 +229,7 @@ func helps() map[string]Help {
 			About: "Joins the run roots of a sharded batch into one predictions.jsonl and one summary. It knows from the shards' manifests which shards to expect and refuses to merge with one missing unless --allow-missing-shards.",
 			Examples: []Example{
 				{Comment: "join the run roots of two shards", Command: "benchgate swebench merge --output-dir merged shard-1/run shard-2/run", Needs: "the run roots of the shards"},
+				{Comment: "join shards whose batches were started with different filters, saying so", Command: "benchgate swebench merge --allow-scope-mismatch --output-dir merged shard-1/run shard-2/run", Needs: "the run roots of the shards"},
 				{Comment: "merge what arrived, and fail when an instance failed", Command: "benchgate swebench merge --output-dir merged --allow-missing-shards --fail-on failed shard-1/run", Needs: "the run root of a shard"},
 			},
 		},
