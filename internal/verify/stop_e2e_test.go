@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync"
 	"strconv"
 	"strings"
 	"syscall"
@@ -279,5 +280,76 @@ func TestSetRefusesIrregularSuiteFiles(t *testing.T) {
 				t.Errorf("rows_actual %v: the other mode's rows must still count", tr.RowsActual)
 			}
 		})
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a test may read while a process writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// peakRSS is a running process's VmHWM in bytes.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
+}
+
+// TestSetProgressBoundsAFlood: the ghx benchmark writes 600 MiB without
+// a newline (a sparse file) before its rows, and waits. The progress
+// lines count the flood as one failing row and the rows after it, and
+// benchgate's peak resident memory stays far below the flood's size.
+func TestSetProgressBoundsAFlood(t *testing.T) {
+	m := newMisbehaving(t, "flood", nil)
+	cmd := m.command(m.setArgs("ci-log-analysis")...)
+	var errb lockedBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	// ci-log-analysis holds 1 scenario: the flood and 1 row.
+	waitFor(t, "the progress line after the flood", func() bool {
+		return strings.Contains(errb.String(), "ghx: 2/1 rows, 1 failing")
+	})
+	if rss := peakRSS(t, cmd.Process.Pid); rss > 200<<20 {
+		t.Errorf("peak resident memory %d MiB while following a 600 MiB line, want at most 200 MiB", rss>>20)
+	}
+	os.WriteFile(filepath.Join(m.work, "go"), nil, 0o644)
+	waitFor(t, "benchgate to exit", func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit %d, want 1 (the flood is a failing row)\n%s", code, errb.String())
 	}
 }
