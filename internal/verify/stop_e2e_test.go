@@ -8,9 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sync"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
