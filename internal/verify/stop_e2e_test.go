@@ -353,3 +353,22 @@ func TestSetProgressBoundsAFlood(t *testing.T) {
 		t.Errorf("exit %d, want 1 (the flood is a failing row)\n%s", code, errb.String())
 	}
 }
+
+// TestSetTrackingNotWritable: tracking.json cannot be written (here a
+// folder stands in its place, as a full disk would refuse it). benchgate
+// says it could not write tracking.json, and never prints the path as if
+// it had.
+func TestSetTrackingNotWritable(t *testing.T) {
+	f := newFixture(t, "none.json", nil)
+	out := filepath.Join(f.dir, "out", "pr-exec")
+	if err := os.MkdirAll(filepath.Join(out, "tracking.json", "occupied"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := f.run(f.setArgs("pr-exec")...)
+	if code == 0 || !strings.Contains(stderr, "set pr-exec: could not write tracking.json: ") {
+		t.Errorf("exit %d, want a failure saying tracking.json could not be written\n%s", code, stderr)
+	}
+	if strings.Contains(stdout, "tracking.json") || strings.Contains(stderr, "(tracking: ") {
+		t.Errorf("the tracking path is printed as if written:\nstdout %q\nstderr %s", stdout, stderr)
+	}
+}
