@@ -42,6 +42,9 @@ command -v cmark-gfm >/dev/null 2>&1 || need_apt+=(cmark-gfm)
 # The job summaries' mermaid charts are drawn with the real mermaid in
 # headless Chromium (internal/testenv/mermaid).
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# The status marks of comments and summaries (✅ ❌ ⚠️) drawn as GitHub
+# shows them in docs/images, not as empty boxes.
+[ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || need_apt+=(fonts-noto-color-emoji)
 # qa-audit's question banks: typeshed's stubs (platform and version guards
 # of the standard library) come with Debian's mypy; pydantic 1.10 is a
 # library the banks ask about.

@@ -49,14 +49,30 @@ func TrendChart(title, unit string, runs []string, bars, line Series) string {
 	return xyChart(title, unit, ShortLabels(runs, 10), bars, line, false)
 }
 
+// chartWidth is as wide as a job summary or comment shows a chart at
+// full size; on a narrower page the chart shrinks as a whole, labels
+// and gaps alike.
+const chartWidth = 900
+
 func xyChart(title, unit string, labels []string, bars, line Series, horizontal bool) string {
+	top := 0.0
+	for _, v := range append(append([]float64(nil), bars.Values...), line.Values...) {
+		top = math.Max(top, v)
+	}
+	// Five-digit ticks ("10000") run together on the value axis; in
+	// thousands they stay apart.
+	if top >= 10000 {
+		bars, line = thousands(bars), thousands(line)
+		top /= 1000
+		unit = "thousand " + unit
+	}
 	var b strings.Builder
 	// The height grows with the rows, so each label has its own line.
 	height := 400
 	if horizontal {
 		height = max(260, 120+34*len(labels))
 	}
-	fmt.Fprintf(&b, "---\nconfig:\n  xyChart:\n    height: %d\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"%s, %s\"\n---\n", height, barColour, lineColour)
+	fmt.Fprintf(&b, "---\nconfig:\n  xyChart:\n    width: %d\n    height: %d\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"%s, %s\"\n---\n", chartWidth, height, barColour, lineColour)
 	b.WriteString("xychart-beta")
 	if horizontal {
 		b.WriteString(" horizontal")
@@ -68,14 +84,19 @@ func xyChart(title, unit string, labels []string, bars, line Series, horizontal 
 		qs[i] = quote(l)
 	}
 	fmt.Fprintf(&b, "  x-axis [%s]\n", strings.Join(qs, ", "))
-	top := 0.0
-	for _, v := range append(append([]float64(nil), bars.Values...), line.Values...) {
-		top = math.Max(top, v)
-	}
 	fmt.Fprintf(&b, "  y-axis %s 0 --> %s\n", quote(unit), number(NiceCeil(top)))
 	fmt.Fprintf(&b, "  bar [%s]\n", values(bars.Values))
 	fmt.Fprintf(&b, "  line [%s]\n", values(line.Values))
 	return b.String()
+}
+
+// thousands is s in thousands, to one decimal.
+func thousands(s Series) Series {
+	out := Series{Name: s.Name, Values: make([]float64, len(s.Values))}
+	for i, v := range s.Values {
+		out.Values[i] = math.Round(v/100) / 10
+	}
+	return out
 }
 
 // NiceCeil is the round number at or above v (1, 1.2, 1.5, 2, 2.5, 3,

@@ -96,7 +96,7 @@ func shorten(s string) string {
 
 func TestCharts(t *testing.T) {
 	got := ScenarioChart(`Tokens "median"`, "tokens", []string{"a-001", "b\n002"}, Series{"agent_direct", []float64{1.5, 2}}, Series{"ghx", []float64{3, 4}})
-	want := "---\nconfig:\n  xyChart:\n    height: 260\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"#8c959f, #0969da\"\n---\n" +
+	want := "---\nconfig:\n  xyChart:\n    width: 900\n    height: 260\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"#8c959f, #0969da\"\n---\n" +
 		"xychart-beta horizontal\n  title \"Tokens 'median' (grey bars: agent_direct, blue line: ghx)\"\n  x-axis [\"a-001\", \"b 002\"]\n  y-axis \"tokens\" 0 --> 4\n  bar [1.5, 2]\n  line [3, 4]\n"
 	if got != want {
 		t.Errorf("ScenarioChart =\n%s\nwant\n%s", got, want)
@@ -309,7 +309,14 @@ func TestChartsReadableAtEverySize(t *testing.T) {
 	trend := TrendChart("Median wall latency, last 6 runs", "seconds", []string{"3393e97", "a81f0c2", "5be11d4", "0c4e2aa", "9f00d31", "run 1412"},
 		Series{"agent_direct", []float64{38.8, 37.9, 39.2, 38.1, 40.3, 38.8}}, Series{"ghx", []float64{26.1, 26.9, 27.5, 29.8, 30.2, 31.4}})
 	pie := Pie("Instance statuses", []string{"success", "failed", "incomplete"}, []int{7, 2, 1})
-	charts = append(charts, trend, pie)
+	// Active tokens: the real medians (ticks of four digits), and ten
+	// times them (five digits, drawn in thousands).
+	tokens := ScenarioChart("Median active tokens per scenario", "active tokens", scenarioIDs[:4], Series{"agent_direct", []float64{707, 704, 944, 2615}}, Series{"ghx", []float64{671, 794, 472, 1118}})
+	many := ScenarioChart("Median active tokens per scenario", "active tokens", scenarioIDs[:4], Series{"agent_direct", []float64{7070, 7040, 9440, 26150}}, Series{"ghx", []float64{6710, 7940, 4720, 11180}})
+	if !strings.Contains(many, `"thousand active tokens" 0 --> 30`) || !strings.Contains(many, "bar [7.1, 7, 9.4, 26.2]") {
+		t.Errorf("five-digit values are not drawn in thousands:\n%s", many)
+	}
+	charts = append(charts, trend, pie, tokens, many)
 	layouts := mermaid.Layouts(t, 900, charts...)
 	svgs := mermaid.Render(t, charts...)
 	for k, n := range sizes {
@@ -352,6 +359,9 @@ func TestChartsReadableAtEverySize(t *testing.T) {
 	want := map[string]string{"success": "rgb(26, 127, 55)", "failed": "rgb(207, 34, 46)", "incomplete": "rgb(191, 135, 0)"}
 	if fmt.Sprint(colours) != fmt.Sprint(want) {
 		t.Errorf("pie colours %v, want %v", colours, want)
+	}
+	for k, name := range []string{"active tokens", "active tokens in thousands"} {
+		readable(t, name, layouts[len(sizes)+2+k], "top-axis")
 	}
 	if *updateDocs {
 		dir := filepath.Join(testenv.RepoRoot(t), "docs", "images")

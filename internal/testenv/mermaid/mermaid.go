@@ -204,10 +204,11 @@ mermaid.run();
 // Box is a rectangle on the rendered page, in CSS pixels.
 type Box struct{ X, Y, W, H float64 }
 
-// Overlaps says whether b and o share more than a pixel in both
-// directions (touching text is not overlapping).
-func (b Box) Overlaps(o Box) bool {
-	return b.X+b.W-1 > o.X && o.X+o.W-1 > b.X && b.Y+b.H-1 > o.Y && o.Y+o.H-1 > b.Y
+// Overlaps says whether b and o come closer than gap pixels in both
+// directions: two labels with no space between them read as one
+// ("10001200").
+func (b Box) Overlaps(o Box, gap float64) bool {
+	return b.X+b.W+gap > o.X && o.X+o.W+gap > b.X && b.Y+b.H+gap > o.Y && o.Y+o.H+gap > b.Y
 }
 
 // Inside says whether b lies within o, give or take a pixel.
@@ -295,6 +296,9 @@ mermaid.initialize({startOnLoad: false});
 	return out
 }
 
+// sameRow says two boxes sit on one line (labels of a horizontal axis).
+func sameRow(a, b Box) bool { return a.Y == b.Y && a.H == b.H }
+
 // Problems lists what a reader could not read in a drawn chart: a text
 // cut off at the chart's edge, and two labels of the axes drawn over
 // each other.
@@ -311,8 +315,10 @@ func (l Layout) Problems() []string {
 	}
 	for i := range labels {
 		for j := i + 1; j < len(labels); j++ {
-			if labels[i].Box.Overlaps(labels[j].Box) {
-				problems = append(problems, fmt.Sprintf("labels %q and %q overlap: %+v, %+v", labels[i].Text, labels[j].Text, labels[i].Box, labels[j].Box))
+			// Labels of one axis line up along it: closer than 3 pixels
+			// they run together.
+			if labels[i].Box.Overlaps(labels[j].Box, -1) || sameRow(labels[i].Box, labels[j].Box) && labels[i].Box.Overlaps(labels[j].Box, 3) {
+				problems = append(problems, fmt.Sprintf("labels %q and %q overlap or touch: %+v, %+v", labels[i].Text, labels[j].Text, labels[i].Box, labels[j].Box))
 			}
 		}
 	}
