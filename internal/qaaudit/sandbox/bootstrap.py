@@ -476,7 +476,12 @@ def copy_back(host_folder, names):
     """Copies the files named (the JUnit report) from the test's folder,
     a tmpfs the test wrote, to the folder on this machine: regular files
     of at most 16 MiB, never through a link. Every process of the test
-    is gone by now."""
+    is gone by now, so what it left cannot change while this runs; a
+    folder on the way that it replaced with a link is refused."""
+    if os.path.realpath(here) != here:
+        say("not kept: the test replaced a folder on the way to %s" % here)
+        report("note nothing was kept: the test replaced a folder on the way to its own")
+        return
     for name in names:
         try:
             src = os.open(os.path.join(here, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
