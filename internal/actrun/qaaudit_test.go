@@ -114,7 +114,7 @@ func TestWeeklyQAAuditWorkflow(t *testing.T) {
 	if names := strings.Join(artifactNames(t, artifacts), " "); !strings.Contains(names, "benchgate-audit-run") {
 		t.Errorf("no qa-audit artifact; artifacts: %s", names)
 	}
-	jobSummary(t, artifacts, "benchgate-audit-run", "## benchgate qa-audit: fail", "drifted_answer", "/pull/1")
+	jobSummary(t, artifacts, "benchgate-audit-run", "**benchgate qa-audit: fail**", "drifted_answer", "/pull/1")
 	noLinkInArtifacts(t, artifacts, "test_option_A.py")
 }
 
