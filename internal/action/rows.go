@@ -2,9 +2,9 @@ package action
 
 import (
 	"fmt"
-	"os"
 	"sort"
 
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/suite"
 )
 
@@ -26,7 +26,7 @@ type suiteStats struct {
 // more failing row with its diagnostic, so that the summary and the
 // annotations point at it.
 func readSuite(path string) (*suiteStats, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path, true)
 	if err != nil {
 		return nil, fmt.Errorf("read suite: %w", err)
 	}

@@ -149,7 +149,7 @@ func (f *Folder) readFile(p string) error {
 // ReadSuite reads one suite file leniently into a record: malformed rows
 // count as failing rows of the scenario they name.
 func ReadSuite(path string) (*Record, error) {
-	fh, err := os.Open(path)
+	fh, err := fsutil.OpenRegular(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +386,7 @@ func readSuiteFile(path string) (*Builder, error) {
 	if !bad {
 		return b, nil
 	}
-	fh, err := os.Open(path)
+	fh, err := fsutil.OpenRegular(path, true)
 	if err != nil {
 		return nil, err
 	}

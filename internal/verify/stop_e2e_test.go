@@ -372,3 +372,20 @@ func TestSetTrackingNotWritable(t *testing.T) {
 		t.Errorf("the tracking path is printed as if written:\nstdout %q\nstderr %s", stdout, stderr)
 	}
 }
+
+// TestSetNaNRowNamesItsScenario: the first ghx row of every run holds a
+// NaN, so it is not JSON; its line still names the scenario, which the
+// messages show and the reruns ask for.
+func TestSetNaNRowNamesItsScenario(t *testing.T) {
+	m := newMisbehaving(t, "nan-ghx", nil)
+	code, _, stderr := m.run(m.setArgs("pr-exec")...)
+	tr := readTracking(t, filepath.Join(m.dir, "out", "pr-exec", "tracking.json"))
+	first := tr.ResolvedScenarios[0]
+	if code != 1 || tr.FinalStatus != verify.StatusTerminalFail || len(tr.Reruns) != 2 || !slices.Equal(tr.Reruns[1].ScenarioIDs, []string{first}) {
+		t.Errorf("exit %d status %s reruns %+v; want terminal_fail after rerunning %s twice\n%s", code, tr.FinalStatus, tr.Reruns, first, stderr)
+	}
+	want := "/attempt-2/ghx-suite.jsonl:1: ghx row: scenario " + first + " (iteration 1): latency_ms_wall: expected number"
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "no scenario_id") {
+		t.Errorf("stderr does not name the NaN row's scenario (want %q)\n%s", want, stderr)
+	}
+}

@@ -13,6 +13,8 @@
 #                   mode's file once DIR/go exists
 #   fifo-MODE       MODE's benchmark leaves a FIFO where its rows belong
 #   zero-MODE       ... a link to /dev/zero
+#   nan-MODE        MODE's benchmark writes NaN for the latency of its
+#                   first row (not JSON), in every run
 #   flood           the ghx benchmark of the whole set writes 600 MiB
 #                   without a newline (a sparse file) before its rows, and
 #                   stays until DIR/go exists
@@ -38,6 +40,9 @@ if has flood && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
 	truncate -s 600M "$out" && printf '\n' >> "$out"
 fi
 "$dir/benchsim" benchmark "$@" || exit $?
+if has "nan-$mode"; then
+	sed -i '1s/"latency_ms_wall":[0-9.]*/"latency_ms_wall":NaN/' "$out"
+fi
 if has detach && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
 	setsid sh -c 'echo $$ >> "$1/pids"; echo $$ > "$1/detached.pid"
 		while [ ! -e "$1/go" ]; do sleep 0.05; done
