@@ -209,3 +209,58 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestStopBudgetEndsChildren: after a SIGTERM, a child that ignores
+// SIGTERM and has an hour of grace is killed by the stop budget, and a
+// command started afterwards under AfterStop (a cleanup) is cut too; the
+// process never reaches its hard exit.
+func TestStopBudgetEndsChildren(t *testing.T) {
+	exited := make(chan int, 1)
+	var stderr syncBuffer
+	ctx, stop := notifyContext(context.Background(), 2*time.Second, &stderr, func(code int) { exited <- code })
+	defer stop()
+	started := make(chan struct{})
+	go func() {
+		<-started
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}()
+	res, err := Run(ctx, Cmd{Argv: []string{"sh", "-c", "trap '' TERM; echo started; while :; do sleep 1; done"},
+		Grace: time.Hour, Stdout: startedWriter(started)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cancelled || res.Signal != "SIGKILL" {
+		t.Errorf("child: %+v, want cancelled and killed with SIGKILL", res)
+	}
+	var se *SignalError
+	if !errors.As(context.Cause(ctx), &se) || se.Error() != "benchgate received SIGTERM" {
+		t.Errorf("cause %v, want the signal named", context.Cause(ctx))
+	}
+	cctx, cancel := AfterStop(ctx)
+	defer cancel()
+	res, err = Run(cctx, Cmd{Argv: []string{"sh", "-c", "trap '' TERM; while :; do sleep 1; done"}, Grace: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cancelled || res.Signal == "" {
+		t.Errorf("cleanup: %+v, want cut by the budget", res)
+	}
+	select {
+	case code := <-exited:
+		t.Errorf("hard exit %d before the work ended", code)
+	default:
+	}
+}
+
+// startedWriter closes started at the child's first output.
+func startedWriter(started chan struct{}) *onceWriter { return &onceWriter{c: started} }
+
+type onceWriter struct {
+	c    chan struct{}
+	once sync.Once
+}
+
+func (w *onceWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.c) })
+	return len(p), nil
+}
