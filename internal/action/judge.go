@@ -70,8 +70,12 @@ func reportChecks(rep *report.Result) []verdict.Check {
 		if s := st.Success; s.Scenarios > 0 {
 			// A paired test, not a threshold: its value says what it
 			// counted, and its reason how it judged.
+			text := fmt.Sprintf("%d scenarios lost, %d gained", s.OnlyAgentDirect, s.OnlyGhx)
+			if s.Scope == stats.ScopeSuite {
+				text = fmt.Sprintf("runs compared within %d scenarios, p=%.4g", s.Scenarios, s.PValue)
+			}
 			out = append(out, verdict.Check{Group: "success", ID: "success_paired", Name: "paired success, ghx against agent_direct",
-				Value: float64(s.OnlyAgentDirect), Text: fmt.Sprintf("%d scenarios lost, %d gained", s.OnlyAgentDirect, s.OnlyGhx),
+				Value: float64(s.OnlyAgentDirect), Text: text,
 				Status: statsStatus(s.Verdict), Method: s.Reason})
 		}
 		for _, e := range st.Efficiency {
@@ -79,7 +83,7 @@ func reportChecks(rep *report.Result) []verdict.Check {
 			lo, hi := e.LowPct, e.HighPct
 			c := verdict.Check{Group: "efficiency", ID: e.Check, Name: orDefault(n.name, e.Metric), Value: e.EstimatePct, Low: &lo, High: &hi,
 				Threshold: e.MinReductionPct, Unit: "%", Direction: verdict.AtLeast, Status: statsStatus(e.Verdict),
-				Method: fmt.Sprintf("paired estimate over %d scenarios, %s interval", e.Scenarios, report.Percent(e.Confidence*100)),
+				Method: statsMethod(e),
 				Also:   "gate v2's median of per-scenario reductions: " + report.Percent(e.V2Value),
 				More:   e.PlanSentence()}
 			if e.Scenarios == 0 {
@@ -478,4 +482,19 @@ func hasArg(args []string, flag string) bool {
 		}
 	}
 	return false
+}
+
+// statsMethod says how an efficiency check was judged and what its
+// verdict is about, in the statistics' words: "on these 2 scenarios (4
+// repetitions per arm), beyond the noise of the repetitions; it claims
+// nothing about scenarios outside this suite".
+func statsMethod(e report.EfficiencyCheck) string {
+	if e.Scope == stats.ScopeSuite {
+		return e.ScopeText
+	}
+	m := fmt.Sprintf("paired estimate over %d scenarios, %s interval", e.Scenarios, report.Percent(e.Confidence*100))
+	if e.ScopeText != "" {
+		m += "; " + e.ScopeText
+	}
+	return m
 }

@@ -32,7 +32,9 @@ type statsEntry struct {
 	Verdict, Reason string
 	Lines           []string
 	// Plans are the planner's sentences for undecided checks.
-	Plans    []string
+	Plans []string
+	// Scope says what the verdict is about, in words.
+	Scope    string
 	JSON, MD string
 	// Checks are the efficiency checks, when the mode returned them
 	// (report); a set's tracking keeps only Lines.
@@ -46,7 +48,7 @@ func statsOf(m *Result) []statsEntry {
 		return nil
 	}
 	if r := m.Report; r != nil && r.Stats != nil {
-		out = append(out, statsEntry{Verdict: string(r.Stats.Verdict), Reason: r.Stats.Reason, Lines: r.Stats.StatsLines(), Plans: r.Stats.PlanSentences(), JSON: r.StatsJSON, MD: r.StatsMD, Checks: r.Stats.Efficiency})
+		out = append(out, statsEntry{Verdict: string(r.Stats.Verdict), Reason: r.Stats.Reason, Lines: r.Stats.StatsLines(), Plans: r.Stats.PlanSentences(), Scope: r.Stats.ScopeText, JSON: r.StatsJSON, MD: r.StatsMD, Checks: r.Stats.Efficiency})
 	}
 	var sets []*verify.SetResult
 	if m.Set != nil {
@@ -111,6 +113,9 @@ func (r *reporter) statsSummary(doc *jobsummary.Doc, entries []statsEntry) {
 			who = "Set " + e.Set + ": "
 		}
 		sec.Para("%s**%s**: %s", who, strings.ToUpper(e.Verdict), textfmt.Cell(e.Reason))
+		if e.Scope != "" {
+			sec.Para("What this verdict is about: %s.", textfmt.Cell(e.Scope))
+		}
 		items := make([]string, len(e.Lines))
 		for i, l := range e.Lines {
 			items[i] = "`" + textfmt.OneLine(l) + "`"

@@ -272,7 +272,7 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 				Base: repeated(v[0], p.b.Stable), Target: repeated(v[1], p.c.Stable)})
 		}
 	}
-	res, err := stats.Judge(metrics, stats.Options{Confidence: opts.Confidence})
+	res, err := stats.Judge(metrics, stats.Options{Confidence: opts.Confidence, Scope: stats.ScopeScenarios})
 	if err != nil {
 		return nil, err
 	}

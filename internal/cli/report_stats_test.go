@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +16,12 @@ import (
 )
 
 // TestReportStatsBinary runs `benchgate report --stats` from the built
-// binary on the real 2026-02-25 suites: four scenarios are underpowered
-// at 95%, which fails the gate unless undecided results are allowed, and
-// the v2 summary is the same file as without --stats.
+// binary on the real 2026-02-25 suites: on these four scenarios the
+// repetitions do not show the reductions beyond the thresholds
+// (inconclusive), which fails the gate unless undecided results are
+// allowed; judged as scenarios like these (--stats-scope scenarios) four
+// are underpowered at 95%; and the v2 summary is the same file as
+// without --stats.
 func TestReportStatsBinary(t *testing.T) {
 	bin := testenv.Benchgate(t)
 	suites, err := filepath.Abs(filepath.Join("..", "..", "testdata", "suites"))
@@ -37,15 +39,22 @@ func TestReportStatsBinary(t *testing.T) {
 		noStats  bool
 		statsDir string
 	}{
-		{name: "gate", args: []string{"--gate", "--stats"}, code: 1, verdict: "underpowered",
-			stdout: []string{"Benchmark verify result: FAIL", "Benchmark stats result: UNDERPOWERED", "tokens_active", "n=4", "UNDERPOWERED ["},
-			stderr: "statistical gate underpowered"},
-		{name: "allowed", args: []string{"--gate", "--stats", "--stats-allow-undecided"}, code: 0, verdict: "underpowered",
-			stdout: []string{"Benchmark stats result: UNDERPOWERED"}},
-		{name: "no gate", args: []string{"--stats"}, code: 0, verdict: "underpowered", stdout: []string{"latest-stats.md"}},
-		{name: "own paths", args: []string{"--stats", "--stats-json=st/s.json", "--stats-md", "st/s.md"}, code: 0, verdict: "underpowered", statsDir: "st"},
-		{name: "plan", args: []string{"--stats", "--plan"}, code: 0, verdict: "underpowered",
+		{name: "gate", args: []string{"--gate", "--stats"}, code: 1, verdict: "inconclusive",
+			stdout: []string{"Benchmark verify result: FAIL", "Benchmark stats result: INCONCLUSIVE", "tokens_active", "n=4", "INCONCLUSIVE [",
+				"success       PASS: on these 4 scenarios: ghx succeeded in 20 of 20 runs, agent_direct in 20 of 20"},
+			stderr: "statistical gate inconclusive"},
+		{name: "scenario scope", args: []string{"--gate", "--stats", "--stats-scope", "scenarios"}, code: 1, verdict: "underpowered",
+			stdout: []string{"Benchmark stats result: UNDERPOWERED", "UNDERPOWERED ["}, stderr: "statistical gate underpowered"},
+		{name: "allowed", args: []string{"--gate", "--stats", "--stats-allow-undecided"}, code: 0, verdict: "inconclusive",
+			stdout: []string{"Benchmark stats result: INCONCLUSIVE"}},
+		{name: "no gate", args: []string{"--stats"}, code: 0, verdict: "inconclusive", stdout: []string{"latest-stats.md"}},
+		{name: "own paths", args: []string{"--stats", "--stats-json=st/s.json", "--stats-md", "st/s.md"}, code: 0, verdict: "inconclusive", statsDir: "st"},
+		{name: "plan", args: []string{"--stats", "--plan"}, code: 0, verdict: "inconclusive",
+			stdout: []string{"Benchmark stats plan: repetitions per arm for 80% power on these scenarios (a pass tested at the confidence, a fail at the strictest Holm level)",
+				" - tokens_active 4 scenarios × 5 repetitions; run-to-run noise", "     tokens_active: about ", " repetitions per arm of these 4 scenarios would give 80% power", " - gate: if the true reductions are the ones observed"}},
+		{name: "plan, scenario scope", args: []string{"--stats", "--plan", "--stats-scope=scenarios"}, code: 0, verdict: "underpowered",
 			stdout: []string{"Benchmark stats plan: scenarios for 80% power at 98.33% confidence (the strictest Holm level)", " - tokens_active n=4 at 5 repetitions; log-ratio noise", "     at observed  (31.61%): power now 0%; needs ", "     at no change (0.00%)"}},
+		{name: "bad scope", args: []string{"--stats", "--stats-scope", "all"}, code: 2, stderr: `--stats-scope: expected suite or scenarios, got "all"`, noStats: true},
 		{name: "flag without --stats", args: []string{"--stats-confidence", "0.9"}, code: 2, stderr: "--stats-confidence needs --stats", noStats: true},
 		{name: "plan without --stats", args: []string{"--plan"}, code: 2, stderr: "--plan needs --stats", noStats: true},
 		{name: "bad confidence", args: []string{"--stats", "--stats-confidence", "1.5"}, code: 2, stderr: "--stats-confidence: expected a number from 0.5 to 0.999, got 1.5", noStats: true},
@@ -59,14 +68,7 @@ func TestReportStatsBinary(t *testing.T) {
 			cmd.Dir = dir
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := exitCodeOf(t, cmd.Run())
 			if code != tc.code {
 				t.Fatalf("exit code: expected %d, got %d\nstdout:\n%s\nstderr:\n%s", tc.code, code, out.String(), errb.String())
 			}
@@ -99,23 +101,32 @@ func TestReportStatsBinary(t *testing.T) {
 			if string(st.Verdict) != tc.verdict || len(st.Efficiency) != 3 {
 				t.Errorf("%s: expected verdict %s with 3 checks, got %s with %d", statsJSON, tc.verdict, st.Verdict, len(st.Efficiency))
 			}
-			// The plan is in the files with or without --plan: four
-			// scenarios give no power, and the sentence in latest-stats.md
-			// names the number the JSON holds.
+			// The plan is in the files with or without --plan, and the
+			// sentence in latest-stats.md is the check's one sentence.
+			md, err := os.ReadFile(strings.TrimSuffix(statsJSON, ".json") + ".md")
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, e := range st.Efficiency {
-				p := e.Plan
-				if p == nil || p.Scenarios != 4 || p.Repetitions != 5 || p.Observed.CurrentPower != 0 || p.Observed.Scenarios <= 4 {
-					t.Errorf("%s: expected a plan for 4 scenarios at 5 repetitions asking for more, got %+v", e.Metric, p)
+				if st.Scope == "scenarios" {
+					p := e.Plan
+					if p == nil || p.Scenarios != 4 || p.Repetitions != 5 || p.Observed.CurrentPower != 0 || p.Observed.Scenarios <= 4 {
+						t.Errorf("%s: expected a plan for 4 scenarios at 5 repetitions asking for more, got %+v", e.Metric, p)
+						continue
+					}
+				} else if p := e.SuitePlan; p == nil || p.Scenarios != 4 || p.Repetitions != 5 || (e.Verdict != "pass" && p.RepetitionsNeeded <= 5) {
+					t.Errorf("%s: expected a suite plan for 4 scenarios at 5 repetitions asking for more, got %+v", e.Metric, p)
+				}
+				if e.Verdict == "pass" {
 					continue
 				}
-				md, err := os.ReadFile(strings.TrimSuffix(statsJSON, ".json") + ".md")
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := fmt.Sprintf("- %s: about %d scenarios at 5 repetitions would give 80%% power", e.Metric, p.Observed.Scenarios)
-				if !strings.Contains(string(md), "### Power planner") || !strings.Contains(string(md), want) {
+				want := "- " + e.Metric + ": " + e.ToDecide
+				if e.ToDecide == "" || !strings.Contains(string(md), "### Power planner") || !strings.Contains(string(md), want) {
 					t.Errorf("stats Markdown: expected the planner section with %q", want)
 				}
+			}
+			if !strings.Contains(string(md), "**What this verdict is about**") {
+				t.Error("stats Markdown: expected the scope sentence")
 			}
 			summary, err := os.ReadFile(filepath.Join(dir, "reports", "latest-summary.md"))
 			if err != nil {
@@ -172,4 +183,118 @@ func keys(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// clearEffectSuites writes a suite pair in dir where ghx is a clear 50%
+// win: agent_direct's rows are the real 2026-02-25 ones, and each ghx row
+// is the agent_direct row of the next repetition of the same scenario
+// with half its active tokens, latency and tool calls, so the
+// repetitions keep the real run-to-run noise.
+func clearEffectSuites(t *testing.T, dir string) []string {
+	t.Helper()
+	suites, err := filepath.Abs(filepath.Join("..", "..", "testdata", "suites"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(suites, "2026-02-25-agent_direct-suite.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	byScenario := map[string][]int{}
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var r map[string]any
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		byScenario[r["scenario_id"].(string)] = append(byScenario[r["scenario_id"].(string)], len(rows))
+		rows = append(rows, r)
+	}
+	var gx bytes.Buffer
+	for _, idx := range byScenario {
+		for k, i := range idx {
+			src := rows[idx[(k+1)%len(idx)]]
+			r := map[string]any{}
+			for key, v := range src {
+				r[key] = v
+			}
+			r["mode"], r["iteration"] = "ghx", rows[i]["iteration"]
+			tok := map[string]any{}
+			for key, v := range src["tokens"].(map[string]any) {
+				tok[key] = v
+			}
+			cache := tok["cache_read"].(float64)
+			tok["total"] = cache + float64(int((tok["total"].(float64)-cache)/2))
+			r["tokens"] = tok
+			r["latency_ms_wall"] = float64(int(src["latency_ms_wall"].(float64) / 2))
+			r["tool_calls"] = float64(int(src["tool_calls"].(float64) / 2))
+			line, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gx.Write(append(line, '\n'))
+		}
+	}
+	ghx := filepath.Join(dir, "ghx-suite.jsonl")
+	if err := os.WriteFile(ghx, gx.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{filepath.Join(suites, "2026-02-25-agent_direct-suite.jsonl"), ghx}
+}
+
+// TestReportStatsDecidesClearEffect: through the built binary, a clear
+// win on the real 4 × 5 suite passes the gate in the suite scope, and
+// says which scope decided and what it does not claim; judged as
+// scenarios like these, four scenarios cannot decide it.
+func TestReportStatsDecidesClearEffect(t *testing.T) {
+	bin := testenv.Benchgate(t)
+	dir := t.TempDir()
+	paths := clearEffectSuites(t, dir)
+	for _, tc := range []struct {
+		scope   string
+		code    int
+		verdict string
+	}{{"suite", 0, "pass"}, {"scenarios", 1, "underpowered"}} {
+		t.Run(tc.scope, func(t *testing.T) {
+			cmd := exec.Command(bin, "report", "--suite-jsonl", paths[0], "--suite-jsonl", paths[1], "--gate", "--stats", "--stats-scope", tc.scope,
+				"--summary-json", tc.scope+"/s.json", "--summary-md", tc.scope+"/s.md")
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if code := exitCodeOf(t, err); code != tc.code {
+				t.Fatalf("exit code: expected %d, got %d\n%s", tc.code, code, out)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, tc.scope, "latest-stats.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st report.StatsReport
+			if err := json.Unmarshal(data, &st); err != nil {
+				t.Fatal(err)
+			}
+			if string(st.Verdict) != tc.verdict || st.Scope != tc.scope {
+				t.Errorf("expected %s in scope %s, got %s in %s: %s\n%s", tc.verdict, tc.scope, st.Verdict, st.Scope, st.Reason, out)
+			}
+			want := "on these 4 scenarios (5 repetitions per arm), beyond the noise of the repetitions; it claims nothing about scenarios outside this suite"
+			if tc.scope == "scenarios" {
+				want = "on scenarios like these 4"
+			}
+			if !strings.Contains(st.ScopeText, want) {
+				t.Errorf("scope: expected %q, got %q", want, st.ScopeText)
+			}
+		})
+	}
+}
+
+// exitCodeOf is the exit code of a finished command: 0 without error,
+// the process's code for an exit error; any other error stops the test.
+func exitCodeOf(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }

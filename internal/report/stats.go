@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+
 	"path/filepath"
 	"strings"
 
@@ -39,6 +40,10 @@ type StatsOptions struct {
 	// Plan prints the power planner (PlanLines) after the files are
 	// written; the plan itself is in latest-stats.{json,md} either way.
 	Plan bool
+	// Scope is stats.ScopeSuite (default: these scenarios, beyond the
+	// noise of their repetitions) or stats.ScopeScenarios (scenarios
+	// like these, for large suites).
+	Scope string
 }
 
 // Metric names of the efficiency checks, as they appear in the stats
@@ -52,13 +57,21 @@ const (
 // StatsReport is latest-stats.json: the statistical gate's verdict and
 // every figure behind it.
 type StatsReport struct {
-	GeneratedAt    string        `json:"generatedAt"`
-	Profile        string        `json:"profile"`
-	Confidence     float64       `json:"confidence"`
-	AllowUndecided bool          `json:"allowUndecided"`
-	Verdict        stats.Verdict `json:"verdict"`
-	Passed         bool          `json:"passed"`
-	Reason         string        `json:"reason"`
+	GeneratedAt    string  `json:"generatedAt"`
+	Profile        string  `json:"profile"`
+	Confidence     float64 `json:"confidence"`
+	AllowUndecided bool    `json:"allowUndecided"`
+	// Scope is the scope every check was decided in, ScopeText what
+	// that means for this run, in words.
+	Scope     string `json:"scope"`
+	ScopeText string `json:"scopeText"`
+	// GatePower is the predicted chance that the efficiency checks all
+	// pass if the true reductions are the observed ones: the product of
+	// each check's predicted power (nil without a plan for every check).
+	GatePower *float64      `json:"gatePower"`
+	Verdict   stats.Verdict `json:"verdict"`
+	Passed    bool          `json:"passed"`
+	Reason    string        `json:"reason"`
 	// TotalScenarioCount and EligibleScenarioCount are v2's: the stats
 	// use the eligible scenarios, as v2's efficiency checks do.
 	TotalScenarioCount    int               `json:"totalScenarioCount"`
@@ -81,9 +94,13 @@ type EfficiencyCheck struct {
 	stats.Result
 }
 
-// SuccessCheck is the exact McNemar test of paired per-scenario success:
-// a scenario succeeds in a mode when at least half of its rows did.
+// SuccessCheck is the exact paired test of success. In the suite scope
+// it is van Elteren's stratified test of the rows' outcomes (succeeded
+// or not) within each scenario, exact with its ties; in the scenario
+// scope the exact McNemar test of per-scenario success, a scenario
+// succeeding in a mode when at least half of its rows did.
 type SuccessCheck struct {
+	Scope           string        `json:"scope"`
 	Scenarios       int           `json:"scenarios"`
 	BothSucceeded   int           `json:"bothSucceeded"`
 	OnlyAgentDirect int           `json:"onlyAgentDirectSucceeded"`
@@ -133,7 +150,7 @@ func buildStats(ad, ghx *modeAcc, s *Summary, th Thresholds, opts StatsOptions, 
 		{Name: StatsTokensActive, Scenarios: tokens, MinReductionPct: th.MinTokensActiveReductionPct},
 		{Name: StatsLatency, Scenarios: latency, MinReductionPct: th.MinLatencyReductionPct},
 		{Name: StatsToolCalls, Scenarios: tools, MinReductionPct: th.MinToolCallReductionPct},
-	}, stats.Options{Confidence: conf, Seed: opts.Seed, Replicates: opts.Replicates})
+	}, stats.Options{Confidence: conf, Seed: opts.Seed, Replicates: opts.Replicates, Scope: opts.Scope})
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
@@ -144,9 +161,91 @@ func buildStats(ad, ghx *modeAcc, s *Summary, th Thresholds, opts StatsOptions, 
 	for i, name := range []string{"efficiency_tokens_active_reduction", "efficiency_latency_reduction", "efficiency_tool_call_reduction"} {
 		r.Efficiency = append(r.Efficiency, EfficiencyCheck{Metric: res[i].Name, Check: name, V2Value: v2[name].Value, V2Passed: v2[name].Passed, Result: res[i]})
 	}
-	r.Success = successCheck(ad, ghx, conf)
+	r.Scope, _ = stats.ParseScope(opts.Scope)
+	r.ScopeText = scopeText(r.Scope, res)
+	r.GatePower = gatePower(res)
+	if r.Scope == stats.ScopeSuite {
+		r.Success = suiteSuccessCheck(ad, ghx, eligibleScenarios(ad, ghx, th.MinSamplesPerScenarioPerMode), conf)
+	} else {
+		r.Success = successCheck(ad, ghx, conf)
+	}
 	r.Verdict, r.Passed, r.Reason = overall(r)
 	return r, nil
+}
+
+// scopeText says in a maintainer's words what the gate's verdict is
+// about: the checks' scope sentence, with the number of scenarios.
+func scopeText(scope string, res []stats.Result) string {
+	for _, r := range res {
+		if r.ScopeText != "" {
+			return r.ScopeText
+		}
+	}
+	if scope == stats.ScopeSuite {
+		return "on the scenarios of this suite, beyond the noise of the repetitions"
+	}
+	return "on scenarios like these"
+}
+
+// gatePower is the product of the checks' predicted powers at the
+// observed reductions; nil when a check has no plan.
+func gatePower(res []stats.Result) *float64 {
+	p := 1.0
+	for _, r := range res {
+		switch {
+		case r.SuitePlan != nil && r.SuitePlan.WithinKnown:
+			p *= r.SuitePlan.CurrentPower
+		case r.Plan != nil:
+			p *= r.Plan.Observed.CurrentPower
+		default:
+			return nil
+		}
+	}
+	return &p
+}
+
+// suiteSuccessCheck compares the rows' outcomes within each of the
+// scenarios: a significant loss of ghx (its rows succeed less often than
+// agent_direct's, van Elteren's exact test at 1 − conf) fails it.
+func suiteSuccessCheck(ad, ghx *modeAcc, ids []string, conf float64) SuccessCheck {
+	c := SuccessCheck{Scope: stats.ScopeSuite}
+	var base, target [][]float64
+	var adOK, adRuns, gOK, gRuns int
+	for _, id := range ids {
+		a, g := ad.scenarios[id], ghx.scenarios[id]
+		if a == nil || g == nil || a.runs == 0 || g.runs == 0 {
+			continue
+		}
+		c.Scenarios++
+		base = append(base, outcomes(a.succeeded, a.runs))
+		target = append(target, outcomes(g.succeeded, g.runs))
+		adOK, adRuns, gOK, gRuns = adOK+a.succeeded, adRuns+a.runs, gOK+g.succeeded, gRuns+g.runs
+	}
+	st := stats.StratifiedOutcomes(base, target)
+	c.PValue = st.P
+	where := fmt.Sprintf("on these %d scenarios: ghx succeeded in %d of %d runs, agent_direct in %d of %d", c.Scenarios, gOK, gRuns, adOK, adRuns)
+	switch {
+	case st.P <= 1-conf && st.Lower:
+		c.Verdict = stats.Fail
+		c.Reason = fmt.Sprintf("%s, a significant loss (exact stratified test p=%.4g)", where, st.P)
+	case st.MinP > 1-conf:
+		c.Verdict = stats.Pass
+		c.Reason = fmt.Sprintf("%s; no outcome of this many runs could show a loss at %s confidence, so v2's success-rate check is what guards it", where, Percent(conf*100))
+	default:
+		c.Verdict = stats.Pass
+		c.Reason = fmt.Sprintf("%s, no significant loss (exact stratified test p=%.4g)", where, st.P)
+	}
+	return c
+}
+
+// outcomes are runs values, 1 for each of the succeeded ones, 0 for the
+// rest.
+func outcomes(succeeded, runs int) []float64 {
+	out := make([]float64, runs)
+	for i := 0; i < succeeded && i < runs; i++ {
+		out[i] = 1
+	}
+	return out
 }
 
 // eligibleScenarios are the scenarios v2's efficiency uses: both modes
@@ -174,7 +273,7 @@ func eligibleScenarios(ad, ghx *modeAcc, minSamples int) []string {
 // significant loss of ghx: no difference found is not proof of none, but
 // v2's success-rate check still guards the rate itself.
 func successCheck(ad, ghx *modeAcc, conf float64) SuccessCheck {
-	var c SuccessCheck
+	c := SuccessCheck{Scope: stats.ScopeScenarios}
 	for _, id := range ad.scenarioOrder {
 		a, g := ad.scenarios[id], ghx.scenarios[id]
 		if g == nil || a.runs == 0 || g.runs == 0 {
@@ -361,6 +460,9 @@ func CheckStatsOptions(dir string, opts Options) error {
 	}
 	if !ConfidenceOK(st.Confidence) {
 		return exitcode.Optionf("stats_confidence", ": expected %s, got %v", ConfidenceExpected, st.Confidence)
+	}
+	if _, ok := stats.ParseScope(st.Scope); !ok {
+		return exitcode.Optionf("stats_scope", ": expected %s or %s, got %q", stats.ScopeSuite, stats.ScopeScenarios, st.Scope)
 	}
 	summaryJSON := resolvePath(dir, orDefault(opts.SummaryJSON, "reports/latest-summary.json"))
 	summaryMD := resolvePath(dir, orDefault(opts.SummaryMD, "reports/latest-summary.md"))

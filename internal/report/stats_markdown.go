@@ -75,8 +75,15 @@ func StatsMarkdown(r *StatsReport) string {
 	fmt.Fprintf(&b, "## Statistical Gate\n\n")
 	fmt.Fprintf(&b, "Profile %s, %s family-wise confidence over the efficiency checks (Holm). Result: **%s** (%s): %s.\n\n",
 		r.Profile, Percent(r.Confidence*100), VerdictLabel(r.Verdict), gate, textfmt.Cell(r.Reason))
+	if r.ScopeText != "" {
+		fmt.Fprintf(&b, "**What this verdict is about** (scope %s): %s.\n\n", r.Scope, textfmt.Cell(r.ScopeText))
+	}
 	if len(r.Efficiency) > 0 {
-		fmt.Fprintf(&b, "Scenarios: %d eligible of %d; each repetition set collapses to its median, and each check is judged on the per-scenario ratio ghx / agent_direct.\n\n", r.EligibleScenarioCount, r.TotalScenarioCount)
+		if r.Scope == stats.ScopeSuite {
+			fmt.Fprintf(&b, "Scenarios: %d eligible of %d; each check compares ghx's repetitions with agent_direct's within each scenario (van Elteren's stratified rank test at the threshold).\n\n", r.EligibleScenarioCount, r.TotalScenarioCount)
+		} else {
+			fmt.Fprintf(&b, "Scenarios: %d eligible of %d; each repetition set collapses to its median, and each check is judged on the per-scenario ratio ghx / agent_direct.\n\n", r.EligibleScenarioCount, r.TotalScenarioCount)
+		}
 		b.WriteString("| check | v2 value | estimate | interval | level | n | threshold | verdict |\n|---|---:|---:|---|---:|---:|---:|---|\n")
 		for _, e := range r.Efficiency {
 			interval := "–"
@@ -119,17 +126,28 @@ func StatsMarkdown(r *StatsReport) string {
 	return b.String()
 }
 
-// PlanSentence is the planner's sentence for a check that is not
-// decided (inconclusive or underpowered), prefixed with the metric:
-// "tokens_active: about 34 scenarios at 3 repetitions would give 80%
-// power to decide it at the observed reduction (…)". It is "" for a
-// decided check or one without a plan (fewer than three scenarios). The
-// job summary and the pull-request comment show it.
+// PlanSentence is the one sentence of what would decide a check that is
+// not decided (stats.Result.ToDecide), prefixed with the metric:
+// "tokens_active: about 9 repetitions per arm of these 2 scenarios would
+// give 80% power …". It is "" for a decided check. The terminal, the
+// stats file, the job summary and the pull-request comment all show this
+// sentence as it is.
 func (e EfficiencyCheck) PlanSentence() string {
-	if e.Plan == nil || e.Verdict == stats.Pass || e.Verdict == stats.Fail {
+	if e.ToDecide == "" || e.Verdict == stats.Pass || e.Verdict == stats.Fail {
 		return ""
 	}
-	return e.Metric + ": " + e.Plan.Summary
+	return e.Metric + ": " + e.ToDecide
+}
+
+// GateChance is the sentence of the gate's joint chance: "if the true
+// reductions are the ones observed, this design passes all 3 efficiency
+// checks with a predicted 64% chance (each check's chance multiplied)";
+// "" without a prediction for every check.
+func (r *StatsReport) GateChance() string {
+	if r.GatePower == nil || len(r.Efficiency) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("if the true reductions are the ones observed, a run of this size passes all %d efficiency checks with a predicted %.0f%% chance (each check's chance multiplied; a check alone can be likelier)", len(r.Efficiency), *r.GatePower*100)
 }
 
 // PlanSentences are the PlanSentence of every undecided check.
@@ -167,6 +185,23 @@ func optionsText(a stats.PlanAt) string {
 // 10.
 func (r *StatsReport) PlanLines() []string {
 	var out []string
+	if r.Scope == stats.ScopeSuite {
+		for _, e := range r.Efficiency {
+			if e.SuitePlan == nil {
+				out = append(out, fmt.Sprintf(" - %-13s no plan: no scenario has values in both arms", e.Metric))
+				continue
+			}
+			p := e.SuitePlan
+			out = append(out, fmt.Sprintf(" - %-13s %d scenarios × %d repetitions; run-to-run noise %.3f; power now %.0f%%", e.Metric, p.Scenarios, p.Repetitions, p.WithinSD, p.CurrentPower*100))
+			if s := e.PlanSentence(); s != "" {
+				out = append(out, "     "+s)
+			}
+		}
+		if g := r.GateChance(); g != "" {
+			out = append(out, " - gate: "+g)
+		}
+		return out
+	}
 	for _, e := range r.Efficiency {
 		p := e.Plan
 		if p == nil {
@@ -192,6 +227,9 @@ func (r *StatsReport) PlanLines() []string {
 // PlanHeading says what the plan is for: "scenarios for 80% power at
 // 98.33% confidence (the strictest Holm level)".
 func (r *StatsReport) PlanHeading() string {
+	if r.Scope == stats.ScopeSuite {
+		return "repetitions per arm for 80% power on these scenarios (a pass tested at the confidence, a fail at the strictest Holm level)"
+	}
 	for _, e := range r.Efficiency {
 		if p := e.Plan; p != nil {
 			return fmt.Sprintf("scenarios for %.0f%% power at %s confidence (the strictest Holm level)", p.TargetPower*100, Percent(p.Confidence*100))
@@ -202,6 +240,10 @@ func (r *StatsReport) PlanHeading() string {
 
 // planMarkdown is latest-stats.md's planner section.
 func planMarkdown(b *strings.Builder, r *StatsReport) {
+	if r.Scope == stats.ScopeSuite {
+		suitePlanMarkdown(b, r)
+		return
+	}
 	var p *stats.Plan
 	for _, e := range r.Efficiency {
 		if e.Plan != nil {
@@ -239,6 +281,40 @@ func planMarkdown(b *strings.Builder, r *StatsReport) {
 		for _, l := range s {
 			fmt.Fprintf(b, "- %s\n", textfmt.Cell(l))
 		}
+	}
+	b.WriteString("\n")
+}
+
+// suitePlanMarkdown is the planner section in the suite scope: the
+// repetitions that would decide each check on these scenarios.
+func suitePlanMarkdown(b *strings.Builder, r *StatsReport) {
+	b.WriteString("### Power planner\n\nHow many repetitions per scenario and arm would decide each check on these scenarios with 80% power, from the run-to-run noise this run shows (a pass tested at the confidence, a fail at the strictest Holm level). Method: docs/statistics.md.\n\n")
+	b.WriteString("| check | scenarios × repetitions | noise within | assumed reduction | power now | repetitions needed | decidable from |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, e := range r.Efficiency {
+		p := e.SuitePlan
+		if p == nil {
+			fmt.Fprintf(b, "| %s | – | – | – | – | – | – |\n", e.Check)
+			continue
+		}
+		need, from := "–", "never"
+		if p.RepetitionsNeeded > 0 {
+			need = fmt.Sprint(p.RepetitionsNeeded)
+		}
+		if p.DecidableFrom > 0 {
+			from = fmt.Sprint(p.DecidableFrom)
+		}
+		assumed := "–"
+		if p.WithinKnown {
+			assumed = Percent(p.AssumedReductionPct)
+		}
+		fmt.Fprintf(b, "| %s | %d × %d | %.3f | %s | %.0f%% | %s | %s |\n", e.Check, p.Scenarios, p.Repetitions, p.WithinSD, assumed, p.CurrentPower*100, need, from)
+	}
+	b.WriteString("\n")
+	for _, l := range r.PlanSentences() {
+		fmt.Fprintf(b, "- %s\n", textfmt.Cell(l))
+	}
+	if g := r.GateChance(); g != "" {
+		fmt.Fprintf(b, "- Gate: %s\n", textfmt.Cell(g))
 	}
 	b.WriteString("\n")
 }

@@ -32,7 +32,7 @@ func TestStatsRealSuites(t *testing.T) {
 	}
 	for _, allow := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allow undecided %v", allow), func(t *testing.T) {
-			res, err := run(t, Options{SuitePaths: realSuites(), Gate: true, Stats: StatsOptions{Enabled: true, AllowUndecided: allow}})
+			res, err := run(t, Options{SuitePaths: realSuites(), Gate: true, Stats: StatsOptions{Enabled: true, AllowUndecided: allow, Scope: stats.ScopeScenarios}})
 			if allow != (err == nil) {
 				t.Fatalf("expected error %v, got %v", !allow, err)
 			}
@@ -186,13 +186,13 @@ func TestStatsSimulatedSuites(t *testing.T) {
 func TestStatsInconclusiveSaysWhatWouldDecide(t *testing.T) {
 	dir := t.TempDir()
 	paths := writeSimSuites(t, dir, 5, 10, 2, 0.83, 0.3)
-	res, err := Run(t.Context(), Options{SuitePaths: paths, Dir: dir, Gate: true, Now: fixedNow, Stats: StatsOptions{Enabled: true}})
+	res, err := Run(t.Context(), Options{SuitePaths: paths, Dir: dir, Gate: true, Now: fixedNow, Stats: StatsOptions{Enabled: true, Scope: stats.ScopeScenarios}})
 	if !errors.Is(err, ErrGateFailed) {
 		t.Fatalf("expected the gate to fail, got %v", err)
 	}
 	found := false
 	for _, e := range res.Stats.Efficiency {
-		if e.Verdict == stats.Inconclusive && strings.Contains(e.Reason, "more scenarios") {
+		if e.Verdict == stats.Inconclusive && strings.Contains(e.ToDecide, "scenarios at") && e.PlanSentence() == e.Metric+": "+e.ToDecide {
 			found = true
 			if e.MoreScenarios <= 0 || e.RepetitionsNeeded <= 2 {
 				t.Errorf("%s: expected more scenarios > 0 and repetitions > 2, got %d and %d", e.Metric, e.MoreScenarios, e.RepetitionsNeeded)

@@ -68,7 +68,7 @@ func FuzzJudge(f *testing.F) {
 			}
 			scs = append(scs, s)
 		}
-		res, err := Judge([]Metric{{Name: "m", Scenarios: scs, MinReductionPct: threshold}, {Name: "n", Scenarios: scs, MinReductionPct: threshold / 2}}, Options{Replicates: 50})
+		res, err := Judge([]Metric{{Name: "m", Scenarios: scs, MinReductionPct: threshold}, {Name: "n", Scenarios: scs, MinReductionPct: threshold / 2}}, Options{Scope: ScopeScenarios, Replicates: 50})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,6 +35,12 @@ type Options struct {
 	Replicates int
 	// Seed makes the bootstrap reproducible (default DefaultSeed).
 	Seed uint64
+	// Scope is ScopeSuite (default) or ScopeScenarios: what a verdict
+	// is about, and so which test decides it.
+	Scope string
+	// AvailableScenarios is how many scenarios the benchmark has, the
+	// cap of the scenario scope's planner; 0 when unknown.
+	AvailableScenarios int
 }
 
 // DefaultSeed is the bootstrap seed when none is given.
@@ -52,6 +58,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Seed == 0 {
 		o.Seed = DefaultSeed
+	}
+	if o.Scope == "" {
+		o.Scope = ScopeSuite
 	}
 	return o
 }
@@ -121,6 +130,19 @@ type Result struct {
 	Plan     *Plan    `json:"plan"`
 	Excluded []string `json:"excludedScenarios"`
 	Pairs    []Pair   `json:"pairs"`
+	// Scope is the scope that decided (ScopeSuite or ScopeScenarios);
+	// ScopeText says in words what the verdict is about and what it
+	// does not claim.
+	Scope     string `json:"scope"`
+	ScopeText string `json:"scopeText"`
+	// SuitePlan is the suite scope's planner: repetitions, not
+	// scenarios; nil in the scenario scope or without repetitions to
+	// measure the noise from.
+	SuitePlan *SuitePlan `json:"suitePlan"`
+	// ToDecide is the one sentence that says how much more data would
+	// decide an undecided check ("" for a decided one). Every view shows
+	// it as it is.
+	ToDecide string `json:"toDecide"`
 }
 
 // Judge gives each metric its three-way verdict on a Wilcoxon
@@ -134,6 +156,12 @@ type Result struct {
 // the level at all. Thresholds must be below 100%.
 func Judge(metrics []Metric, opts Options) ([]Result, error) {
 	o := opts.withDefaults()
+	if _, ok := ParseScope(o.Scope); !ok {
+		return nil, fmt.Errorf("scope: expected %s or %s, got %q", ScopeSuite, ScopeScenarios, o.Scope)
+	}
+	if o.Scope == ScopeSuite {
+		return judgeSuite(metrics, o)
+	}
 	if !(o.Confidence > 0 && o.Confidence < 1) {
 		return nil, fmt.Errorf("confidence: expected a number between 0 and 1, got %v", o.Confidence)
 	}
@@ -185,10 +213,14 @@ func Judge(metrics []Metric, opts Options) ([]Result, error) {
 		r := &res[i]
 		r.PValue, r.HolmPValue = ps[i], holm[i]
 		judgeOne(r, e[i], metrics[i], levels[i], o.Power, boots[i], &stepping)
+		r.Scope, r.ScopeText = ScopeScenarios, scenariosScopeText(r.Scenarios)
 		// Planned at the strictest Holm level, so that the plan holds
 		// wherever the check lands in the order.
-		if p, ok := newPlan(metrics[i].Scenarios, r.Pairs, HodgesLehmann(e[i]), metrics[i].MinReductionPct, 1-alpha/float64(m), o.Power); ok {
+		if p, ok := newPlan(metrics[i].Scenarios, r.Pairs, HodgesLehmann(e[i]), metrics[i].MinReductionPct, 1-alpha/float64(m), o.Power, o.AvailableScenarios); ok {
 			r.Plan = p
+		}
+		if r.Verdict != Pass && r.Verdict != Fail {
+			r.ToDecide = scenariosToDecide(r)
 		}
 	}
 	return res, nil
@@ -257,10 +289,20 @@ func judgeOne(r *Result, e []float64, mt Metric, level, power float64, boot *Boo
 		*stepping = false
 		return
 	}
+	if ci.TiesLimited {
+		// The ties cap the confidence below the level: whatever side
+		// the interval lands on, it was not reached.
+		r.Verdict = Underpowered
+		r.TiesLimited = true
+		r.Reason = fmt.Sprintf("ties leave no interval at this level: %d of %d scenarios share a value (%d exactly on the threshold), so the signed-rank statistic reaches at most %s confidence, not %s; reduction %s, threshold %s%% (the interval runs to the data's range)",
+			tied(e), n, zeros(e), pctText(ci.Confidence), pctText(level), interval, num(t))
+		*stepping = false
+		return
+	}
 	switch {
 	case *stepping && s > 0:
 		r.Verdict = Pass
-		r.Reason = fmt.Sprintf("the whole %s interval %s is at or above the threshold %s%%", pctText(level), interval, num(t))
+		r.Reason = fmt.Sprintf("the whole %s interval %s is above the threshold %s%%", pctText(level), interval, num(t))
 		return
 	case *stepping && s < 0:
 		r.Verdict = Fail
@@ -268,38 +310,23 @@ func judgeOne(r *Result, e []float64, mt Metric, level, power float64, boot *Boo
 		return
 	}
 	*stepping = false
-	if s == 0 && ci.TiesLimited {
-		// Not a matter of more scenarios: with these ties no interval
-		// at this level exists. Counted as underpowered.
-		r.Verdict = Underpowered
-		r.TiesLimited = true
-		r.Reason = fmt.Sprintf("ties leave no interval at this level: %d of %d scenarios share a value (%d exactly on the threshold), so the signed-rank statistic reaches at most %s confidence, not %s; reduction %s, threshold %s%% (the interval runs to the data's range)",
-			tied(e), n, zeros(e), pctText(ci.Confidence), pctText(level), interval, num(t))
-		return
-	}
 	r.Verdict = Inconclusive
 	r.MoreScenarios, r.RepetitionsNeeded = needed(e, est, ci, r.Repetitions)
 	why := fmt.Sprintf("the %s interval %s contains the threshold %s%%", pctText(level), interval, num(t))
 	if s != 0 {
 		why = fmt.Sprintf("the %s interval %s clears the threshold %s%%, but a metric judged before it did not decide, so Holm's correction stops here", pctText(level), interval, num(t))
 	}
-	switch {
-	case r.MoreScenarios < 0:
-		r.Reason = why + "; the estimate sits on the threshold, so no amount of data decides it"
-	case s == 0:
-		r.Reason = fmt.Sprintf("%s; about %d more scenarios (or about %d repetitions per scenario, if the spread is run-to-run noise) would decide it", why, r.MoreScenarios, r.RepetitionsNeeded)
-	default:
-		r.Reason = why
-	}
+	r.Reason = why
 }
 
-// excessSide is +1 when the excess interval is at or below 0 (the whole
-// reduction interval at or above the threshold: pass), -1 when it is
-// wholly above 0 (fail), 0 when Low <= 0 < High (it contains the
-// threshold). On the threshold is at it, as v2's "value >= threshold".
+// excessSide is +1 when the excess interval is wholly below 0 (the whole
+// reduction interval above the threshold: pass), -1 when it is wholly
+// above 0 (fail), 0 when it contains the threshold, an edge exactly on
+// it included: an interval that reaches the threshold has not excluded
+// it at its level.
 func excessSide(ci Interval) int {
 	switch {
-	case ci.High <= 0:
+	case ci.High < 0:
 		return 1
 	case ci.Low > 0:
 		return -1
@@ -333,14 +360,14 @@ func zeros(e []float64) int {
 	return n
 }
 
-// side is +1 when [lo, hi] is at or above t, -1 when wholly below, 0 when
-// it contains t. An edge within 1e-9 points of t counts as on it: a
-// reduction from 5 to 4 tool calls is 20% exactly, but comes back from
-// the log scale as 19.999999999999996.
+// side is +1 when [lo, hi] is above t, -1 when wholly below, 0 when it
+// contains t. An edge within 1e-9 points of t counts as on it (and so
+// contains it): a reduction from 5 to 4 tool calls is 20% exactly, but
+// comes back from the log scale as 19.999999999999996.
 func side(lo, hi, t float64) int {
 	const eps = 1e-9
 	switch {
-	case lo >= t-eps:
+	case lo > t+eps:
 		return 1
 	case hi < t-eps:
 		return -1

@@ -34,15 +34,15 @@ func TestJudgeVerdicts(t *testing.T) {
 		want      Verdict
 		reason    string
 	}{
-		{"30% reduction, low noise", scenarios(1, 12, 3, 0.7, 0.05), 15, Pass, "is at or above the threshold"},
+		{"30% reduction, low noise", scenarios(1, 12, 3, 0.7, 0.05), 15, Pass, "is above the threshold"},
 		{"30% increase", scenarios(2, 12, 3, 1.3, 0.05), 15, Fail, "is below the threshold"},
-		{"no change, high noise", scenarios(3, 8, 1, 1.0, 0.8), 15, Inconclusive, "more scenarios"},
+		{"no change, high noise", scenarios(3, 8, 1, 1.0, 0.8), 15, Inconclusive, "contains the threshold"},
 		{"four scenarios", scenarios(4, 4, 5, 0.5, 0.01), 15, Underpowered, "can never reach 95.00% confidence"},
 		{"no scenario in both arms", []Scenario{{ID: "x", Base: []float64{1}}}, 15, Underpowered, "no scenario has values in both arms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Judge([]Metric{{Name: "tokens", Scenarios: tc.scs, MinReductionPct: tc.threshold}}, Options{})
+			res, err := Judge([]Metric{{Name: "tokens", Scenarios: tc.scs, MinReductionPct: tc.threshold}}, Options{Scope: ScopeScenarios})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestJudgeHolm(t *testing.T) {
 		{Name: "a", Scenarios: clear, MinReductionPct: 15},
 		{Name: "b", Scenarios: straddle, MinReductionPct: 15},
 		{Name: "c", Scenarios: clear, MinReductionPct: 10},
-	}, Options{})
+	}, Options{Scope: ScopeScenarios})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestJudgeHolm(t *testing.T) {
 func TestJudgeBootstrap(t *testing.T) {
 	scs := scenarios(20, 15, 4, 0.7, 0.2)
 	run := func(seed uint64) Result {
-		res, err := Judge([]Metric{{Name: "m", Scenarios: scs, MinReductionPct: 15}}, Options{Seed: seed})
+		res, err := Judge([]Metric{{Name: "m", Scenarios: scs, MinReductionPct: 15}}, Options{Scope: ScopeScenarios, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestJudgeBootstrap(t *testing.T) {
 	if !a.Bootstrap.Agrees {
 		t.Errorf("clear 30%% reduction: bootstrap %+v should agree with [%v, %v]", *a.Bootstrap, a.LowPct, a.HighPct)
 	}
-	small, _ := Judge([]Metric{{Name: "m", Scenarios: scs[:9], MinReductionPct: 15}}, Options{})
+	small, _ := Judge([]Metric{{Name: "m", Scenarios: scs[:9], MinReductionPct: 15}}, Options{Scope: ScopeScenarios})
 	if small[0].Bootstrap != nil {
 		t.Errorf("9 scenarios: expected no bootstrap, got %+v", *small[0].Bootstrap)
 	}
@@ -136,10 +136,10 @@ func TestJudgeBadOptions(t *testing.T) {
 		opts    Options
 		want    string
 	}{
-		{"threshold 100", []Metric{{Name: "tokens", MinReductionPct: 100}}, Options{}, "tokens: threshold: expected a reduction below 100%, got 100"},
-		{"threshold NaN", []Metric{{Name: "t", MinReductionPct: math.NaN()}}, Options{}, "t: threshold"},
-		{"confidence 1", nil, Options{Confidence: 1}, "confidence: expected a number between 0 and 1, got 1"},
-		{"power 2", nil, Options{Power: 2}, "power: expected a number between 0 and 1, got 2"},
+		{"threshold 100", []Metric{{Name: "tokens", MinReductionPct: 100}}, Options{Scope: ScopeScenarios}, "tokens: threshold: expected a reduction below 100%, got 100"},
+		{"threshold NaN", []Metric{{Name: "t", MinReductionPct: math.NaN()}}, Options{Scope: ScopeScenarios}, "t: threshold"},
+		{"confidence 1", nil, Options{Scope: ScopeScenarios, Confidence: 1}, "confidence: expected a number between 0 and 1, got 1"},
+		{"power 2", nil, Options{Scope: ScopeScenarios, Power: 2}, "power: expected a number between 0 and 1, got 2"},
 	}
 	for _, tc := range tests {
 		_, err := Judge(tc.metrics, tc.opts)

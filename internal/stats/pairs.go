@@ -28,32 +28,55 @@ type Pair struct {
 // 5 → 4 is a reduction of exactly 20%.
 const ZeroFloor = 0.5
 
-// LogRatio is log(target/base) with both floored at ZeroFloor, computed
-// as a difference of logarithms so that it is exactly antisymmetric
-// (swapping the arms flips its sign, to the last bit), which is what keeps
-// the estimate centred on 0 when the arms do not differ, even for counts
-// that are often 0.
+// LogRatio is log(target/base) with both floored at ZeroFloor: one
+// division, then one logarithm (logOfRatio), so equal ratios are equal
+// values at any scale (5 → 4 and 10 → 8 give the same bits), and swapping
+// the arms flips the sign to the last bit, which keeps the estimate
+// centred on 0 when the arms do not differ, even for counts that are
+// often 0.
 func LogRatio(base, target float64) float64 {
-	return math.Log(math.Max(target, ZeroFloor)) - math.Log(math.Max(base, ZeroFloor))
+	return logOfRatio(math.Max(target, ZeroFloor), math.Max(base, ZeroFloor))
+}
+
+// logOfRatio is log(num/den) computed as ±log(larger/smaller): the
+// quotient of two exact products is the correctly rounded true ratio, so
+// two pairs whose true ratios are equal give the same quotient and the
+// same logarithm, and the larger-over-smaller form makes log(a/b) exactly
+// −log(b/a). A quotient beyond float range falls back to a difference of
+// logarithms.
+func logOfRatio(num, den float64) float64 {
+	if num == den {
+		return 0
+	}
+	sign := 1.0
+	if num < den {
+		num, den, sign = den, num, -1
+	}
+	q := num / den
+	if math.IsInf(q, 0) || math.IsInf(num, 0) || math.IsInf(den, 0) || den == 0 {
+		return sign * (math.Log(num) - math.Log(den))
+	}
+	return sign * math.Log(q)
 }
 
 // Excess is a pair's log-ratio measured from the threshold, the value
-// every verdict is computed on: log(target·100) − log(base·(100 − t)),
-// with both arms floored at ZeroFloor. It is one computation on one
-// scale, so a scenario exactly on the threshold gives exactly 0 whenever the
-// medians and the threshold are exact in binary (integers, halves,
-// thresholds like 15 or 12.5): 5 → 4 at 20% is 400/400. Subtracting two
-// logarithms instead (log(4/5) − log1p(−0.2)) leaves a difference of one
-// unit in the last place, which the signed-rank test counts as a tiny
-// but real difference instead of a zero. Negative: the target beat the
-// threshold.
+// every verdict is computed on: log(target·100 / (base·(100 − t))), with
+// both arms floored at ZeroFloor. It is one division, then one logarithm
+// (logOfRatio): the two products are exact for counts, integer
+// milliseconds and thresholds like 15 or 12.5, so a pair exactly on the
+// threshold is exactly 0 (5 → 4 at 20% is 400/400) and pairs with equal
+// ratios are equal values (25 → 16 and 50 → 32 at 0%: both log(1.5625)).
+// Subtracting two logarithms instead leaves differences in the last
+// place that the rank tests count as real differences. Negative: the
+// target beat the threshold.
 func Excess(base, target, minReductionPct float64) float64 {
-	t, b := math.Max(target, ZeroFloor)*100, math.Max(base, ZeroFloor)*(100-minReductionPct)
-	if math.IsInf(t, 0) || math.IsInf(b, 0) {
+	t, b := math.Max(target, ZeroFloor), math.Max(base, ZeroFloor)
+	num, den := t*100, b*(100-minReductionPct)
+	if math.IsInf(num, 0) || math.IsInf(den, 0) {
 		// Beyond float range as products: the same value term by term.
-		return math.Log(math.Max(target, ZeroFloor)) + math.Log(100) - math.Log(math.Max(base, ZeroFloor)) - math.Log(100-minReductionPct)
+		return math.Log(t) + math.Log(100) - math.Log(b) - math.Log(100-minReductionPct)
 	}
-	return math.Log(t) - math.Log(b)
+	return logOfRatio(num, den)
 }
 
 // ReductionAt turns an excess back into a reduction in percent:

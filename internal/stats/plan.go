@@ -306,6 +306,9 @@ type Plan struct {
 	// that a change which saves nothing misses it).
 	Observed PlanAt `json:"atObservedEffect"`
 	NoChange PlanAt `json:"atNoChange"`
+	// Available is how many scenarios the benchmark has, the cap on
+	// what the plan may ask for; 0 when unknown.
+	Available int `json:"availableScenarios"`
 	// Summary is one sentence for people: "about 34 scenarios at 3
 	// repetitions would give 80% power to decide it at the observed
 	// effect (this run's power: 41%)".
@@ -318,16 +321,17 @@ type Plan struct {
 // than three usable scenarios).
 func NewPlan(scs []Scenario, estimateExcess, minReductionPct, conf, power float64) (*Plan, bool) {
 	pairs, _ := Pairs(scs)
-	return newPlan(scs, pairs, estimateExcess, minReductionPct, conf, power)
+	return newPlan(scs, pairs, estimateExcess, minReductionPct, conf, power, 0)
 }
 
 // newPlan is NewPlan with the scenarios' pairs already made.
-func newPlan(scs []Scenario, pairs []Pair, estimateExcess, minReductionPct, conf, power float64) (*Plan, bool) {
+// available is how many scenarios the benchmark has (0: unknown).
+func newPlan(scs []Scenario, pairs []Pair, estimateExcess, minReductionPct, conf, power float64, available int) (*Plan, bool) {
 	noise, ok := estimateNoise(scs, pairs)
 	if !ok {
 		return nil, false
 	}
-	p := &Plan{Confidence: conf, TargetPower: power, Scenarios: len(pairs), Repetitions: max(1, medianReps(scs)), Noise: noise}
+	p := &Plan{Confidence: conf, TargetPower: power, Scenarios: len(pairs), Repetitions: max(1, medianReps(scs)), Noise: noise, Available: available}
 	reps := append([]int(nil), planRepetitions...)
 	if !slices.Contains(reps, p.Repetitions) {
 		reps = append(reps, p.Repetitions)
@@ -352,19 +356,28 @@ func newPlan(scs []Scenario, pairs []Pair, estimateExcess, minReductionPct, conf
 	return p, true
 }
 
-// sentence is Summary.
+// sentence is Summary. With the benchmark's size known, a plan beyond it
+// says that no feasible size decides. Of a check that did not decide,
+// scenariosToDecide never says the run is already powered.
 func (p *Plan) sentence() string {
 	pw := fmt.Sprintf("%.0f%%", p.TargetPower*100)
 	o := p.Observed
+	need := o.Scenarios
 	switch {
-	case o.Scenarios < 0:
+	case need < 0:
 		return fmt.Sprintf("at the observed reduction (%s%%) even %d scenarios would not give %s power: the estimate sits (almost) on the threshold", num(o.AssumedReductionPct), MaxPlanScenarios, pw)
-	case o.Scenarios <= p.Scenarios:
+	case need <= p.Scenarios:
 		return fmt.Sprintf("this run's %d scenarios at %d repetitions already give %.0f%% power to decide it at the observed reduction (%s%%)", p.Scenarios, p.Repetitions, o.CurrentPower*100, num(o.AssumedReductionPct))
+	case p.Available > 0 && need > p.Available:
+		best := o.fewest()
+		if best.Scenarios < 0 || best.Scenarios > p.Available {
+			return fmt.Sprintf("no feasible size decides it: about %d scenarios at %d repetitions would give %s power at the observed reduction (%s%%), and the benchmark has %d; judge it on this suite (scope suite) instead", need, p.Repetitions, pw, num(o.AssumedReductionPct), p.Available)
+		}
+		return fmt.Sprintf("about %d scenarios at %d repetitions would give %s power to decide it at the observed reduction (%s%%; the benchmark has %d)", best.Scenarios, best.Repetitions, pw, num(o.AssumedReductionPct), p.Available)
 	}
 	s := fmt.Sprintf("about %d scenarios at %d repetitions would give %s power to decide it at the observed reduction (%s%%; this run's %d give %.0f%%)",
-		o.Scenarios, p.Repetitions, pw, num(o.AssumedReductionPct), p.Scenarios, o.CurrentPower*100)
-	if best := o.fewest(); best.Scenarios > 0 && best.Scenarios*5 <= o.Scenarios*4 && best.Repetitions != p.Repetitions {
+		need, p.Repetitions, pw, num(o.AssumedReductionPct), p.Scenarios, o.CurrentPower*100)
+	if best := o.fewest(); best.Scenarios > 0 && best.Scenarios*5 <= need*4 && best.Repetitions != p.Repetitions {
 		s += fmt.Sprintf(", or about %d at %d repetitions", best.Scenarios, best.Repetitions)
 	}
 	return s

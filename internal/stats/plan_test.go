@@ -69,7 +69,7 @@ func TestPlannerPower(t *testing.T) {
 func decidedShare(t *testing.T, d design, base uint64, runs int, conf float64) float64 {
 	decided := 0
 	for seed := uint64(0); seed < uint64(runs); seed++ {
-		res, err := Judge([]Metric{{Name: "m", Scenarios: d.simulate(base + seed), MinReductionPct: planThreshold}}, Options{Confidence: conf, Replicates: 20})
+		res, err := Judge([]Metric{{Name: "m", Scenarios: d.simulate(base + seed), MinReductionPct: planThreshold}}, Options{Scope: ScopeScenarios, Confidence: conf, Replicates: 20})
 		if err != nil {
 			t.Fatal(err)
 		}

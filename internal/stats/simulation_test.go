@@ -37,7 +37,7 @@ func TestSimulatedEffects(t *testing.T) {
 					{Name: "tokens", Scenarios: scenarios(base, tc.scenarios, tc.reps, tc.ratio, tc.noise), MinReductionPct: 15},
 					{Name: "latency", Scenarios: scenarios(base+1, tc.scenarios, tc.reps, tc.ratio, tc.noise), MinReductionPct: 15},
 					{Name: "tool_calls", Scenarios: scenarios(base+2, tc.scenarios, tc.reps, tc.ratio, tc.noise), MinReductionPct: 20},
-				}, Options{Replicates: 200})
+				}, Options{Scope: ScopeScenarios, Replicates: 200})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -158,7 +158,7 @@ func TestNoiseModelsFamilyWise(t *testing.T) {
 						metrics[k].Scenarios = append(metrics[k].Scenarios, Scenario{ID: fmt.Sprint("s", i), Base: b, Target: tg})
 					}
 				}
-				res, err := Judge(metrics, Options{Replicates: 50})
+				res, err := Judge(metrics, Options{Scope: ScopeScenarios, Replicates: 50})
 				if err != nil {
 					t.Fatal(err)
 				}
