@@ -27,7 +27,7 @@ func TestCommentBody(t *testing.T) {
 	st := &report.StatsReport{Verdict: stats.Fail, Efficiency: []report.EfficiencyCheck{
 		{Metric: "tokens_active", Check: "efficiency_tokens_active_reduction", V2Value: -28, Result: stats.Result{Scenarios: 12, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, MinReductionPct: 15, Verdict: stats.Fail, Confidence: 0.9833}},
 		{Metric: "latency", Check: "efficiency_latency_reduction", V2Value: 12, Result: stats.Result{Confidence: 0.975, Scenarios: 12, EstimatePct: 10, LowPct: -5, HighPct: 20, MinReductionPct: 15, Verdict: stats.Inconclusive,
-			Plan: &stats.Plan{Summary: "about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%)"}}},
+			ToDecide: "about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%)"}},
 		{Metric: "tool_calls", Check: "efficiency_tool_call_reduction", Result: stats.Result{Scenarios: 0, MinReductionPct: 20, Verdict: stats.Underpowered}},
 	}}
 	lb := &Lookback{

@@ -140,7 +140,7 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 				"- `s-001`: 3 of 3 iterations failed in ghx; first error: `success: expected true, got false`",
 				"A reliability check failed"}},
 		{name: "inconclusive noisy change", prepare: report(map[string]string{"stats": "true"}, realSuites), code: 1, status: "fail",
-			mark: "❌", first: "**benchgate report: fail**: active-token reduction 31.61% [-7.81%, 57.25%], needs ≥ 15.00% (undecided)",
+			mark: "❌", first: "**benchgate report: fail**: active-token reduction 40.96% [2.61%, 55.22%], needs ≥ 15.00% (undecided)",
 			comment: []string{"The data do not decide an efficiency check"}},
 		{name: "ordered run failing at set 3", code: 1, status: "fail",
 			prepare: func(t *testing.T) (*step, *ghfake.Server) {
