@@ -146,3 +146,50 @@ func scrubWant(t *testing.T, root string, want []string) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestScrubForUpload: links are removed too (to a host file, to a host
+// folder, to a parent, dangling), without following any of them; what
+// they point at is left alone, and a second walk finds nothing.
+func TestScrubForUpload(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	host := filepath.Join(outside, "shadow")
+	if err := os.WriteFile(host, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "deep", "er"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "deep", "kept.txt"), []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{"shadow": host, "deep/host": outside, "deep/er/up": "../..", "dangling": "/no/such/file"}
+	var want []string
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, filepath.Join(root, filepath.FromSlash(name))+" is a symbolic link: removed")
+	}
+	found, err := ScrubForUpload(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range found {
+		got = append(got, f.String())
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("found:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if data, err := os.ReadFile(host); err != nil || string(data) != "secret" {
+		t.Errorf("the file a link pointed at changed: %q %v", data, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "deep", "kept.txt")); err != nil || string(data) != "ok" {
+		t.Errorf("a regular file was touched: %q %v", data, err)
+	}
+	if found, err := ScrubForUpload(root); err != nil || len(found) != 0 {
+		t.Errorf("second walk: %v %v", found, err)
+	}
+}
