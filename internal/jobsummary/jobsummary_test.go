@@ -235,23 +235,6 @@ func TestSlug(t *testing.T) {
 	}
 }
 
-// scenarioIDs are real scenario IDs of the ghx benchmark, the four of
-// the 2026-02-25 suites first.
-var scenarioIDs = []string{
-	"ci-diagnose-run-wf-001", "issue-triage-comment-wf-001", "pr-fix-mixed-threads-wf-001", "pr-review-comment-wf-001",
-	"check-run-annotations-list-001", "issue-assignees-update-001", "issue-blocked-by-add-001", "issue-blocked-by-remove-001",
-	"issue-close-001", "issue-comments-create-001", "issue-comments-list-001", "issue-create-001", "issue-delete-001",
-	"issue-labels-update-001", "issue-linked-prs-list-001", "issue-list-open-001", "issue-milestone-set-001",
-	"issue-parent-remove-001", "issue-parent-set-001", "issue-relations-get-001", "issue-reopen-001", "issue-update-001",
-	"issue-view-001", "pr-assignees-update-001", "pr-branch-update-001", "pr-checks-get-failed-001", "pr-checks-rerun-all-001",
-	"pr-checks-rerun-failed-001", "pr-comment-reply-001", "pr-comment-resolve-001", "pr-comment-unresolve-001",
-	"pr-comments-unresolved-001", "pr-diff-list-files-001", "pr-list-open-001", "pr-merge-execute-001",
-	"pr-mergeability-view-001", "pr-ready-for-review-set-001", "pr-review-submit-approve-001", "pr-review-submit-comment-001",
-	"pr-review-submit-request-changes-001", "pr-reviewers-request-001", "pr-reviews-list-001", "pr-status-checks-001",
-	"pr-view-001", "project-v2-fields-list-001", "project-v2-item-add-issue-001", "project-v2-item-field-update-001",
-	"project-v2-items-list-001", "project-v2-org-get-001", "project-v2-user-get-001",
-}
-
 var (
 	barRect  = regexp.MustCompile(`(?s)<g class="bar-plot-0">(.*?)</g>`)
 	linePath = regexp.MustCompile(`<g class="line-plot-1"><path d="M[^"]+"`)
@@ -304,15 +287,15 @@ func TestChartsReadableAtEverySize(t *testing.T) {
 		if n > 1 {
 			gx[1] = 17.9
 		}
-		charts = append(charts, ScenarioChart("Median wall latency per scenario", "seconds", scenarioIDs[:n], Series{"agent_direct", ad}, Series{"ghx", gx}))
+		charts = append(charts, ScenarioChart("Median wall latency per scenario", "seconds", testenv.ScenarioIDs[:n], Series{"agent_direct", ad}, Series{"ghx", gx}))
 	}
 	trend := TrendChart("Median wall latency, last 6 runs", "seconds", []string{"3393e97", "a81f0c2", "5be11d4", "0c4e2aa", "9f00d31", "run 1412"},
 		Series{"agent_direct", []float64{38.8, 37.9, 39.2, 38.1, 40.3, 38.8}}, Series{"ghx", []float64{26.1, 26.9, 27.5, 29.8, 30.2, 31.4}})
 	pie := Pie("Instance statuses", []string{"success", "failed", "incomplete"}, []int{7, 2, 1})
 	// Active tokens: the real medians (ticks of four digits), and ten
 	// times them (five digits, drawn in thousands).
-	tokens := ScenarioChart("Median active tokens per scenario", "active tokens", scenarioIDs[:4], Series{"agent_direct", []float64{707, 704, 944, 2615}}, Series{"ghx", []float64{671, 794, 472, 1118}})
-	many := ScenarioChart("Median active tokens per scenario", "active tokens", scenarioIDs[:4], Series{"agent_direct", []float64{7070, 7040, 9440, 26150}}, Series{"ghx", []float64{6710, 7940, 4720, 11180}})
+	tokens := ScenarioChart("Median active tokens per scenario", "active tokens", testenv.ScenarioIDs[:4], Series{"agent_direct", []float64{707, 704, 944, 2615}}, Series{"ghx", []float64{671, 794, 472, 1118}})
+	many := ScenarioChart("Median active tokens per scenario", "active tokens", testenv.ScenarioIDs[:4], Series{"agent_direct", []float64{7070, 7040, 9440, 26150}}, Series{"ghx", []float64{6710, 7940, 4720, 11180}})
 	if !strings.Contains(many, `"thousand active tokens" 0 --> 30`) || !strings.Contains(many, "bar [7.1, 7, 9.4, 26.2]") {
 		t.Errorf("five-digit values are not drawn in thousands:\n%s", many)
 	}

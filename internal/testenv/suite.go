@@ -45,3 +45,21 @@ func SuiteJSONL(mode string, day, n int, tokens float64, fails func(scenario, re
 	}
 	return b.String()
 }
+
+// ScenarioIDs are 50 real scenario IDs of the ghx benchmark, the four
+// of the 2026-02-25 suites first, for tests of what grows with the
+// scenarios (charts, tables).
+var ScenarioIDs = []string{
+	"ci-diagnose-run-wf-001", "issue-triage-comment-wf-001", "pr-fix-mixed-threads-wf-001", "pr-review-comment-wf-001",
+	"check-run-annotations-list-001", "issue-assignees-update-001", "issue-blocked-by-add-001", "issue-blocked-by-remove-001",
+	"issue-close-001", "issue-comments-create-001", "issue-comments-list-001", "issue-create-001", "issue-delete-001",
+	"issue-labels-update-001", "issue-linked-prs-list-001", "issue-list-open-001", "issue-milestone-set-001",
+	"issue-parent-remove-001", "issue-parent-set-001", "issue-relations-get-001", "issue-reopen-001", "issue-update-001",
+	"issue-view-001", "pr-assignees-update-001", "pr-branch-update-001", "pr-checks-get-failed-001", "pr-checks-rerun-all-001",
+	"pr-checks-rerun-failed-001", "pr-comment-reply-001", "pr-comment-resolve-001", "pr-comment-unresolve-001",
+	"pr-comments-unresolved-001", "pr-diff-list-files-001", "pr-list-open-001", "pr-merge-execute-001",
+	"pr-mergeability-view-001", "pr-ready-for-review-set-001", "pr-review-submit-approve-001", "pr-review-submit-comment-001",
+	"pr-review-submit-request-changes-001", "pr-reviewers-request-001", "pr-reviews-list-001", "pr-status-checks-001",
+	"pr-view-001", "project-v2-fields-list-001", "project-v2-item-add-issue-001", "project-v2-item-field-update-001",
+	"project-v2-items-list-001", "project-v2-org-get-001", "project-v2-user-get-001",
+}

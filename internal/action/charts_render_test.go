@@ -1,0 +1,64 @@
+package action
+
+import (
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/jobsummary"
+	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testenv/mermaid"
+)
+
+var mermaidBlock = regexp.MustCompile(`(?s)<code class="language-mermaid">(.*?)</code>`)
+
+// TestSummaryChartsAsGitHubShowsThem: the per-scenario charts of a job
+// summary at 1, 4, 16 and 50 real scenario IDs, rendered as GitHub
+// does (cmark-gfm, then mermaid in Chromium on the code blocks it
+// leaves): every scenario has its label, no text is cut off or runs
+// into another, the value axis starts at 0.
+func TestSummaryChartsAsGitHubShowsThem(t *testing.T) {
+	sizes := []int{1, 4, 16, 50}
+	var charts []string
+	for _, n := range sizes {
+		st := func(scale float64) *suiteStats {
+			s := &suiteStats{Active: map[string][]float64{}, Latency: map[string][]float64{}}
+			for i, id := range testenv.ScenarioIDs[:n] {
+				s.Active[id] = []float64{scale * float64(700+90*i)}
+				s.Latency[id] = []float64{scale * float64(16000+900*i)}
+			}
+			return s
+		}
+		var doc jobsummary.Doc
+		chartSection(doc.Section("Report"), map[string]*suiteStats{"agent_direct": st(1), "ghx": st(0.7)})
+		page := gfm.GitHubHTML(t, doc.Render(jobsummary.MaxBytes))
+		blocks := mermaidBlock.FindAllStringSubmatch(page, -1)
+		if len(blocks) != 2 {
+			t.Fatalf("%d scenarios: %d charts on the page, want 2:\n%s", n, len(blocks), page)
+		}
+		for _, m := range blocks {
+			charts = append(charts, html.UnescapeString(m[1]))
+		}
+	}
+	// One page for all of them: Chromium starts once.
+	for k, l := range mermaid.Layouts(t, 900, charts...) {
+		n := sizes[k/2]
+		name := fmt.Sprintf("%d scenarios, chart %d", n, k%2+1)
+		for _, p := range l.Problems() {
+			t.Errorf("%s: %s", name, p)
+		}
+		labels, zero := 0, false
+		for _, x := range l.Texts {
+			if strings.Contains(x.Groups, "label left-axis") {
+				labels++
+			}
+			zero = zero || strings.Contains(x.Groups, "label top-axis") && x.Text == "0"
+		}
+		if labels != n || !zero {
+			t.Errorf("%s: %d scenario labels (want %d), axis from 0: %v", name, labels, n, zero)
+		}
+	}
+}
