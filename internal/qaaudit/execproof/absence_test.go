@@ -15,7 +15,7 @@ import (
 
 // TestAbsenceFromDirIsNotProof covers the names dir() does not list but
 // that exist all the same: attributes set in __init__, keywords a
-// function takes through **kwargs (documented or forwarded). None of them
+// function takes through **kwargs (read from them or forwarded; a docstring is no evidence). None of them
 // may be called Incorrect; a name that is provably absent still is. The
 // truth of each was checked by hand against the standard library.
 func TestAbsenceFromDirIsNotProof(t *testing.T) {

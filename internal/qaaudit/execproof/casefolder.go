@@ -5,12 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-
-	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
-	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
-	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
 )
 
 // Bounds of a case folder copied into the sandbox: a question's folder
@@ -76,73 +71,6 @@ func (a *Auditor) mustResolve(rel string) string {
 		return rel
 	}
 	return p
-}
-
-var notInstalled = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*) is not installed in this Python`)
-
-// decideFromFixedRun applies the contract of a fix_error case, "fails
-// unfixed, passes fixed", to an unfixed run no single outcome decided: when
-// the same test passes cleanly against the fixed code, in the same Python
-// and folder, every way of not passing against the unfixed code is the
-// unfixed code's failure (an exception at import, a collection error, an
-// interpreter that exits, a limit, a module it imports that the fixed code
-// does without). Only a package the fixed code imports as well would be
-// the environment's doing; that stays unknown.
-func decideFromFixedRun(checks []caseresult.OptionResult, f fixFiles) {
-	var un, fx *caseresult.OptionResult
-	for i := range checks {
-		switch checks[i].Option {
-		case UnfixedCheck:
-			un = &checks[i]
-		case FixedCheck:
-			fx = &checks[i]
-		}
-	}
-	if un == nil || fx == nil || un.Truth != verdict.Unknown || fx.Truth != verdict.True || fx.Outcome != string(sandbox.StatusPassed) {
-		return
-	}
-	if m := notInstalled.FindAllStringSubmatch(un.Message, -1); m != nil {
-		for _, g := range m {
-			if imports(f.fixed, g[1]) {
-				un.Message = fmt.Sprintf("%s (the fixed code imports %s too, so the environment lacks it)", un.Message, g[1])
-				return
-			}
-		}
-		un.Truth = verdict.True
-		un.Message = fmt.Sprintf("the test does not pass against the unfixed code, which needs %s; the fixed code does without it and passes: %s", m[0][1], firstLine(un.Message))
-		return
-	}
-	if un.Outcome == string(sandbox.StatusPassed) {
-		return
-	}
-	un.Truth = verdict.True
-	un.Message = fmt.Sprintf("the test does not pass against the unfixed code (%s) and passes against the fixed code: %s", un.Outcome, failureLine(un.Message))
-}
-
-// imports reports whether src imports module (or a submodule of it, or the
-// package it is a portion of) by an import statement at any indentation.
-func imports(src []byte, module string) bool {
-	top, _, _ := strings.Cut(module, ".")
-	re := regexp.MustCompile(`(?m)^\s*(?:import|from)\s+` + regexp.QuoteMeta(top) + `(?:[\s.,]|$)`)
-	return re.Match(src)
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-var errorLine = regexp.MustCompile(`(?m)^E\s+([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt)\b.*)$`)
-
-// failureLine picks the exception pytest reported ("E   RuntimeError:
-// ...", the last one: the cause comes first in a chain) from a run's
-// message, or its first line.
-func failureLine(s string) string {
-	if m := errorLine.FindAllStringSubmatch(s, -1); m != nil {
-		return strings.TrimSpace(m[len(m)-1][1])
-	}
-	return firstLine(s)
 }
 
 // guardModule is the missing-package guard as a pytest plugin module

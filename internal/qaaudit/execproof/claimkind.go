@@ -1,6 +1,7 @@
 package execproof
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -24,7 +25,7 @@ const (
 
 var (
 	keywordWords   = regexp.MustCompile(`(?i)\b(parameters?|arguments?|args?|keywords?|kwargs?|constructor argument)\b`)
-	attributeWords = regexp.MustCompile(`(?i)\b(methods?|attributes?|propert(y|ies)|fields?|members?|constants?|functions?|submodules?|enum)\b`)
+	attributeWords = regexp.MustCompile(`(?i)\b(methods?|classmethods?|staticmethods?|attributes?|propert(y|ies)|fields?|members?|constants?|functions?|submodules?|enum)\b`)
 	kindWords      = map[string]string{KindAttribute: "an attribute or method", KindKeyword: "a keyword parameter", KindEither: "a member or keyword parameter"}
 )
 
@@ -94,6 +95,9 @@ func stubFiles(dir string, fqns []string) map[string][]byte {
 	out := map[string][]byte{}
 	for _, fqn := range fqns {
 		parts := strings.Split(fqn, ".")
+		// A class's members may be defined in any stub of its package
+		// (asyncio.Task is in asyncio/tasks.pyi).
+		copyPackageStubs(dir, parts[0], out)
 		for i := 1; i <= len(parts); i++ {
 			rel := strings.Join(parts[:i], "/")
 			for _, cand := range []string{rel + ".pyi", rel + "/__init__.pyi"} {
@@ -108,4 +112,34 @@ func stubFiles(dir string, fqns []string) map[string][]byte {
 		}
 	}
 	return out
+}
+
+// maxPackageStubs bounds the stubs copied for one package.
+const maxPackageStubs = 4 << 20
+
+// copyPackageStubs copies every stub of a standard-library package (its
+// folder under the typeshed stubs) into out, up to maxPackageStubs bytes.
+func copyPackageStubs(dir, top string, out map[string][]byte) {
+	root := filepath.Join(dir, top)
+	total := 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".pyi") || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return nil
+		}
+		key := "_stubs/" + filepath.ToSlash(rel)
+		if _, ok := out[key]; ok {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil || total+len(data) > maxPackageStubs {
+			return filepath.SkipAll
+		}
+		total += len(data)
+		out[key] = data
+		return nil
+	})
 }

@@ -6,10 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
-	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
-	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
 )
 
 // compileOption names the compile probe's run in the sandbox.
@@ -114,59 +111,4 @@ func failedOnSyntax(runText, compileErr, module string) bool {
 
 func describeCompile(which, msg string) string {
 	return fmt.Sprintf("the %s code does not compile in this Python: %s", which, msg)
-}
-
-// decideFromCompile settles the outcomes a run alone leaves open, in
-// place:
-//
-//   - the fixed code does not compile: the fixed check is proven false,
-//     whatever its run said (a reference solution that cannot be imported
-//     fixes nothing);
-//   - the unfixed run ended in an error that is the unfixed code's own
-//     syntax error (a test importing the code under test at module level
-//     cannot even be collected): the test fails against the unfixed code,
-//     the check is proven true;
-//   - the unfixed run hung while the fixed run passed: the hang is the
-//     unfixed code's doing (the same test ends against the fixed code),
-//     so the test fails against the unfixed code.
-//
-// The compile probe runs only when one of the first two can apply.
-func (a *Auditor) decideFromCompile(ctx context.Context, c *questions.Case, dir string, files fixFiles, checks []caseresult.OptionResult, outputs []string) {
-	var un, fx *caseresult.OptionResult
-	unOut := ""
-	for i := range checks {
-		switch checks[i].Option {
-		case UnfixedCheck:
-			un, unOut = &checks[i], outputs[i]
-		case FixedCheck:
-			fx = &checks[i]
-		}
-	}
-	if un == nil || fx == nil {
-		return
-	}
-	unErrored := un.Outcome == string(sandbox.StatusError) || un.Outcome == string(sandbox.StatusCollectionError)
-	if fx.Outcome != string(sandbox.StatusPassed) || unErrored {
-		probe := a.compileProbe(ctx, c.ID, dir, files, c.UnfixedFile, c.FixedFile)
-		if probe.runs > 0 {
-			// The probe's run is part of the checks it decides.
-			target := fx
-			if fx.Outcome == string(sandbox.StatusPassed) {
-				target = un
-			}
-			target.Runs += probe.runs
-			target.DurationMS += probe.durationMS
-		}
-		if probe.ran && probe.fixed != "" {
-			fx.Truth, fx.Message = verdict.False, describeCompile("fixed", probe.fixed)
-		}
-		if probe.ran && probe.unfixed != "" && unErrored && failedOnSyntax(unOut, probe.unfixed, files.fixedMod) {
-			un.Truth = verdict.True
-			un.Message = "the test fails against the unfixed code: " + describeCompile("unfixed", probe.unfixed)
-		}
-	}
-	if un.Truth == verdict.Unknown && un.Outcome == string(sandbox.StatusTimeout) && fx.Outcome == string(sandbox.StatusPassed) && fx.Truth == verdict.True {
-		un.Truth = verdict.True
-		un.Message = "the test hung against the unfixed code (killed after the timeout) and passes against the fixed code"
-	}
 }

@@ -57,7 +57,7 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]caseresul
 		return checks, nil, err
 	}
 	var errs []error
-	outputs := make([]string, len(checks))
+	runs := map[string]*fixRun{UnfixedCheck: {}, FixedCheck: {}}
 	for i := range checks {
 		solution := files.fixed
 		if checks[i].Option == UnfixedCheck {
@@ -80,45 +80,44 @@ func (a *Auditor) fixChecks(ctx context.Context, c *questions.Case) ([]caseresul
 			checks[i].Message = err.Error()
 			continue
 		}
-		outputs[i] = out.Message + "\n" + out.Output
 		o := &checks[i]
-		o.TestPath, o.Outcome, o.Runs, o.DurationMS = out.TestPath, string(out.Status), 1, out.Duration.Milliseconds()
-		o.Message, o.Limit = out.Message, out.Limit
+		o.TestPath, o.Outcome, o.Runs, o.DurationMS, o.Limit = out.TestPath, string(out.Status), 1, out.Duration.Milliseconds(), out.Limit
+		run := runs[o.Option]
+		// Paths inside the run's folder read relative to it (the case
+		// folder's own layout), not as this machine's temporary paths.
+		rel := strings.NewReplacer(filepath.Dir(out.TestPath)+string(filepath.Separator), "")
+		*run = fixRun{Status: out.Status, Limit: out.Limit, Message: rel.Replace(out.Message), Output: out.Message + "\n" + out.Output, Tests: out.Tests}
 		if !out.Evidence && out.Status != sandbox.StatusSkipped {
 			// The skip reason says it all; other outcomes need the output.
-			o.Message = strings.TrimSpace(o.Message + "\n" + tail(out.Output, 1500))
+			run.Message = strings.TrimSpace(run.Message + "\n" + rel.Replace(tail(out.Output, 1500)))
 		}
-		switch {
-		case out.Status == sandbox.StatusPassed && out.Skipped > 0:
-			// A skipped test (a package that is not installed) proves nothing.
-			var why []string
+		if out.Status == sandbox.StatusPassed {
 			for _, tc := range out.Cases {
 				if tc.Status == sandbox.StatusSkipped {
-					why = append(why, tc.Name+": "+tc.Message)
+					run.Skipped = append(run.Skipped, tc.Name+": "+tc.Message)
 				}
-			}
-			o.Message = fmt.Sprintf("%d of %d tests skipped: %s", out.Skipped, out.Tests, strings.Join(why, "; "))
-		case out.Status == sandbox.StatusPassed:
-			o.Truth = verdict.True
-			if o.Option == UnfixedCheck {
-				o.Truth, o.Message = verdict.False, "every test passed against the unfixed code"
-			}
-		case out.Status == sandbox.StatusFailed && out.Limit != "" && o.Option == FixedCheck:
-			// The fixed code stopped by a limit: the limit may be too
-			// low for it; that is no proof the fix is wrong.
-		case out.Status == sandbox.StatusFailed:
-			o.Truth = verdict.False
-			if o.Option == UnfixedCheck {
-				o.Truth = verdict.True
 			}
 		}
 	}
-	if len(errs) == 0 {
-		a.decideFromCompile(ctx, c, dir, files, checks, outputs)
-		decideFromFixedRun(checks, files)
+	ev := fixEvidence{Unfixed: *runs[UnfixedCheck], Fixed: *runs[FixedCheck], FixedSource: files.fixed, FixedModule: files.fixedMod}
+	if needsCompileProbe(ev.Unfixed, ev.Fixed) {
+		probe := a.compileProbe(ctx, c.ID, dir, files, c.UnfixedFile, c.FixedFile)
+		ev.Compile = &probe
+		// The probe's run is part of the check it can decide.
+		target := &checks[1]
+		if ev.Fixed.Status == sandbox.StatusPassed {
+			target = &checks[0]
+		}
+		target.Runs += probe.runs
+		target.DurationMS += probe.durationMS
 	}
-	for i := range checks {
-		checks[i].Evidence = checks[i].Truth != verdict.Unknown
+	un, fx := decideFix(ev)
+	for i, d := range []checkDecision{un, fx} {
+		if runs[checks[i].Option].Status == "" {
+			continue // the run's error stays its message
+		}
+		checks[i].Truth, checks[i].Message = d.Truth, d.Message
+		checks[i].Evidence = d.Truth != verdict.Unknown
 	}
 	return checks, nil, errors.Join(errs...)
 }

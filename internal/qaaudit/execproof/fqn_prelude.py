@@ -130,7 +130,11 @@ def elsewhere(module, name):
     tree = _stub_tree(module)
     if tree is None:
         return None
-    where = _where(tree.body, name, [])
+    return _when(_where(tree.body, name, []))
+
+
+def _when(where):
+    """Where a name exists, from the branch conditions that define it."""
     if not where:
         return None
     here_v = sys.version_info[:2]
@@ -150,6 +154,36 @@ def elsewhere(module, name):
         if any(holds(c, pl, (3, minor)) for c in where for pl in PLATFORMS):
             return ("removed", "3.%d" % (minor + 1))
     return None
+
+
+def member_elsewhere(top, klass, name):
+    """Where the stubs of package top say class klass has the member name
+    when this Python lacks it (asyncio.Task.current_task: removed in
+    3.9), or None."""
+    base = os.path.join(HERE, "_stubs")
+    paths = [os.path.join(base, top + ".pyi")]
+    for root, _, files in os.walk(os.path.join(base, top)):
+        paths += [os.path.join(root, f) for f in sorted(files) if f.endswith(".pyi")]
+    for p in paths:
+        try:
+            with open(p, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == getattr(klass, "__name__", None):
+                info = _when(_where(node.body, name, []))
+                if info:
+                    return info
+    return None
+
+
+def version_note(info):
+    if info and info[0] == "version":
+        return " (added in Python %s)" % info[1]
+    if info and info[0] == "removed":
+        return " (removed in Python %s)" % info[1]
+    return ""
 
 
 def _source_guard(module_obj, name):
@@ -227,7 +261,8 @@ def resolve(fqn):
                 continue
             if found != "absent":
                 pytest.skip("%scannot tell whether %s exists: %s" % (UNDECIDED, name, found))
-            raise Missing("%s exists but has no attribute %s (%s)" % (path, attr, absent_because(obj)))
+            raise Missing("%s exists but has no attribute %s (%s)%s" % (path, attr, absent_because(obj),
+                                                                        version_note(member_elsewhere(parts[0], obj, attr))))
         if not inspect.ismodule(obj):
             # A function's (or an object's) attributes are not enumerable:
             # what it returns or decorates may carry the name
@@ -674,7 +709,7 @@ def keyword(obj, answer, owner=None):
 # the end). A function's attributes, a negation, a docstring and a value
 # of no known shape prove nothing; they skip as UNDECIDED, for a prover.
 
-def member(obj, answer, kind, owner):
+def member(obj, answer, kind, owner, top=""):
     """Whether answer is a member of obj for a claim of kind "attribute"
     (a method, attribute, field, enum member, submodule), "keyword" (a
     call parameter) or "either": "present", "absent" (or "absent: why")
@@ -703,9 +738,11 @@ def member(obj, answer, kind, owner):
     if inspect.isclass(obj):
         a = attribute(obj, answer) if kind != "keyword" else "absent"
         if a == "present" or kind == "attribute":
-            return a if a != "absent" else "absent: " + absent_because(obj)
+            return a if a != "absent" else "absent: " + absent_because(obj) + version_note(member_elsewhere(top, obj, answer))
         k = keyword_of_class(obj, answer)
-        if k == "present" or (a == "absent" and k == "absent"):
+        if a == "absent" and k == "absent":
+            return "absent: neither a member (%s) nor a keyword%s" % (absent_because(obj), version_note(member_elsewhere(top, obj, answer)))
+        if k == "present":
             return k
         return k if a == "absent" else a
     try:
@@ -728,37 +765,56 @@ def member(obj, answer, kind, owner):
 
 def literal(text):
     """The Python value an answer spells (128, 'utf-8', None, (1, 2)), or
-    a marker when it spells none."""
+    NotALiteral when it spells none. "1,000" is no tuple: a tuple or list
+    must be written in its brackets."""
+    t = text.strip()
     try:
-        return ast.literal_eval(text.strip())
+        v = ast.literal_eval(t)
     except Exception:
         return NotALiteral
+    if isinstance(v, (tuple, list, set, dict)) and t[:1] not in "([{":
+        return NotALiteral
+    return v
 
 
 class NotALiteral:
     pass
 
 
-SIMPLE = (bool, int, float, complex, str, bytes, type(None), tuple, frozenset)
+def _category(v):
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float, complex)):
+        return "number"
+    if isinstance(v, (str, bytes)):
+        return type(v).__name__
+    if isinstance(v, (tuple, list, frozenset, set)):
+        return "sequence"
+    return None
 
 
 def same_value(actual, answer):
-    """True when the answer spells the value, False when both are plain
-    values that differ, or None when they cannot be compared."""
+    """True when the answer spells the value; False only when both are
+    plain values of the same kind that differ (128 and 256, 'a' and 'b');
+    None when they cannot be compared (a sentinel, 1 and True, an answer
+    in words that matches no string)."""
     want = literal(answer)
     if want is NotALiteral:
-        if isinstance(actual, str):
-            return actual == answer.strip()
+        if isinstance(actual, str) and actual == answer.strip():
+            return True
         return None
-    if type(want) is float and isinstance(actual, float) and not isinstance(actual, bool):
+    if type(want) is float and isinstance(actual, float):
         digits = len(answer.strip().split(".")[1]) if "." in answer else 0
         return round(actual, digits) == want
     try:
-        if actual == want and (type(actual) is bool) == (type(want) is bool):
+        if actual == want and _category(actual) == _category(want):
             return True
     except Exception:
         return None
-    if isinstance(actual, SIMPLE) and isinstance(want, SIMPLE):
+    kind = _category(actual)
+    if kind is not None and kind == _category(want):
         return False
     return None
 
@@ -816,16 +872,23 @@ def check_constant(answer, objs):
     pytest.skip(UNDECIDED + "; ".join(undecided or ["no name holds the value"]))
 
 
-def _call_namespace(call):
-    """The modules and builtins a call expression names at its roots."""
+def _call_namespace(call, objs):
+    """The names a call expression uses at its roots: the case's resolved
+    names by their last part (Path for pathlib.Path), builtins, and
+    modules."""
     tree = ast.parse(call, mode="eval")
+    known = {fqn.rsplit(".", 1)[-1]: obj for fqn, obj in objs}
     ns = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and not hasattr(builtins, node.id):
+            if node.id in known:
+                ns[node.id] = known[node.id]
+                continue
             try:
                 ns[node.id] = importlib.import_module(node.id)
             except ImportError as e:
-                pytest.skip("%s in the question's call is not an importable module: %s" % (node.id, e))
+                pytest.skip("%s%s in the question's call is neither one of the case's names nor an importable module: %s"
+                            % (UNDECIDED, node.id, e))
     return ns
 
 
@@ -857,7 +920,7 @@ def check_exception(answer, objs, call):
     json.JSONDecodeError)."""
     if not call:
         pytest.skip(UNDECIDED + "the question names no call to run, so the exception %s is not checked" % answer)
-    ns = _call_namespace(call)
+    ns = _call_namespace(call, objs)
     try:
         got = eval(compile(call, "<question>", "eval"), ns)
     except BaseException as e:
@@ -933,7 +996,7 @@ def check_answer(answer, fqns, shape):
                 owner = parent if inspect.isclass(parent) else None
             except BaseException:
                 owner = None
-        why = member(obj, answer, kind, owner)
+        why = member(obj, answer, kind, owner, fqn.split(".")[0])
         what = {"attribute": "an attribute", "keyword": "a keyword"}.get(kind, "a member or keyword")
         if why == "present":
             if polarity == "negative":

@@ -58,8 +58,12 @@ var (
 	// the polarity unclear.
 	negationWord = regexp.MustCompile(`(?i)(\b(not|never|no|none|neither|nor|cannot|without|except|lacks?|missing|absent|removed|dropped|deleted|deprecated|obsolete|unsupported|invalid)\b|n't\b)`)
 
-	defaultWords   = regexp.MustCompile(`(?i)\bdefaults?\b|\bdefault value\b`)
-	exceptionWords = regexp.MustCompile(`(?i)\b(exceptions?|errors?|raises?|raised|raising|throws?|thrown)\b`)
+	defaultWords = regexp.MustCompile(`(?i)\bdefaults?\b|\bdefault value\b`)
+	// raiseWords ask what a call raises; exceptionWords with an answer
+	// named like an exception class ask it too.
+	raiseWords     = regexp.MustCompile(`(?i)\b(raises?|raised|raising|throws?|thrown)\b`)
+	exceptionWords = regexp.MustCompile(`(?i)\b(exceptions?|errors?)\b`)
+	exceptionName  = regexp.MustCompile(`(Error|Exception|Warning|Exit|Interrupt)$`)
 	// asksValue is a question that asks for a value, whatever the
 	// answer looks like ("what is the default of extra": ignore).
 	asksValue   = regexp.MustCompile(`(?i)^\s*what(\s+is|'s)?\s+the\s+(default|value)\b|^\s*what\s+(default|value)\b`)
@@ -75,11 +79,12 @@ var (
 // ReadShape reads the shape of a question and one of its answers.
 func ReadShape(question, answer string) Shape {
 	s := Shape{Kind: ClaimKind(question), Polarity: PolarityOf(question)}
-	if !IsValueAnswer(answer) && !exceptionWords.MatchString(question) && !asksValue.MatchString(question) {
+	asksException := raiseWords.MatchString(question) || exceptionWords.MatchString(question) && exceptionName.MatchString(strings.TrimSpace(answer))
+	if !IsValueAnswer(answer) && !asksException && !asksValue.MatchString(question) {
 		return s
 	}
 	switch {
-	case exceptionWords.MatchString(question):
+	case asksException:
 		s.Value = ValueException
 		for _, m := range backquoted.FindAllStringSubmatch(question, -1) {
 			if c := strings.TrimSpace(m[1]); callExpr.MatchString(c) {

@@ -25,6 +25,9 @@ func TestReadShape(t *testing.T) {
 		{"Which exception does `int('abc')` raise?", "ValueError", Positive, ValueException, "int('abc')"},
 		{"Which exception does `json.loads` raise for malformed input?", "JSONDecodeError", Positive, ValueException, ""},
 		{"Which flag is True by default?", "True", Positive, ValueDefault, ""},
+		{"Which method returns the errors of a validation?", "errors", Positive, "", ""},
+		{"Which class holds the error details?", "ErrorDetails", Positive, "", ""},
+		{"Which exception class signals a timeout?", "TimeoutError", Positive, ValueException, ""},
 		{"Which separator does os use?", "'/'", Positive, ValueOther, ""},
 	} {
 		s := ReadShape(tt.question, tt.answer)

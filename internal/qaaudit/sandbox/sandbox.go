@@ -411,11 +411,14 @@ func checkRelPath(name string) error {
 
 var slugPattern = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
-// slug turns a case id into a short folder-name fragment.
+// slug turns a case id into a folder-name fragment: the whole id, made
+// safe.
 func slug(id string) string {
 	s := strings.Trim(slugPattern.ReplaceAllString(id, "_"), "_")
-	if len(s) > 40 {
-		s = s[len(s)-40:]
+	if len(s) > 150 {
+		// Whole ids fit; a longer one keeps its head and its tail, where
+		// ids differ, within a file name's 255 bytes.
+		s = s[:70] + "_" + s[len(s)-70:]
 	}
 	if s == "" {
 		s = "case"
