@@ -326,19 +326,26 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	gate := &ModelGate{Next: agents, MissingLibrary: missingLibrary, CheckTimeout: cfg.ModelTimeout, Stdout: cfg.Stdout}
+	prover := m != nil
 	if breaker != nil {
 		gate.Model = breaker.LLM // the check is not one of the breaker's calls
 		// A wrong endpoint, key or model name is broken setup: the run
-		// ends here, exit 2, before any case is judged.
+		// ends here, exit 2, before any case is judged. Without a
+		// multiple_choice case the model is only the prover of what the
+		// rules leave undecided: the audit goes on without it.
 		if mc := gate.Precheck(ctx); mc != nil && !mc.OK {
-			return nil, modelCheckFailed(mc.Error, cfg)
+			if n > 0 {
+				return nil, modelCheckFailed(mc.Error, cfg)
+			}
+			prover = false
+			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: model check failed (%s); the claims the rules leave undecided stay Inconclusive\n", textfmt.Truncate(mc.Error, 300))
 		}
 	}
 	auditor := ByKind{
 		Agents: gate,
 		Exec:   &execproof.Auditor{Runner: runner, WorkDir: filepath.Join(outDir, "work"), RepoRoot: cfg.RepoRoot},
 	}
-	if m != nil {
+	if prover {
 		// The claims the execution rules leave undecided go to the model,
 		// which writes and runs a test for each, as for an option.
 		auditor.Exec.(*execproof.Auditor).Prover = agents
