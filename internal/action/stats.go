@@ -22,7 +22,7 @@ var statsInputs = []Input{
 // statsOutputs are the outputs the statistical gate sets.
 var statsOutputs = []Output{
 	{"stats-verdict", "With stats: the statistical gate's verdict, pass, fail, inconclusive or underpowered (set: of the set; ordered: <set> <verdict> per line); empty without stats."},
-	{"stats-lines", "With stats: one line per efficiency check (estimate, interval, n, verdict, a text bar); ordered: prefixed with the set."},
+	{"stats-lines", "With stats: one line per efficiency check (estimate, interval, n, verdict, and a text bar from -100% to +100% reduction: = the interval, o the estimate, | the threshold, Ø the estimate on the threshold); ordered: prefixed with the set."},
 	{"stats-json", "With stats: path of latest-stats.json (ordered: one per set, one per line)."},
 }
 
