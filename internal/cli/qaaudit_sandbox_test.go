@@ -428,10 +428,11 @@ func writeBank(t *testing.T, root, prefix string, cases map[string]string, fixed
 
 // TestQAAuditKeptFolderHoldsNoLink runs the binary on a case whose test
 // leaves links to host files (the shadow file, a checkout's .git/config,
-// its own environment), in its folder and below it, and a FIFO: the kept
-// qa-audit/ folder, which a workflow uploads (and an upload follows
-// links), holds no link and no special file afterwards, and the case is
-// still Valid.
+// its own environment), in its folder and below it, and a FIFO, and on
+// one whose test writes 768 MiB in files below the file size limit: the
+// kept qa-audit/ folder, which a workflow uploads (and an upload follows
+// links), holds no link, no special file and none of those writes
+// afterwards, and both cases are still Valid.
 func TestQAAuditKeptFolderHoldsNoLink(t *testing.T) {
 	py := testenv.Python(t)
 	bin := testenv.Benchgate(t)
@@ -453,18 +454,37 @@ def test_answer():
     os.mkfifo("deep/pipe")
     import fixed
     assert fixed.answer() == 42
-`, filepath.Join(root, ".git", "config"))}, "def answer():\n    return 42\n", "def answer():\n    return 41\n")
+`, filepath.Join(root, ".git", "config")),
+		// Files each below the file size limit, 768 MiB together.
+		"02_fills_the_disk": `import errno, os
+
+
+def test_answer():
+    for i in range(3):
+        try:
+            with open("fill%d.bin" % i, "wb") as f:
+                for _ in range(256):
+                    f.write(b"x" * (1 << 20))
+        except OSError as e:
+            assert e.errno in (errno.ENOSPC, errno.EFBIG), e
+            os.remove("fill%d.bin" % i)
+    import fixed
+    assert fixed.answer() == 42
+`}, "def answer():\n    return 42\n", "def answer():\n    return 41\n")
 	code, log, _ := runBinary(t, root, noModelEnv(), bin, "qa-audit", "--python", py, filepath.Join("benchmarks", "benchmark_definitions"))
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0 (the case Valid):\n%s", code, log)
 	}
-	seen := 0
+	seen, total := 0, int64(0)
 	err := filepath.WalkDir(filepath.Join(root, "qa-audit"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.Name() == "test_agent.py" {
 			seen++
+		}
+		if info, err := d.Info(); err == nil && d.Type().IsRegular() {
+			total += info.Size()
 		}
 		if !d.IsDir() && !d.Type().IsRegular() {
 			t.Errorf("the kept folder holds %s (%s)", p, d.Type())
@@ -476,5 +496,8 @@ def test_answer():
 	}
 	if seen == 0 {
 		t.Fatal("the kept folder holds no test: nothing was checked")
+	}
+	if total > 16<<20 {
+		t.Errorf("the kept folder holds %d MiB: a test's writes reached this machine's disk", total>>20)
 	}
 }
