@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/history"
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
@@ -59,6 +60,26 @@ func TestSummaryChartsAsGitHubShowsThem(t *testing.T) {
 		}
 		if labels != n || !zero {
 			t.Errorf("%s: %d scenario labels (want %d), axis from 0: %v", name, labels, n, zero)
+		}
+	}
+}
+
+// TestRunLabel: a trend names a run by its commit, short; else by when it
+// started; else by its place.
+func TestRunLabel(t *testing.T) {
+	for _, c := range []struct {
+		p    history.Point
+		want string
+	}{
+		{history.Point{Commit: "3393e97c0ffee", StartedAt: "2026-02-25T14:03:11Z"}, "3393e97"},
+		{history.Point{Commit: "abc"}, "abc"},
+		{history.Point{StartedAt: "2026-02-25T14:03:11.482Z"}, "02-25 14:03"},
+		{history.Point{StartedAt: "2026-02-25T16:03:11+02:00"}, "02-25 14:03"},
+		{history.Point{StartedAt: "yesterday"}, "run 3"},
+		{history.Point{}, "run 3"},
+	} {
+		if got := runLabel(c.p, 2); got != c.want {
+			t.Errorf("runLabel(%+v) = %q, want %q", c.p, got, c.want)
 		}
 	}
 }

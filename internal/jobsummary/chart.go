@@ -43,10 +43,10 @@ func ScenarioChart(title, unit string, labels []string, bars, line Series) strin
 }
 
 // TrendChart is ScenarioChart over runs, oldest first, left to right:
-// labels name the runs (a short commit or a run number) and are kept to
-// 10 characters.
+// labels name the runs (a short commit, a start time "02-25 14:03" or a
+// run number) and are kept to 12 characters.
 func TrendChart(title, unit string, runs []string, bars, line Series) string {
-	return xyChart(title, unit, ShortLabels(runs, 10), bars, line, false)
+	return xyChart(title, unit, ShortLabels(runs, 12), bars, line, false)
 }
 
 // chartWidth is as wide as a job summary or comment shows a chart at

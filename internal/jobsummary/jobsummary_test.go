@@ -299,7 +299,15 @@ func TestChartsReadableAtEverySize(t *testing.T) {
 	if !strings.Contains(many, `"thousand active tokens" 0 --> 30`) || !strings.Contains(many, "bar [7.1, 7, 9.4, 26.2]") {
 		t.Errorf("five-digit values are not drawn in thousands:\n%s", many)
 	}
-	charts = append(charts, trend, pie, tokens, many)
+	// A full history window of runs named by their start, not a commit.
+	var starts []string
+	var ad, gx []float64
+	for i := 0; i < 10; i++ {
+		starts = append(starts, fmt.Sprintf("02-%02d 14:03", 16+i))
+		ad, gx = append(ad, 38+float64(i)/4), append(gx, 26+float64(i))
+	}
+	window := TrendChart("Median wall latency, last 10 runs", "seconds", starts, Series{"agent_direct", ad}, Series{"ghx", gx})
+	charts = append(charts, trend, pie, tokens, many, window)
 	layouts := mermaid.Layouts(t, 900, charts...)
 	svgs := mermaid.Render(t, charts...)
 	for k, n := range sizes {
@@ -345,6 +353,10 @@ func TestChartsReadableAtEverySize(t *testing.T) {
 	}
 	for k, name := range []string{"active tokens", "active tokens in thousands"} {
 		readable(t, name, layouts[len(sizes)+2+k], "top-axis")
+	}
+	readable(t, "trend of 10 runs by start", layouts[len(sizes)+4], "left-axis")
+	if !strings.Contains(window, `"02-16 14:03"`) {
+		t.Errorf("a run's start is cut: %s", window)
 	}
 	if *updateDocs {
 		dir := filepath.Join(testenv.RepoRoot(t), "docs", "images")
