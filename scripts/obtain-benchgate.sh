@@ -2,17 +2,24 @@
 # Puts the benchgate binary for this runner on disk and writes its path to
 # the step output "path". Run by action.yml's first step.
 #
-# A release ref (its tree has dist/SHA256SUMS, written by the release
-# workflow before the tag) downloads the release asset for the runner's
-# OS and architecture and checks it against that file: the sums come from
+# A release commit (its tree has dist/SHA256SUMS and dist/VERSION, written
+# by scripts/release-binaries.sh before the tag) downloads the asset of
+# the release dist/VERSION names for the runner's OS and architecture,
+# whatever ref pinned it (the tag v1.2.3, the major tag v1, or the
+# commit's full SHA), and checks it against that file: the sums come from
 # the action's own source at the ref the workflow pinned, not from the
-# server the binary comes from. Any other ref (a branch, a SHA, a local
-# checkout) is built from the action's source with the runner's Go,
-# statically and without local paths, as the Dockerfile builds it.
+# server the binary comes from. Any other ref (a branch, a SHA of another
+# commit, a local checkout) is built from the action's source with the
+# runner's Go, statically and without local paths, as the Dockerfile
+# builds it.
 #
-# Either way the binary is kept under the runner's tool cache by content,
-# so later steps and jobs on the same runner reuse it; a cached release
-# binary is checked against dist/SHA256SUMS again before every use.
+# A release binary is kept under the runner's tool cache by its hash, so
+# later steps and jobs on the same runner reuse it, and is checked against
+# dist/SHA256SUMS again before every use. A build from source has no such
+# sums to check a cached file against (anything running as the runner's
+# user can write the cache), so it is never reused from there: each step
+# builds it again into a folder of its own, which Go's build cache makes
+# quick.
 set -euo pipefail
 
 src=${BENCHGATE_ACTION_PATH:?BENCHGATE_ACTION_PATH is not set (github.action_path)}
@@ -59,15 +66,22 @@ if [ -f "$sums" ]; then
     fi
   fi
   if [ ! -x "$bin" ]; then
-    [ -n "$ref" ] || fail "a release tree ($sums) needs github.action_ref to name the release"
-    url="${GITHUB_SERVER_URL:-https://github.com}/$repo/releases/download/$ref/$asset"
+    # The release this tree is: dist/VERSION, so that a major tag or a
+    # full commit SHA finds the release its commit was cut for.
+    release=$ref
+    if [ -f "$src/dist/VERSION" ]; then
+      release=$(tr -d ' \t\r\n' <"$src/dist/VERSION")
+      [[ $release =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "$src/dist/VERSION holds '$release', expected vX.Y.Z"
+    fi
+    [ -n "$release" ] || fail "a release tree ($sums) needs dist/VERSION or github.action_ref to name the release"
+    url="${GITHUB_SERVER_URL:-https://github.com}/$repo/releases/download/$release/$asset"
     mkdir -p "$dir"
     tmp=$(mktemp "$dir/.download.XXXXXX")
     trap 'rm -f "$tmp"' EXIT
     curl --fail --silent --show-error --location --retry 3 --output "$tmp" "$url" ||
       fail "could not download $url"
     got=$(sha256sum "$tmp" | cut -d' ' -f1)
-    [ "$got" = "$want" ] || fail "$url has sha256 $got, but $sums (the action's source at $ref) says $want; refusing to run it"
+    [ "$got" = "$want" ] || fail "$url has sha256 $got, but $sums (the action's source at ${ref:-$release}) says $want; refusing to run it"
     chmod 0755 "$tmp"
     mv -f "$tmp" "$bin"
   fi
@@ -77,16 +91,9 @@ fi
 
 command -v go >/dev/null 2>&1 ||
   fail "the action at ref '${ref:-local}' is not a release (no dist/SHA256SUMS), so benchgate is built from its source, which needs Go on the runner: add actions/setup-go before this step, or use a release tag"
-key=$(cd "$src" && { cat go.mod go.sum; find cmd internal -path '*/testdata' -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-16)
-dir="$cache_root/src-$key-$os-$arch"
+dir=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/benchgate-build.XXXXXX")
 bin="$dir/benchgate"
-if [ ! -x "$bin" ]; then
-  mkdir -p "$dir"
-  tmp=$(mktemp "$dir/.build.XXXXXX")
-  trap 'rm -f "$tmp"' EXIT
-  echo "benchgate: building from $src with $(go version)"
-  (cd "$src" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -o "$tmp" ./cmd/benchgate) ||
-    fail "go build of benchgate from $src failed (see the log above)"
-  mv -f "$tmp" "$bin"
-fi
+echo "benchgate: building from $src with $(go version)"
+(cd "$src" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -o "$bin" ./cmd/benchgate) ||
+  fail "go build of benchgate from $src failed (see the log above)"
 emit "$bin"

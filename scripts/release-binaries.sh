@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the release binaries of benchgate into dist/ and writes
-# dist/SHA256SUMS, which the release commit carries: a workflow that uses
-# the action at the release tag downloads the binary and checks it against
-# that file (scripts/obtain-benchgate.sh). The builds are reproducible
+# dist/SHA256SUMS and dist/VERSION, which the release commit carries: a
+# workflow that uses the action at that commit (the release tag, the major
+# tag the release workflow moves to it, or its full SHA) downloads the
+# binary of the release dist/VERSION names and checks it against the sums
+# (scripts/obtain-benchgate.sh). The builds are reproducible
 # (static, -trimpath, no build ID, the version stamped from the argument),
 # so the release workflow builds again and must get the same sums.
 #
@@ -32,8 +34,13 @@ if [ "$check" = "--check" ]; then
     echo "release-binaries: the binaries built here differ from dist/SHA256SUMS of the release commit" >&2
     exit 1
   fi
+  if [ "$(cat dist/VERSION 2>/dev/null)" != "$version" ]; then
+    echo "release-binaries: dist/VERSION of the release commit is '$(cat dist/VERSION 2>/dev/null)', not $version" >&2
+    exit 1
+  fi
   echo "release-binaries: the binaries match dist/SHA256SUMS"
 else
   cp "$sums" dist/SHA256SUMS
-  echo "release-binaries: wrote dist/SHA256SUMS; commit it, then tag $version"
+  echo "$version" >dist/VERSION
+  echo "release-binaries: wrote dist/SHA256SUMS and dist/VERSION; commit them, then tag $version"
 fi

@@ -83,6 +83,26 @@ func TestObtainBenchgate(t *testing.T) {
 			t.Errorf("%s --version = %q (%v), want benchgate %s", bin, v, err, version)
 		}
 	})
+	// The examples pin @v1 (the major tag the release workflow moves to
+	// the release commit) and GitHub's hardening advice pins a full
+	// commit SHA: both name the release commit, whose dist/VERSION says
+	// which release's asset to download.
+	t.Run("a major tag and a full commit SHA get the release dist/VERSION names", func(t *testing.T) {
+		for _, ref := range []string{"v9", "0123456789abcdef0123456789abcdef01234567"} {
+			serve = good
+			requested = nil
+			out, bin, err := obtain(t, ref, systemPath)
+			if err != nil {
+				t.Fatalf("obtain at %s: %v\n%s", ref, err, out)
+			}
+			if v, err := exec.Command(bin, "--version").Output(); err != nil || strings.TrimSpace(string(v)) != "benchgate "+version {
+				t.Errorf("at %s: %s --version = %q (%v)", ref, bin, v, err)
+			}
+			if len(requested) != 1 || !strings.Contains(requested[0], "/releases/download/"+version+"/") {
+				t.Errorf("at %s: requested %v, want the asset of release %s", ref, requested, version)
+			}
+		}
+	})
 	t.Run("a binary that differs from the sums is refused", func(t *testing.T) {
 		serve = append(append([]byte{}, good...), 0)
 		out, bin, err := obtain(t, version, systemPath)
@@ -154,6 +174,7 @@ func TestObtainBenchgate(t *testing.T) {
 		}
 	})
 	t.Run("no sums and no Go", func(t *testing.T) {
+		os.Remove(filepath.Join(src, "dist", "VERSION"))
 		if err := os.Remove(filepath.Join(src, "dist", "SHA256SUMS")); err != nil {
 			t.Fatal(err)
 		}
@@ -172,6 +193,37 @@ func TestObtainBenchgate(t *testing.T) {
 		out, _, err := obtain(t, "main", dir)
 		if err == nil || !strings.Contains(out, "needs Go on the runner") {
 			t.Fatalf("obtain without sums and Go: err %v, output:\n%s", err, out)
+		}
+	})
+	// A branch is built from source. Nothing in the tool cache is run
+	// instead: a file planted where an earlier version kept its build
+	// (and any file in the cache) is never used; each step builds into
+	// a folder of its own.
+	t.Run("a branch is built from source every time, never taken from the cache", func(t *testing.T) {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			t.Skip("no go")
+		}
+		cache := t.TempDir()
+		marker := filepath.Join(t.TempDir(), "ran")
+		matches, _ := filepath.Glob(filepath.Join(cache, "benchgate", "src-*"))
+		for _, d := range append(matches, filepath.Join(cache, "benchgate", "src-planted-linux-"+runtime.GOARCH)) {
+			os.MkdirAll(d, 0o755)
+			os.WriteFile(filepath.Join(d, "benchgate"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+		}
+		var bins []string
+		for i := 0; i < 2; i++ {
+			out, bin, err := obtainIn(t, cache, "main", filepath.Dir(goBin)+":"+systemPath)
+			if err != nil {
+				t.Fatalf("obtain at main: %v\n%s", err, out)
+			}
+			if !strings.Contains(out, "benchgate: building from") || strings.HasPrefix(bin, cache) {
+				t.Errorf("run %d: not built from source, or kept in the shared cache (%s):\n%s", i, bin, out)
+			}
+			bins = append(bins, bin)
+		}
+		if bins[0] == bins[1] || fileExists(marker) {
+			t.Errorf("builds %v; planted file ran: %v", bins, fileExists(marker))
 		}
 	})
 }
