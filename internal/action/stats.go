@@ -16,6 +16,7 @@ var statsInputs = []Input{
 	{Name: "stats", Kind: Bool, Flag: "--stats", Modes: []string{"report", "set", "ordered"}, Description: "report, set, ordered: add the statistical gate: paired confidence intervals per efficiency check, pass/fail/inconclusive/underpowered (docs/statistics.md). In report it decides the gate; in set and ordered it is recorded (true/false)."},
 	{Name: "stats-confidence", Kind: Text, Flag: "--stats-confidence", Modes: []string{"report"}, Check: checkConfidence, Description: "report: family-wise confidence of the statistical gate, 0.5 to 0.999 (default 0.95)."},
 	{Name: "stats-scope", Kind: Text, Flag: "--stats-scope", Modes: []string{"report"}, Description: "report: what the statistical gate's verdict is about: suite (default; these scenarios, beyond the noise of their repetitions) or scenarios (scenarios like these; for large suites)."},
+	{Name: "stats-benchmark-scenarios", Kind: Text, Flag: "--stats-benchmark-scenarios", Modes: []string{"report"}, Description: "report: how many scenarios the benchmark has in all; the scenario scope's planner asks for no more and says when no feasible size decides (default: unknown)."},
 	{Name: "stats-allow-undecided", Kind: Bool, Flag: "--stats-allow-undecided", Modes: []string{"report"}, Description: "report: let inconclusive and underpowered checks pass the statistical gate (true/false)."},
 }
 

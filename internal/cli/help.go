@@ -134,7 +134,7 @@ func helps() map[string]Help {
 			About: "Reads the suite JSONL rows of the benchmark's modes, computes Metric System v2 (per-mode summary, reliability and efficiency gate) and writes the summary JSON and Markdown. Without --suite-jsonl it takes the newest results/*-<mode>-suite.jsonl of each mode. It exits 0 when it wrote the summaries, 1 only when --gate is given and the gate fails, 2 on bad flags or rows it cannot read.",
 			Groups: []FlagGroup{
 				{Title: "Input", Flags: []string{"suite-jsonl", "skip-bad-rows", "expectations-config", "expectations-model"}},
-				{Title: "Gate", Flags: []string{"gate", "gate-profile", "stats", "stats-confidence", "stats-scope", "stats-allow-undecided", "plan"}},
+				{Title: "Gate", Flags: []string{"gate", "gate-profile", "stats", "stats-confidence", "stats-scope", "stats-benchmark-scenarios", "stats-allow-undecided", "plan"}},
 				{Title: "Against earlier runs", Flags: []string{"baseline", "baseline-tolerance", "history", "history-window", "run-record"}},
 				{Title: "Output", Flags: []string{"summary-json", "summary-md", "stats-json", "stats-md"}},
 			},

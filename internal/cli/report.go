@@ -35,6 +35,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	fs.BoolVar(&opts.Stats.Enabled, "stats", false, "add the statistical gate: paired confidence intervals per efficiency check, written to latest-stats.{json,md}; with --gate it decides the exit code")
 	fs.Float64Var(&opts.Stats.Confidence, "stats-confidence", 0.95, "family-wise confidence of the statistical gate, between 0.5 and 0.999")
 	fs.BoolVar(&opts.Stats.AllowUndecided, "stats-allow-undecided", false, "let inconclusive and underpowered checks pass the statistical gate")
+	fs.IntVar(&opts.Stats.BenchmarkScenarios, "stats-benchmark-scenarios", 0, "how many scenarios the benchmark has in all: the scenario scope's planner asks for no more, and says when no feasible size decides (0: unknown)")
 	fs.StringVar(&opts.Stats.Scope, "stats-scope", "suite", "what the statistical gate's verdict is about: suite (these scenarios, beyond the noise of their repetitions) or scenarios (scenarios like these; for large suites)")
 	fs.StringVar(&opts.Stats.JSON, "stats-json", "", "statistical gate JSON output (default latest-stats.json beside --summary-json)")
 	fs.StringVar(&opts.Stats.MD, "stats-md", "", "statistical gate Markdown output (default latest-stats.md beside --summary-json)")
@@ -133,14 +134,14 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 // reportFlags are the flags of report by the option key the report
 // package names in its errors.
 var reportFlags = map[string]string{
-	"stats_confidence": "--stats-confidence", "stats_scope": "--stats-scope", "stats_json": "--stats-json", "stats_md": "--stats-md",
+	"stats_confidence": "--stats-confidence", "stats_scope": "--stats-scope", "stats_benchmark_scenarios": "--stats-benchmark-scenarios", "stats_json": "--stats-json", "stats_md": "--stats-md",
 	"summary_json": "--summary-json", "summary_md": "--summary-md", "suite_jsonl": "--suite-jsonl",
 }
 
 // statsFlagsGiven names the --stats-* flags given on the command line.
 func statsFlagsGiven(fs *pflag.FlagSet) []string {
 	var out []string
-	for _, n := range []string{"stats-confidence", "stats-allow-undecided", "stats-scope", "stats-json", "stats-md", "plan"} {
+	for _, n := range []string{"stats-confidence", "stats-allow-undecided", "stats-scope", "stats-benchmark-scenarios", "stats-json", "stats-md", "plan"} {
 		if fs.Lookup(n).Changed {
 			out = append(out, "--"+n)
 		}

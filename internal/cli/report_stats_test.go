@@ -38,6 +38,8 @@ func TestReportStatsBinary(t *testing.T) {
 		verdict  string
 		noStats  bool
 		statsDir string
+		// md are texts latest-stats.md must hold.
+		md []string
 	}{
 		{name: "gate", args: []string{"--gate", "--stats"}, code: 1, verdict: "inconclusive",
 			stdout: []string{"Benchmark verify result: FAIL", "Benchmark stats result: INCONCLUSIVE", "tokens_active", "n=4", "INCONCLUSIVE [",
@@ -54,6 +56,10 @@ func TestReportStatsBinary(t *testing.T) {
 				" - tokens_active 4 scenarios × 5 repetitions; run-to-run noise", "     tokens_active: about ", " repetitions per arm of these 4 scenarios would give 80% power", " - gate: if the true reductions are the ones observed"}},
 		{name: "plan, scenario scope", args: []string{"--stats", "--plan", "--stats-scope=scenarios"}, code: 0, verdict: "underpowered",
 			stdout: []string{"Benchmark stats plan: scenarios for 80% power at 98.33% confidence (the strictest Holm level)", " - tokens_active n=4 at 5 repetitions; log-ratio noise", "     at observed  (31.61%): power now 0%; needs ", "     at no change (0.00%)"}},
+		{name: "scenario scope, a benchmark of 45", args: []string{"--stats", "--stats-scope", "scenarios", "--stats-benchmark-scenarios", "45"}, code: 0, verdict: "underpowered",
+			md: []string{"- tool_calls: no feasible size decides it: about 256 scenarios at 5 repetitions would give 80% power at the observed reduction (26.22%), and the benchmark has 45; judge it on this suite (scope suite) instead",
+				"- tokens_active: about 37 scenarios at 10 repetitions would give 80% power to decide it at the observed reduction (31.61%; the benchmark has 45)"}},
+		{name: "bad benchmark size", args: []string{"--stats", "--stats-benchmark-scenarios=-1"}, code: 2, stderr: "--stats-benchmark-scenarios: expected a number of scenarios of at least 0, got -1", noStats: true},
 		{name: "bad scope", args: []string{"--stats", "--stats-scope", "all"}, code: 2, stderr: `--stats-scope: expected suite or scenarios, got "all"`, noStats: true},
 		{name: "flag without --stats", args: []string{"--stats-confidence", "0.9"}, code: 2, stderr: "--stats-confidence needs --stats", noStats: true},
 		{name: "plan without --stats", args: []string{"--plan"}, code: 2, stderr: "--plan needs --stats", noStats: true},
@@ -123,6 +129,11 @@ func TestReportStatsBinary(t *testing.T) {
 				want := "- " + e.Metric + ": " + e.ToDecide
 				if e.ToDecide == "" || !strings.Contains(string(md), "### Power planner") || !strings.Contains(string(md), want) {
 					t.Errorf("stats Markdown: expected the planner section with %q", want)
+				}
+			}
+			for _, w := range tc.md {
+				if !strings.Contains(string(md), w) {
+					t.Errorf("stats Markdown lacks %q", w)
 				}
 			}
 			if !strings.Contains(string(md), "**What this verdict is about**") {

@@ -44,6 +44,9 @@ type StatsOptions struct {
 	// noise of their repetitions) or stats.ScopeScenarios (scenarios
 	// like these, for large suites).
 	Scope string
+	// BenchmarkScenarios is how many scenarios the benchmark has in all,
+	// the most the scenario scope's planner may ask for; 0 when unknown.
+	BenchmarkScenarios int
 }
 
 // Metric names of the efficiency checks, as they appear in the stats
@@ -150,7 +153,7 @@ func buildStats(ad, ghx *modeAcc, s *Summary, th Thresholds, opts StatsOptions, 
 		{Name: StatsTokensActive, Scenarios: tokens, MinReductionPct: th.MinTokensActiveReductionPct},
 		{Name: StatsLatency, Scenarios: latency, MinReductionPct: th.MinLatencyReductionPct},
 		{Name: StatsToolCalls, Scenarios: tools, MinReductionPct: th.MinToolCallReductionPct},
-	}, stats.Options{Confidence: conf, Seed: opts.Seed, Replicates: opts.Replicates, Scope: opts.Scope})
+	}, stats.Options{Confidence: conf, Seed: opts.Seed, Replicates: opts.Replicates, Scope: opts.Scope, AvailableScenarios: opts.BenchmarkScenarios})
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
@@ -460,6 +463,9 @@ func CheckStatsOptions(dir string, opts Options) error {
 	}
 	if !ConfidenceOK(st.Confidence) {
 		return exitcode.Optionf("stats_confidence", ": expected %s, got %v", ConfidenceExpected, st.Confidence)
+	}
+	if st.BenchmarkScenarios < 0 {
+		return exitcode.Optionf("stats_benchmark_scenarios", ": expected a number of scenarios of at least 0, got %d", st.BenchmarkScenarios)
 	}
 	if _, ok := stats.ParseScope(st.Scope); !ok {
 		return exitcode.Optionf("stats_scope", ": expected %s or %s, got %q", stats.ScopeSuite, stats.ScopeScenarios, st.Scope)
