@@ -384,9 +384,9 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	}
 	if *resume != "" && rf.datasetFile == "" {
 		// A resume without a dataset or instance file takes the one the
-		// run root's batch recorded.
+		// run root's last invocation recorded.
 		if m, err := swebench.ReadManifest(filepath.Join(sbPath(env, *resume), swebench.ManifestFile)); err == nil && m.Batch != nil {
-			if ds, _ := m.Batch.Args["dataset_file"].(string); ds != "" {
+			if ds := m.Batch.LastDatasetFile(); ds != "" {
 				rf.datasetFile = ds
 				b.Args["dataset_file"] = ds
 			}

@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -70,10 +72,10 @@ func exists(p string) bool {
 //   - between the status file and the manifest entry: the test holds the
 //     manifest's lock, so the runner has written the status file and waits
 //     for the lock when it is killed;
-//   - during the predictions rewrite: after the last instance, the
-//     predictions file is written before the manifest's end; the state a
-//     kill there leaves (an older predictions.jsonl, batch.counts and no
-//     end time of this invocation) is made from a finished batch.
+//   - during the predictions rewrite: the state a kill there leaves (an
+//     older predictions.jsonl with fewer rows, stale batch.counts, a
+//     resume without an end time) is made from a finished batch here;
+//     TestSwebenchKillDuringPredictionsRewrite kills a batch there.
 func TestSwebenchKillWindowsThenResume(t *testing.T) {
 	dc := swebenchtest.Docker(t)
 	host := testenv.DockerHost(t)
@@ -266,5 +268,96 @@ func TestSwebenchMergeRefusesMixedScopes(t *testing.T) {
 	swebenchtest.ReadJSON(t, filepath.Join(out, swebench.ManifestFile), &m)
 	if len(m.ScopeMismatch) == 0 {
 		t.Error("the merged manifest does not record the scope mismatch")
+	}
+}
+
+// TestSwebenchKillDuringPredictionsRewrite kills the built binary with
+// SIGKILL while it writes predictions.jsonl: the test watches the run
+// root (inotify) for the rewrite's temporary file and, once it appears,
+// takes the manifest's lock, so the batch cannot record its end, and
+// kills it. Three 8 MB predictions make the write long enough to land in;
+// an attempt whose batch got to its manifest first is repeated. The next
+// resume's counts, batch.counts and printed line are equal and every row
+// applies.
+func TestSwebenchKillDuringPredictionsRewrite(t *testing.T) {
+	dc := swebenchtest.Docker(t)
+	host := testenv.DockerHost(t)
+	bin := testenv.Benchgate(t)
+	dir := t.TempDir()
+	ids := []string{"acme__markup-1", "acme__markup-2", "acme__markup-3"}
+	for _, id := range ids {
+		swebenchtest.ImportImage(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, id), true)
+	}
+	common := []string{"swebench", "batch", "--max-loops", "1", "--network", "none", "--env", "FAKE_CODEX_SCENARIO=byid"}
+	code, stdout, stderr := runBenchgate(t, bin, host, append(common, "--instance-file", swebenchtest.DatasetFile(t, dir, ids...), "--results-dir", filepath.Join(dir, "results"))...)
+	if code != ExitOK {
+		t.Fatalf("first batch: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	root := countsLine.FindStringSubmatch(stdout)[1]
+	// Each resume adds an instance without an image (missing_image at
+	// once), so the rewrite changes predictions.jsonl.
+	killed := false
+	for attempt := 0; attempt < 8 && !killed; attempt++ {
+		wider := append(append([]string{}, ids...), fmt.Sprintf("acme__noimage-%d", attempt+1))
+		wdir := filepath.Join(dir, fmt.Sprintf("w%d", attempt))
+		if err := os.Mkdir(wdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := syscall.InotifyAddWatch(fd, root, syscall.IN_CREATE); err != nil {
+			t.Fatal(err)
+		}
+		cmd, out := startBatch(t, bin, host, append(common[2:], "--resume", root, "--instance-file", swebenchtest.DatasetFile(t, wdir, wider...))...)
+		buf := make([]byte, 64<<10)
+		for !killed {
+			n, err := syscall.Read(fd, buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(buf[:n], []byte(".predictions.jsonl.tmp-")) {
+				continue
+			}
+			lock, err := fsutil.LockFile(filepath.Join(root, swebench.ManifestFile) + ".lock")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m swebench.Manifest
+			swebenchtest.ReadJSON(t, filepath.Join(root, swebench.ManifestFile), &m)
+			last := m.Batch.Resumes[len(m.Batch.Resumes)-1]
+			if last.EndTime.IsZero() {
+				_ = cmd.Process.Kill()
+				killed = true
+			}
+			_ = cmd.Wait()
+			lock.Unlock()
+			break
+		}
+		syscall.Close(fd)
+		if !killed {
+			t.Logf("attempt %d: the batch recorded its end before the kill; again\n%s", attempt+1, out)
+		}
+	}
+	if !killed {
+		t.Fatal("no attempt killed the batch during its predictions rewrite")
+	}
+	code, stdout, stderr = runBenchgate(t, bin, host, append(common, "--resume", root)...)
+	if code != ExitFailed {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	counts := checkOneTruth(t, root, stdout)
+	var m swebench.Manifest
+	swebenchtest.ReadJSON(t, filepath.Join(root, swebench.ManifestFile), &m)
+	if counts.Success != 3 || counts.Total != len(m.Batch.InstanceOrder) || counts.Failed != counts.Total-3 {
+		t.Errorf("counts %+v over the root's %d instances, want its 3 successes and the rest failed", counts, len(m.Batch.InstanceOrder))
+	}
+	rows := predictionRows(t, root)
+	if len(rows) != counts.Total {
+		t.Errorf("%d rows, want %d", len(rows), counts.Total)
+	}
+	for _, id := range ids {
+		checkRowApplies(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, id), rows[id])
 	}
 }

@@ -413,16 +413,20 @@ func (b BatchOptions) check(ctx context.Context, plan batchPlan) error {
 	o := b.Instance
 	// Every instance in scope needs its task before the first one runs:
 	// one missing would otherwise fail only when its turn came.
+	// A resume skips the finished ones: they need none.
+	run := b.toRun(plan)
 	if o.DatasetFile != "" {
-		if err := CheckDataset(o.DatasetFile, plan.run, b.IDSources); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := CheckDataset(o.DatasetFile, run, b.IDSources); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return &UsageError{Err: exitcode.Optionf("dataset_file", ": %w", err)}
 		}
 	}
-	// Usage checks on the template, with a valid placeholder ID.
-	probe := o
-	probe.InstanceID, probe.OutputDir = plan.run[0], filepath.Join(b.RunRoot, plan.run[0])
-	if err := probe.Validate(); err != nil {
-		return &UsageError{Err: err}
+	// Usage checks on the template, with an instance that runs.
+	if len(run) > 0 {
+		probe := o
+		probe.InstanceID, probe.OutputDir = run[0], filepath.Join(b.RunRoot, run[0])
+		if err := probe.Validate(); err != nil {
+			return &UsageError{Err: err}
+		}
 	}
 	// A dead engine would fail every instance; say so once instead.
 	if err := o.Docker.Ping(ctx); err != nil && ctx.Err() == nil {
@@ -438,6 +442,22 @@ func (b BatchOptions) check(ctx context.Context, plan batchPlan) error {
 		}
 	}
 	return nil
+}
+
+// toRun are the plan's instances this invocation will run: on resume,
+// not those already finished (unless retried).
+func (b BatchOptions) toRun(plan batchPlan) []string {
+	if !b.Resume {
+		return plan.run
+	}
+	var ids []string
+	for _, id := range plan.run {
+		if st, err := ReadStatus(PathsFor(filepath.Join(b.RunRoot, id), id).Status); err == nil && st.Terminal() && !b.retry(st) {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // openRoot creates the run root (a new one exclusively), writes its

@@ -129,6 +129,18 @@ type Resume struct {
 	Interrupted bool     `json:"interrupted,omitempty"`
 }
 
+// LastDatasetFile is the dataset file of the latest invocation that
+// named one (a resume with a wider instance file names its own).
+func (b *BatchInfo) LastDatasetFile() string {
+	for i := len(b.Resumes) - 1; i >= 0; i-- {
+		if ds, _ := b.Resumes[i].Args["dataset_file"].(string); ds != "" {
+			return ds
+		}
+	}
+	ds, _ := b.Args["dataset_file"].(string)
+	return ds
+}
+
 // running reports whether the batch's last invocation has not ended (or
 // was killed before it could say so).
 func (b *BatchInfo) running() bool {
