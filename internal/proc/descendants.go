@@ -173,3 +173,27 @@ func descendantsOf(root int, procs []procInfo) []procInfo {
 	}
 	return out
 }
+
+// reapGroup waits, in the background, for the members of process group
+// pgid that became this process's children when their parent died: as
+// the subreaper it must, or each would stay a zombie until the next
+// EndDescendants, and a long batch of killed commands would pile them
+// up. Outside a subreaper nothing becomes its child this way.
+func reapGroup(pgid int) {
+	if !isSubreaper() {
+		return
+	}
+	procs, err := processTable()
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, p := range procs {
+		if p.ppid == self && p.pgid == pgid {
+			go func(pid int) {
+				var ws syscall.WaitStatus
+				_, _ = syscall.Wait4(pid, &ws, 0, nil)
+			}(p.pid)
+		}
+	}
+}

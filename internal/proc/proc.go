@@ -188,6 +188,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	// Whatever the leader did, leave no member of its group behind.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	reapGroup(cmd.Process.Pid)
 	return res, nil
 }
 

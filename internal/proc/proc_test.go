@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -263,4 +264,35 @@ type onceWriter struct {
 func (w *onceWriter) Write(p []byte) (int, error) {
 	w.once.Do(func() { close(w.c) })
 	return len(p), nil
+}
+
+// TestSubreaperLeavesNoZombies runs, in a child test process that is a
+// subreaper, commands whose grandchildren are killed with their group
+// when a timeout ends them: none of them stays a zombie of the process.
+func TestSubreaperLeavesNoZombies(t *testing.T) {
+	if os.Getenv("PROC_TEST_SUBREAPER") == "1" {
+		if err := BecomeSubreaper(); err != nil {
+			t.Skip(err)
+		}
+		for range 5 {
+			Run(context.Background(), Cmd{Argv: []string{"sh", "-c", "sleep 100 & sleep 100 & wait"}, Timeout: 100 * time.Millisecond, Grace: 50 * time.Millisecond})
+		}
+		// Wait for what the reaper waits for: no child of this process
+		// left, zombie or not.
+		for {
+			procs, err := processTable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(descendantsOf(os.Getpid(), procs)) == 0 {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSubreaperLeavesNoZombies$", "-test.timeout=60s")
+	cmd.Env = append(os.Environ(), "PROC_TEST_SUBREAPER=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
 }
