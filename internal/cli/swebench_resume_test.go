@@ -361,3 +361,35 @@ func TestSwebenchKillDuringPredictionsRewrite(t *testing.T) {
 		checkRowApplies(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, id), rows[id])
 	}
 }
+
+// TestSwebenchDuplicateRecordOutsideScope: a dataset file with two records
+// of an instance the batch does not run is no reason to refuse it; a
+// second record of an instance in scope is (exit 2, naming the line).
+func TestSwebenchDuplicateRecordOutsideScope(t *testing.T) {
+	host := testenv.DockerHost(t)
+	bin := testenv.Benchgate(t)
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds.jsonl")
+	rec := `{"instance_id":"%s","problem_statement":"Fix it."}` + "\n"
+	if err := os.WriteFile(ds, []byte(fmt.Sprintf(rec+rec+rec, "acme__dup-1", "acme__dup-2", "acme__dup-2")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ids  string
+		code int
+		want string
+	}{
+		{"acme__dup-1\n", ExitFailed, "acme__dup-1 status=failed reason=missing_image"},
+		{"acme__dup-1\nacme__dup-2\n", ExitUsage, ds + ":3: a second record of instance acme__dup-2 (the first is at " + ds + ":2)"},
+	} {
+		ids := filepath.Join(dir, "ids.txt")
+		if err := os.WriteFile(ids, []byte(tc.ids), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runBenchgate(t, bin, host, "swebench", "batch", "--instance-file", ids, "--dataset-file", ds, "--network", "none",
+			"--results-dir", filepath.Join(dir, "results"))
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("scope %q: exit %d, want %d with %q\n%s%s", tc.ids, code, tc.code, tc.want, stdout, stderr)
+		}
+	}
+}
