@@ -389,3 +389,20 @@ func TestSetNaNRowNamesItsScenario(t *testing.T) {
 		t.Errorf("stderr does not name the NaN row's scenario (want %q)\n%s", want, stderr)
 	}
 }
+
+// TestSetFixtureTimeoutInWords: a seed that never ends is stopped at
+// its timeout, and the message says so by the limit, not by an exit code
+// of -1.
+func TestSetFixtureTimeoutInWords(t *testing.T) {
+	m := newMisbehaving(t, "seed-hang", map[string]any{"fixtures_timeout": "1s", "grace": "100ms"})
+	code, _, stderr := m.run(m.setArgs("pr-exec", "--skip-preflight")...)
+	want := "set pr-exec: fixture seed was stopped after its timeout of 1s (log: "
+	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "exited -1") {
+		t.Errorf("exit %d, want 1 and %q\n%s", code, want, stderr)
+	}
+	tr := readTracking(t, filepath.Join(m.dir, "out", "pr-exec", "tracking.json"))
+	if len(tr.Commands) == 0 || !tr.Commands[0].TimedOut || tr.Commands[0].Timeout != "1s" || tr.Commands[0].Signal != "SIGKILL" {
+		t.Errorf("commands %+v, want the seed timed out at 1s and killed", tr.Commands)
+	}
+	m.assertNothingLeft(t)
+}
