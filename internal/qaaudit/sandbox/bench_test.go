@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/testenv"
 )
@@ -20,16 +22,24 @@ func BenchmarkRunTestPassing(b *testing.B) {
 	}
 }
 
-// BenchmarkRunTestOverhead runs a "python" that exits at once after
-// writing nothing, to isolate the sandbox's own cost per test.
+// BenchmarkRunTestOverhead is the sandbox's own cost per test: the
+// bootstrap with the real interpreter builds the namespaces, the hidden
+// file system, the test's tmpfs folder and the limits, then runs
+// "python -c pass" instead of pytest.
 func BenchmarkRunTestOverhead(b *testing.B) {
-	r := &Runner{Python: "/bin/true", WorkDir: b.TempDir()}
-	spec := TestSpec{CaseID: "s:c", Option: "A", Source: []byte(passing)}
+	r := &Runner{Python: testenv.Python(b), WorkDir: b.TempDir()}
 	for b.Loop() {
-		out, err := r.RunTest(context.Background(), spec)
-		if err != nil || out.Status != StatusError {
-			b.Fatal(out.Status, err)
+		dir, err := os.MkdirTemp(r.WorkDir, "qa_bench_")
+		if err != nil {
+			b.Fatal(err)
 		}
+		var out limitedBuffer
+		out.limit = 1 << 16
+		res, st, err := r.runBootstrap(context.Background(), dir, r.environment(dir), []string{"-c", "pass"}, &out, time.Minute)
+		if err != nil || res.ExitCode != 0 || !st.ready {
+			b.Fatal(res.ExitCode, st, err, string(out.Bytes()))
+		}
+		os.RemoveAll(dir)
 	}
 }
 

@@ -389,9 +389,14 @@ def run_pytest(first_process):
             prctl(PR_SET_DUMPABLE, 0)
         except OSError:
             pass
+    polling = first_process and (limits.get("processes") or 0)
+    if polling:
+        # Woken by the child's exit at once, not at the next poll.
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
     pid = os.fork()
     if pid == 0:
         try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
             # The interpreter's own options (a wrapper's python -S) hold
             # for pytest too; the bootstrap's own (-I -S -B) do not.
             orig = getattr(sys, "orig_argv", [sys.executable, "-c"])
@@ -412,7 +417,7 @@ def run_pytest(first_process):
             peak = max(peak, tasks())
             got, status, usage = os.wait4(-1, os.WNOHANG)
             if got == 0:
-                time.sleep(0.05)
+                signal.sigtimedwait([signal.SIGCHLD], 0.05)
                 continue
         else:
             try:
