@@ -53,3 +53,30 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// FuzzClosest: whatever is typed, Closest answers one of the candidates
+// or nothing, and a candidate typed exactly is answered with itself.
+func FuzzClosest(f *testing.F) {
+	for _, s := range []string{"repot", "", "é", "gate-profil", "\xff\xfe", "REPORT", "swe"} {
+		f.Add(s)
+	}
+	candidates := []string{"report", "set", "ordered", "swebench", "qa-audit", "pr-comment", "action", "gate", "gate-profile"}
+	f.Fuzz(func(t *testing.T, word string) {
+		got := Closest(word, candidates)
+		if got == "" {
+			return
+		}
+		found := false
+		for _, c := range candidates {
+			found = found || c == got
+		}
+		if !found {
+			t.Fatalf("Closest(%q) = %q, not a candidate", word, got)
+		}
+		for _, c := range candidates {
+			if word == c && got != c {
+				t.Fatalf("Closest(%q) = %q", word, got)
+			}
+		}
+	})
+}
