@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
@@ -114,5 +115,39 @@ func TestReportForeignScenarioIDs(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("output differs from %s:\n%s", golden, got)
+	}
+
+	// The run record of the same suites counts every foreign row as
+	// the row it is: each scenario passed once in each mode.
+	rr := filepath.Join(dir, "run-record.json")
+	cmd = exec.Command(bin, "report", "--suite-jsonl", adPath, "--suite-jsonl", ghxPath, "--skip-bad-rows",
+		"--summary-json", filepath.Join(dir, "summary.json"), "--summary-md", md, "--run-record", rr)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("report --run-record: %v\n%s", err, out)
+	}
+	var rec struct {
+		Modes []struct {
+			Mode      string
+			Scenarios []struct {
+				ID     string
+				Passed int
+			}
+		}
+	}
+	data, _ := os.ReadFile(rr)
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rec.Modes {
+		passed := map[string]int{}
+		for _, sc := range m.Scenarios {
+			passed[sc.ID] = sc.Passed
+		}
+		for _, id := range foreignIDs {
+			if passed[id] != 1 {
+				t.Errorf("run record %s: scenario %q passed %d times, want 1", m.Mode, id, passed[id])
+			}
+		}
 	}
 }

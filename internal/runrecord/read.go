@@ -373,7 +373,9 @@ func FromSuites(paths []string) (*Record, error) {
 func readSuiteFile(path string) (*Builder, error) {
 	b := NewBuilder(path)
 	bad := false
-	err := suite.ReadFileWith(path, suite.ReadOptions{OnBadRow: func(*suite.Diagnostic) error {
+	// The current run of report is read as report reads it: as
+	// upstream's report does.
+	err := suite.ReadFileWith(path, suite.ReadOptions{Upstream: true, OnBadRow: func(*suite.Diagnostic) error {
 		bad = true
 		return suite.ErrStop
 	}}, func(r *suite.Row) error {
@@ -392,7 +394,7 @@ func readSuiteFile(path string) (*Builder, error) {
 	}
 	defer fh.Close()
 	b = NewBuilder(path)
-	if err := suite.ReadChecked(fh, path, func(c suite.Checked) error {
+	if err := suite.ReadCheckedWith(fh, path, suite.ReadOptions{Upstream: true}, func(c suite.Checked) error {
 		b.AddChecked(c)
 		return nil
 	}); err != nil {

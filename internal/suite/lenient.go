@@ -46,7 +46,14 @@ func (c *Checked) Passed() bool { return len(c.Diagnostics) == 0 }
 // It never stops at a bad row; it stops only when r cannot be read or fn
 // returns an error.
 func ReadChecked(r io.Reader, name string, fn func(Checked) error) error {
+	return ReadCheckedWith(r, name, ReadOptions{}, fn)
+}
+
+// ReadCheckedWith is ReadChecked with options; only Upstream applies
+// (a reader that only reports takes rows as upstream's report does).
+func ReadCheckedWith(r io.Reader, name string, opts ReadOptions, fn func(Checked) error) error {
 	dec := newDecoder()
+	dec.upstream = opts.Upstream
 	return eachLine(r, name, func(lineNo int, line []byte, tooLong int) error {
 		var row Row
 		d := dec.line(name, lineNo, line, tooLong, &row)
