@@ -27,6 +27,7 @@ func TestCommentBody(t *testing.T) {
 	st := &report.StatsReport{Verdict: stats.Fail, Efficiency: []report.EfficiencyCheck{
 		{Metric: "tokens_active", Check: "efficiency_tokens_active_reduction", V2Value: -28, Result: stats.Result{Scenarios: 12, EstimatePct: -30, LowPct: -33.4, HighPct: -26.3, MinReductionPct: 15, Verdict: stats.Fail, Confidence: 0.9833}},
 		{Metric: "latency", Check: "efficiency_latency_reduction", V2Value: 12, Result: stats.Result{Confidence: 0.975, Scenarios: 12, EstimatePct: 10, LowPct: -5, HighPct: 20, MinReductionPct: 15, Verdict: stats.Inconclusive,
+			Scope: stats.ScopeSuite, ScopeText: "on these 12 scenarios (3 repetitions per arm), beyond the noise of the repetitions; it claims nothing about scenarios outside this suite",
 			ToDecide: "about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%)"}},
 		{Metric: "tool_calls", Check: "efficiency_tool_call_reduction", Result: stats.Result{Scenarios: 0, MinReductionPct: 20, Verdict: stats.Underpowered}},
 	}}
@@ -57,6 +58,8 @@ func TestCommentBody(t *testing.T) {
 		"| ❌ | active-token reduction | -30.00% [-33.40%, -26.30%] | ≥ 15.00% | **decided the exit code**; paired estimate over 12 scenarios, 98.33% interval; gate v2's median of per-scenario reductions: -28.00% |",
 		"| ⚠️ | tool-call reduction | not measured | ≥ 20.00% | **decided the exit code**; no scenario has values in both modes; gate v2's median of per-scenario reductions: 0.00% |",
 		"latency: about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%) |",
+		// The scope a maintainer reads: what the verdict is about.
+		"| ⚠️ | latency reduction | 10.00% [-5.00%, 20.00%] | ≥ 15.00% | **decided the exit code**; on these 12 scenarios (3 repetitions per arm), beyond the noise of the repetitions; it claims nothing about scenarios outside this suite; ",
 		"| ❌ | ghx: active_tokens change against the baseline | 30.00% [26.30%, 33.40%] | ≤ 10.00% |",
 		"**Failing scenarios** (14):\n\n- **new** `s-012|<x>`: 1 of 5 iterations failed in ghx; first error: `success: expected true, got false`",
 		"- and 4 more (job summary)",

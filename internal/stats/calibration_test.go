@@ -19,6 +19,7 @@ type suiteDesign struct {
 	tokens, lat, tools float64 // true reductions in percent
 	lambda             float64 // agent_direct's mean tool calls per run
 	heavy              bool    // t(3) repetition noise instead of normal
+	scope              string  // "" is the suite scope
 	// gateMin/gateMax bound the share of runs whose gate passes.
 	gateMin, gateMax float64
 }
@@ -26,21 +27,26 @@ type suiteDesign struct {
 // calibrationDesigns are the designs of docs/statistics.md's calibration
 // tables; thresholds are verify_pr's (15, 15, 20).
 var calibrationDesigns = []suiteDesign{
-	{"clear win 50%, 2 × 4", 2, 4, 4, 50, 50, 50, 20, false, 0.8, 1},
-	{"clear win 40%, 4 × 5", 4, 5, 5, 40, 40, 40, 20, false, 0.8, 1},
-	{"clear win 50%, 15 × 5", 15, 5, 5, 50, 50, 50, 20, false, 0.8, 1},
-	{"clear win 40%, 4 × 5, heavy tails", 4, 5, 5, 40, 40, 40, 20, true, 0, 1},
-	{"clear win 40%, 4 scenarios, 5 vs 2 repetitions", 4, 5, 2, 40, 40, 40, 20, false, 0, 1},
-	{"moderate 30%, 30 × 4", 30, 4, 4, 30, 30, 30, 20, false, 0, 1},
-	{"moderate 25%, 60 × 4", 60, 4, 4, 25, 25, 30, 20, false, 0, 1},
-	{"on the thresholds, 2 × 4", 2, 4, 4, 15, 15, 20, 20, false, 0, 0.05},
-	{"on the thresholds, 4 × 5", 4, 5, 5, 15, 15, 20, 20, false, 0, 0.05},
-	{"on the thresholds, 15 × 5", 15, 5, 5, 15, 15, 20, 20, false, 0, 0.05},
-	{"on the thresholds, 4 × 5, low counts (3 tool calls)", 4, 5, 5, 15, 15, 20, 3, false, 0, 0.05},
-	{"on the thresholds, 15 × 5, heavy tails, low counts", 15, 5, 5, 15, 15, 20, 3, true, 0, 0.05},
-	{"no effect, 2 × 4", 2, 4, 4, 0, 0, 0, 20, false, 0, 0},
-	{"no effect, 4 × 5", 4, 5, 5, 0, 0, 0, 20, false, 0, 0},
-	{"no effect, 15 × 5, low counts", 15, 5, 5, 0, 0, 0, 3, false, 0, 0},
+	{"clear win 50%, 2 × 4", 2, 4, 4, 50, 50, 50, 20, false, "", 0.8, 1},
+	{"clear win 40%, 4 × 5", 4, 5, 5, 40, 40, 40, 20, false, "", 0.8, 1},
+	{"clear win 50%, 15 × 5", 15, 5, 5, 50, 50, 50, 20, false, "", 0.8, 1},
+	{"clear win 40%, 4 × 5, heavy tails", 4, 5, 5, 40, 40, 40, 20, true, "", 0, 1},
+	{"clear win 40%, 4 scenarios, 5 vs 2 repetitions", 4, 5, 2, 40, 40, 40, 20, false, "", 0, 1},
+	{"moderate 30%, 30 × 4", 30, 4, 4, 30, 30, 30, 20, false, "", 0, 1},
+	{"moderate 25%, 60 × 4", 60, 4, 4, 25, 25, 30, 20, false, "", 0, 1},
+	{"on the thresholds, 2 × 4", 2, 4, 4, 15, 15, 20, 20, false, "", 0, 0.05},
+	{"on the thresholds, 4 × 5", 4, 5, 5, 15, 15, 20, 20, false, "", 0, 0.05},
+	{"on the thresholds, 15 × 5", 15, 5, 5, 15, 15, 20, 20, false, "", 0, 0.05},
+	{"on the thresholds, 4 × 5, low counts (3 tool calls)", 4, 5, 5, 15, 15, 20, 3, false, "", 0, 0.05},
+	{"on the thresholds, 15 × 5, heavy tails, low counts", 15, 5, 5, 15, 15, 20, 3, true, "", 0, 0.05},
+	{"no effect, 2 × 4", 2, 4, 4, 0, 0, 0, 20, false, "", 0, 0},
+	{"no effect, 4 × 5", 4, 5, 5, 0, 0, 0, 20, false, "", 0, 0},
+	{"no effect, 15 × 5, low counts", 15, 5, 5, 0, 0, 0, 3, false, "", 0, 0},
+	{"scenario scope: 40% at 12 × 3", 12, 3, 3, 40, 40, 40, 20, false, ScopeScenarios, 0, 1},
+	{"scenario scope: 35% at 20 × 3", 20, 3, 3, 35, 35, 35, 20, false, ScopeScenarios, 0, 1},
+	{"scenario scope: 30% at 40 × 3, heavy tails", 40, 3, 3, 30, 30, 30, 20, true, ScopeScenarios, 0, 1},
+	{"scenario scope: 28% at 60 × 3, low counts", 60, 3, 3, 28, 28, 28, 3, false, ScopeScenarios, 0, 1},
+	{"scenario scope: on the thresholds, 20 × 3", 20, 3, 3, 15, 15, 20, 20, false, ScopeScenarios, 0, 0.05},
 }
 
 // simulate draws one suite of the suiteDesign: per scenario a level of each
@@ -110,7 +116,7 @@ func (d suiteDesign) run(runs int, seed uint64) (calibration, error) {
 			{Name: "tokens_active", Scenarios: scs[0], MinReductionPct: 15},
 			{Name: "latency", Scenarios: scs[1], MinReductionPct: 15},
 			{Name: "tool_calls", Scenarios: scs[2], MinReductionPct: 20},
-		}, Options{})
+		}, Options{Scope: d.scope, Replicates: 100})
 		if err != nil {
 			return c, err
 		}
@@ -129,6 +135,12 @@ func (d suiteDesign) run(runs int, seed uint64) (calibration, error) {
 				sdSum[k] += p.WithinSD
 				sdN[k]++
 			}
+			if p := r.Plan; p != nil {
+				// The scenario scope's planner, at the true reduction
+				// with the noise this run shows, at the strictest Holm
+				// level it plans at.
+				c.predicted[k] += Power(p.Noise, d.scenarios, d.baseReps, Excess(100, 100-truth[k], verifyPR[k]), p.Confidence) / float64(runs)
+			}
 		}
 		if pass {
 			c.gatePass++
@@ -138,7 +150,7 @@ func (d suiteDesign) run(runs int, seed uint64) (calibration, error) {
 		}
 	}
 	for k := range c.predicted {
-		if sdN[k] == 0 {
+		if sdN[k] == 0 || d.scope == ScopeScenarios {
 			continue
 		}
 		sizes := make([][2]int, d.scenarios)
@@ -169,7 +181,7 @@ func TestCalibration(t *testing.T) {
 	}
 	var rows []string
 	for i, d := range calibrationDesigns {
-		if !full && !strings.Contains("clear win 50%, 2 × 4|on the thresholds, 4 × 5|no effect, 2 × 4|on the thresholds, 4 × 5, low counts (3 tool calls)", d.name) {
+		if !full && !strings.Contains("clear win 50%, 2 × 4|on the thresholds, 4 × 5|no effect, 2 × 4|on the thresholds, 4 × 5, low counts (3 tool calls)|scenario scope: 40% at 12 × 3", d.name) {
 			continue
 		}
 		c, err := d.run(runs, uint64(i+1))

@@ -36,8 +36,8 @@ func prepareSuite(scs []Scenario, thr float64) suiteData {
 			sc.target = append(sc.target, x)
 			lg.target = append(lg.target, math.Log(x))
 		}
-		for _, x := range sc.base {
-			for _, y := range sc.target {
+		for _, x := range thin(sc.base) {
+			for _, y := range thin(sc.target) {
 				d.excess = append(d.excess, logOfRatio(y, x))
 			}
 		}
@@ -45,6 +45,28 @@ func prepareSuite(scs []Scenario, thr float64) suiteData {
 		d.reps = append(d.reps, min(len(b), len(t)))
 	}
 	return d
+}
+
+// pairArmLimit caps the repetitions of an arm that enter the pairs the
+// estimate and the interval's edges are chosen from: a run with
+// thousands of repetitions per scenario would otherwise make millions of
+// pairs per scenario. The test itself always uses every repetition.
+const pairArmLimit = 200
+
+// thin returns xs, or above pairArmLimit values that many evenly spaced
+// order statistics of them (the smallest and largest included), so the
+// pairs keep the arm's distribution at a bounded cost.
+func thin(xs []float64) []float64 {
+	if len(xs) <= pairArmLimit {
+		return xs
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	out := make([]float64, pairArmLimit)
+	for i := range out {
+		out[i] = s[i*(len(s)-1)/(pairArmLimit-1)]
+	}
+	return out
 }
 
 // usableValues are the finite, non-negative values of an arm.
