@@ -39,6 +39,9 @@ type Shape struct {
 	Kind     string   `json:"kind"`
 	Polarity Polarity `json:"polarity"`
 	Value    string   `json:"value"`
+	// Platform is another platform the question names (Windows, macOS):
+	// a value that differs here proves nothing about it.
+	Platform string `json:"platform,omitempty"`
 	// Quoted and Words are the question's identifiers, in backquotes and
 	// in all: a default question names its parameter among them, the
 	// quoted ones first (`indent` of `json.dumps`, not the word
@@ -64,6 +67,9 @@ var (
 	raiseWords     = regexp.MustCompile(`(?i)\b(raises?|raised|raising|throws?|thrown)\b`)
 	exceptionWords = regexp.MustCompile(`(?i)\b(exceptions?|errors?)\b`)
 	exceptionName  = regexp.MustCompile(`(Error|Exception|Warning|Exit|Interrupt)$`)
+	// otherPlatform names a platform other than the Linux the sandbox
+	// runs on.
+	otherPlatform = regexp.MustCompile(`(?i)\b(windows|win32|win64|macos|mac os|os x|darwin|freebsd|cygwin|android|ios|wasi|emscripten)\b`)
 	// asksValue is a question that asks for a value, whatever the
 	// answer looks like ("what is the default of extra": ignore).
 	asksValue   = regexp.MustCompile(`(?i)^\s*what(\s+is|'s)?\s+the\s+(default|value)\b|^\s*what\s+(default|value)\b`)
@@ -79,6 +85,9 @@ var (
 // ReadShape reads the shape of a question and one of its answers.
 func ReadShape(question, answer string) Shape {
 	s := Shape{Kind: ClaimKind(question), Polarity: PolarityOf(question)}
+	if m := otherPlatform.FindString(question); m != "" {
+		s.Platform = m
+	}
 	asksException := raiseWords.MatchString(question) || exceptionWords.MatchString(question) && exceptionName.MatchString(strings.TrimSpace(answer))
 	if !IsValueAnswer(answer) && !asksException && !asksValue.MatchString(question) {
 		return s

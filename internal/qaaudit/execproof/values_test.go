@@ -27,6 +27,8 @@ func TestValueAnswersAreComparedAsValues(t *testing.T) {
 		{"t:open_encoding", "What is the default `encoding` of `open`?", "builtins.open", "None", verdict.Valid, "is None"},
 		{"t:open_mode_wrong", "What is the default `mode` of `open`?", "builtins.open", "'rb'", verdict.Incorrect, "the default of mode in builtins.open is 'r', not 'rb'"},
 		{"t:open_mode_words", "What is the default `mode` of `open`?", "builtins.open", "read", verdict.Inconclusive, "not a plain value"},
+		{"t:sep_windows", "What value does `os.sep` hold on Windows?", "os.sep", "'\\\\'", verdict.Inconclusive, "the question asks about Windows"},
+		{"t:sep_linux_wrong", "What value does `os.sep` hold on Linux?", "os.sep", "'\\\\'", verdict.Incorrect, "os.sep is '/'"},
 		{"t:pi", "What value does `math.pi` hold to two decimals?", "math.pi", "3.14", verdict.Valid, "3.14"},
 		{"t:sep_unquoted", "What is the value of `os.sep`?", "os.sep", "/", verdict.Valid, "holds the value /"},
 		{"t:digits", "What is the value of `string.digits`?", "string.digits", "'0123456789'", verdict.Valid, "0123456789"},
