@@ -35,6 +35,7 @@ cfg = json.loads(sys.argv[1])
 argv = sys.argv[2:]
 here = os.path.realpath(cfg["dir"])
 status_fd = cfg.get("status_fd")
+HOST_UID = os.getuid()  # before any user namespace
 limits = cfg.get("limits", {})
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
@@ -54,8 +55,17 @@ def report(line):
             pass
 
 
+APPARMOR_USERNS = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
+
+
 def refuse(why):
     """The sandbox cannot be built: say so and never start the test."""
+    try:
+        if open(APPARMOR_USERNS).read().strip() == "1" and HOST_UID != 0:
+            why += ("; AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns=1),"
+                    " which a runner with sudo lifts for the job with: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0")
+    except OSError:
+        pass
     say("refused: " + why)
     report("refused " + why)
     os._exit(EXIT_REFUSED)
