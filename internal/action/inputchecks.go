@@ -3,6 +3,7 @@ package action
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/baseline"
@@ -24,8 +25,8 @@ func checkConfidence(v string) string {
 		return ""
 	}
 	want := report.ConfidenceExpected
-	if err == nil && report.ConfidenceOK(c/100) {
-		want += fmt.Sprintf(" (a fraction, not a percentage: %s means %s%%)", strconv.FormatFloat(c/100, 'f', -1, 64), v)
+	if pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64); err == nil && report.ConfidenceOK(pct/100) {
+		want += fmt.Sprintf(" (a fraction, not a percentage: %s means %s%%)", strconv.FormatFloat(pct/100, 'f', -1, 64), strings.TrimSuffix(v, "%"))
 	}
 	return want
 }
