@@ -361,13 +361,13 @@ func judgeSuccess(s *Success, paired int, conf float64) {
 		s.Reason = fmt.Sprintf("no scenario that passed in the baseline fails now (%d of %d paired scenarios pass, %d before)", s.CurrentPassed, paired, s.BaselinePassed)
 	case b > c && s.PValue <= alpha:
 		s.Verdict = Fail
-		s.Reason = fmt.Sprintf("%d scenarios that passed in the baseline fail now and %d went the other way; exact McNemar p = %.4f, at most %.2f", b, c, s.PValue, alpha)
+		s.Reason = fmt.Sprintf("%d scenarios that passed in the baseline fail now and %d went the other way; unlikely to be chance (exact test of the changed scenarios, p = %.4f, at most %.2f)", b, c, s.PValue, alpha)
 	case stats.McNemarExact(paired, 0) > alpha:
 		s.Verdict = Underpowered
 		s.Reason = fmt.Sprintf("%d scenarios fail now that passed in the baseline, but %d paired scenarios can never show a change at %.0f%% confidence (%d needed)", b, paired, conf*100, minDiscordant(alpha))
 	default:
 		s.Verdict = Inconclusive
-		s.Reason = fmt.Sprintf("%d scenarios fail now that passed in the baseline and %d went the other way; exact McNemar p = %.4f is above %.2f, so this may be noise", b, c, s.PValue, alpha)
+		s.Reason = fmt.Sprintf("%d scenarios fail now that passed in the baseline and %d went the other way; this could be chance (exact test of the changed scenarios, p = %.4f, above %.2f)", b, c, s.PValue, alpha)
 	}
 }
 

@@ -301,13 +301,13 @@ func successCheck(ad, ghx *modeAcc, conf float64) SuccessCheck {
 	switch {
 	case c.PValue <= alpha && c.OnlyAgentDirect > c.OnlyGhx:
 		c.Verdict = stats.Fail
-		c.Reason = fmt.Sprintf("ghx failed %d scenarios agent_direct passed and passed %d it failed: a significant loss (exact McNemar p=%.4f)", c.OnlyAgentDirect, c.OnlyGhx, c.PValue)
+		c.Reason = fmt.Sprintf("ghx failed %d scenarios agent_direct passed and passed %d it failed: a loss unlikely to be chance (exact test of the changed scenarios, p = %.4f)", c.OnlyAgentDirect, c.OnlyGhx, c.PValue)
 	case disc < stats.MinPairs(conf):
 		c.Verdict = stats.Pass
 		c.Reason = fmt.Sprintf("%d scenarios differ in success (%d lost, %d gained); at least %d would be needed to show a loss, so v2's success-rate check is what guards it", disc, c.OnlyAgentDirect, c.OnlyGhx, stats.MinPairs(conf))
 	default:
 		c.Verdict = stats.Pass
-		c.Reason = fmt.Sprintf("no significant loss: %d scenarios lost, %d gained (exact McNemar p=%.4f)", c.OnlyAgentDirect, c.OnlyGhx, c.PValue)
+		c.Reason = fmt.Sprintf("no loss beyond chance: %d scenarios lost, %d gained (exact test of the changed scenarios, p = %.4f)", c.OnlyAgentDirect, c.OnlyGhx, c.PValue)
 	}
 	return c
 }
