@@ -72,7 +72,22 @@ func FuzzJudge(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, x := range res {
+		suite, err := Judge([]Metric{{Name: "m", Scenarios: scs, MinReductionPct: threshold}, {Name: "n", Scenarios: scs, MinReductionPct: threshold / 2}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range suite {
+			if p := x.SuitePlan; p != nil && (math.IsNaN(p.CurrentPower) || p.CurrentPower > 1 || math.IsNaN(p.WithinSD)) {
+				t.Fatalf("bad suite plan %+v", *p)
+			}
+			if (x.Verdict == Pass || x.Verdict == Fail) == (x.ToDecide != "") || x.ScopeText == "" {
+				t.Fatalf("a suite result must say its scope, and what would decide it exactly when undecided: %+v", x)
+			}
+			if x.Verdict == Pass && !(x.PValue <= 0.05) {
+				t.Fatalf("a pass at p=%v", x.PValue)
+			}
+		}
+		for _, x := range append(res, suite...) {
 			for _, v := range []float64{x.EstimatePct, x.LowPct, x.HighPct, x.PValue, x.HolmPValue} {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					t.Fatalf("non-finite value in %+v", x)

@@ -257,7 +257,11 @@ func suiteInterval(d suiteData, est, a float64) (lo, hi float64) {
 	// The upper edge: the first difference at or after the estimate
 	// whose right-hand side is rejected.
 	h := k0 + sort.Search(K-k0, func(i int) bool { return k0+i >= K-1 || !accept(mid(k0+i)) })
-	return c[min(l, K-1)], c[min(h, K-1)]
+	// When only the estimate's own breakpoint is accepted (the shifts
+	// on either side of it are rejected, as when most pairs tie there),
+	// both searches stop past it: the interval is then that point.
+	lo, hi = c[min(l, k0)], c[max(min(h, K-1), k0)]
+	return math.Min(lo, est), math.Max(hi, est)
 }
 
 // pText prints a p-value with four significant digits.
