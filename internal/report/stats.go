@@ -168,7 +168,7 @@ func buildStats(ad, ghx *modeAcc, s *Summary, th Thresholds, opts StatsOptions, 
 	r.ScopeText = scopeText(r.Scope, res)
 	r.GatePower = gatePower(res)
 	if r.Scope == stats.ScopeSuite {
-		r.Success = suiteSuccessCheck(ad, ghx, eligibleScenarios(ad, ghx, th.MinSamplesPerScenarioPerMode), conf)
+		r.Success = suiteSuccessCheck(ad, ghx, ad.scenarioOrder, conf)
 	} else {
 		r.Success = successCheck(ad, ghx, conf)
 	}
@@ -207,8 +207,9 @@ func gatePower(res []stats.Result) *float64 {
 	return &p
 }
 
-// suiteSuccessCheck compares the rows' outcomes within each of the
-// scenarios: a significant loss of ghx (its rows succeed less often than
+// suiteSuccessCheck compares the rows' outcomes within each scenario
+// both modes ran (every row, as v2's success rate counts them, not only
+// the stable sample the efficiency checks use): a significant loss of ghx (its rows succeed less often than
 // agent_direct's, van Elteren's exact test at 1 − conf) fails it.
 func suiteSuccessCheck(ad, ghx *modeAcc, ids []string, conf float64) SuccessCheck {
 	c := SuccessCheck{Scope: stats.ScopeSuite}

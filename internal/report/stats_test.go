@@ -15,6 +15,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/stats"
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // TestStatsRealSuites judges the real 2026-02-25 suites: four scenarios
@@ -292,5 +293,42 @@ func TestStatsZeroToolCalls(t *testing.T) {
 	// 0 → 3 counts as 0.5 → 3: six times as many.
 	if math.Abs(tools.EstimatePct+500) > 1e-9 {
 		t.Errorf("estimate: expected -500%% (0.5 → 3), got %v", tools.EstimatePct)
+	}
+}
+
+// TestStatsSuiteSuccessLoss: in the suite scope the success check
+// compares every run within each scenario, failed runs included: ghx
+// failing 2 of 3 runs in each of 4 scenarios where agent_direct never
+// fails is a significant loss and fails the gate; failing 1 run in one
+// scenario is not.
+func TestStatsSuiteSuccessLoss(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fails func(scenario, repetition int) bool
+		want  stats.Verdict
+	}{
+		{"two of three runs fail everywhere", func(_, r int) bool { return r != 1 }, stats.Fail},
+		// No stable ghx row is left for the efficiency checks; the
+		// success check still sees every run.
+		{"every ghx run fails", func(_, _ int) bool { return true }, stats.Fail},
+		{"one run fails once", func(s, r int) bool { return s == 0 && r == 2 }, stats.Pass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ad, gx := filepath.Join(dir, "ad.jsonl"), filepath.Join(dir, "ghx.jsonl")
+			os.WriteFile(ad, []byte(testenv.SuiteJSONL("agent_direct", 3, 4, 1000, nil)), 0o644)
+			os.WriteFile(gx, []byte(testenv.SuiteJSONL("ghx", 3, 4, 500, tc.fails)), 0o644)
+			res, err := Run(t.Context(), Options{SuitePaths: []string{ad, gx}, Dir: dir, Gate: true, Now: fixedNow, Stats: StatsOptions{Enabled: true}})
+			if err != nil && !errors.Is(err, ErrGateFailed) {
+				t.Fatal(err)
+			}
+			s := res.Stats.Success
+			if s.Verdict != tc.want || s.Scope != stats.ScopeSuite || s.Scenarios != 4 || !strings.Contains(s.Reason, "on these 4 scenarios") {
+				t.Errorf("expected %s on 4 scenarios in the suite scope, got %+v", tc.want, s)
+			}
+			if tc.want == stats.Fail && (res.Stats.Passed || !errors.Is(err, ErrGateFailed)) {
+				t.Errorf("a significant loss must fail the gate: passed=%v, %v", res.Stats.Passed, err)
+			}
+		})
 	}
 }

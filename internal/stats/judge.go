@@ -105,7 +105,10 @@ type Result struct {
 	AchievedConfidence float64 `json:"achievedConfidence"`
 	Method             string  `json:"method"`
 	// PValue tests "the reduction equals the threshold"; HolmPValue is
-	// it adjusted across the metrics judged together.
+	// it adjusted across the metrics judged together. In the suite
+	// scope PValue is the one-sided p-value of the pass ("the reduction
+	// is above the threshold") and HolmPValue the Holm-adjusted one of
+	// the fail, the two tests a suite-scope verdict rests on.
 	PValue     float64 `json:"pValue"`
 	HolmPValue float64 `json:"holmPValue"`
 	// MinScenarios is MinPairs at this interval's level.
