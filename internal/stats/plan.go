@@ -35,8 +35,8 @@ func (n Noise) pairSD(reps int) float64 {
 // (log-ratios) into its between- and within-scenario parts: the
 // within-scenario variance is pooled from every arm's repetitions (log
 // values, zeros floored as in LogRatio), and what the observed variance
-// of the ratios has beyond 2·k(r)·σ_w² (r the median repetitions) is the
-// between-scenario variance. ok is false below three usable scenarios.
+// of the ratios has beyond (k(r_base) + k(r_target))·σ_w², averaged over
+// the scenarios, is the between-scenario variance. ok is false below three usable scenarios.
 func EstimateNoise(scs []Scenario) (Noise, bool) {
 	pairs, _ := Pairs(scs)
 	return estimateNoise(scs, pairs)
@@ -84,8 +84,20 @@ func estimateNoise(scs []Scenario, pairs []Pair) (Noise, bool) {
 		return Noise{BetweenSD: math.Sqrt(total)}, true
 	}
 	within := ss / float64(df)
-	reps := medianReps(scs)
-	between := math.Max(0, total-2*medianVariance(reps)*within)
+	// Each pair's median-of-repetitions noise, arm by arm: with 5
+	// repetitions in one mode and 2 in the other it is k(5) + k(2), not
+	// 2·k(2), which would count too much of the spread as run-to-run
+	// noise and leave the between part at 0.
+	k, used := 0.0, 0
+	for _, s := range scs {
+		if len(s.Base) == 0 || len(s.Target) == 0 {
+			continue
+		}
+		k += medianVariance(len(s.Base)) + medianVariance(len(s.Target))
+		used++
+	}
+	k /= float64(max(used, 1))
+	between := math.Max(0, total-k*within)
 	return Noise{BetweenSD: math.Sqrt(between), WithinSD: math.Sqrt(within), WithinKnown: true}, true
 }
 

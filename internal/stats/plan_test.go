@@ -258,3 +258,38 @@ func TestMedianVariance(t *testing.T) {
 		}
 	}
 }
+
+// TestNoiseUnequalRepetitions: with 5 repetitions in one mode and 2 in
+// the other, the between-scenario variance is estimated without bias
+// (its mean over 300 seeded runs of 20 scenarios within 25% of the true
+// 0.04), and not 0 in most runs.
+func TestNoiseUnequalRepetitions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(52, 1))
+	const runs, between, within = 300, 0.2, 0.3
+	sum, zeros := 0.0, 0
+	for i := 0; i < runs; i++ {
+		var scs []Scenario
+		for s := 0; s < 20; s++ {
+			level, effect := rng.NormFloat64(), between*rng.NormFloat64()
+			var sc Scenario
+			for r := 0; r < 5; r++ {
+				sc.Base = append(sc.Base, 1000*math.Exp(level+within*rng.NormFloat64()))
+			}
+			for r := 0; r < 2; r++ {
+				sc.Target = append(sc.Target, 1000*math.Exp(level+effect+within*rng.NormFloat64()))
+			}
+			scs = append(scs, sc)
+		}
+		n, ok := EstimateNoise(scs)
+		if !ok {
+			t.Fatal("no noise estimate")
+		}
+		sum += n.BetweenSD * n.BetweenSD
+		if n.BetweenSD == 0 {
+			zeros++
+		}
+	}
+	if mean := sum / runs; math.Abs(mean-between*between) > 0.25*between*between || zeros > runs/4 {
+		t.Errorf("between variance: mean %v over %d runs (true %v), 0 in %d runs", mean, runs, between*between, zeros)
+	}
+}
