@@ -185,6 +185,7 @@ func helps() map[string]Help {
 			About: "Posts the pull-request comment a run kept in its artifact (pr-comment.json: the run's verdict as data), updating the run's earlier comment in place. It is the second stage for pull requests from forks, whose own run has a read-only token: a workflow_run workflow with a token that can write downloads the file and runs this. The file is checked strictly and must name this repository and the head commit of the run that left it; the comment is rendered here from the verdict, with every text in it inert, and posted only while the pull request's head is that commit. Without --head-sha and --workflow (the workflow_run event's head_sha and workflow name) nothing is posted.",
 			Examples: []Example{
 				{Comment: "post the comment of a downloaded artifact, bound to the workflow_run that left it", Command: "benchgate pr-comment --file pr-comment.json --repo octo/bench --head-sha 0123456789abcdef0123456789abcdef01234567 --workflow 'benchmark comment'", Needs: "GITHUB_TOKEN and a pull request"},
+				{Comment: "the same with a GitHub App's installation token, whose comments are its bot's", Command: "benchgate pr-comment --file pr-comment.json --head-sha 0123456789abcdef0123456789abcdef01234567 --workflow 'benchmark comment' --author 'bench-bot[bot]'", Needs: "GITHUB_TOKEN, GITHUB_REPOSITORY and a pull request"},
 			},
 		},
 		"swebench run": {

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path"
 	"regexp"
 	"strings"
 
@@ -196,9 +198,19 @@ func RenderUntrusted(v *verdict.Verdict, linkPrefix string, limit int) string {
 	return c.Comment(limit)
 }
 
-// inRepo reports whether u is a link into the repository.
+// inRepo reports whether u is a link into the repository: it starts
+// with prefix, holds no character that could end a Markdown link, and no
+// "." or ".." step (or an encoded one) that a browser would resolve to
+// a page outside the repository.
 func inRepo(u, prefix string) bool {
-	return prefix != "" && strings.HasPrefix(u, prefix) && !strings.ContainsAny(u, " \t\n\r<>()[]\"'`")
+	if prefix == "" || !strings.HasPrefix(u, prefix) || strings.ContainsAny(u, " \t\n\r<>()[]\"'`\\") || strings.Contains(strings.ToLower(u), "%2e") {
+		return false
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	return path.Clean(p.Path) == strings.TrimSuffix(p.Path, "/") || path.Clean(p.Path)+"/" == p.Path
 }
 
 // verdictTexts are the free texts of a verdict, which its renderer

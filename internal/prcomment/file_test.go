@@ -119,7 +119,8 @@ func TestRenderUntrustedIsInert(t *testing.T) {
 	v.Checks[0].Name, v.Checks[0].Method, v.Checks[0].More = hostile, hostile, hostile
 	v.Failing[0].FirstError, v.Failing[0].Where, v.Failing[0].ID = hostile, hostile, hostile
 	v.Failing[0].URL = "https://evil.example/row"
-	v.Links = append(v.Links, verdict.Link{Title: hostile, URL: "https://evil.example/summary"}, verdict.Link{Title: "artifact", URL: "https://github.com/octo/bench.evil/x"})
+	v.Links = append(v.Links, verdict.Link{Title: hostile, URL: "https://evil.example/summary"}, verdict.Link{Title: "artifact", URL: "https://github.com/octo/bench.evil/x"},
+		verdict.Link{Title: "up", URL: "https://github.com/octo/bench/../../mallory/evil"}, verdict.Link{Title: "up2", URL: "https://github.com/octo/bench/%2e%2e/%2e%2e/mallory/evil"})
 	v.Compared.Baseline, v.Compared.BaselineURL = hostile, "https://evil.example/b"
 	md := RenderUntrusted(v, testBinding.LinkPrefix, MaxBody)
 	html := gfm.GitHubHTML(t, md)
@@ -128,7 +129,7 @@ func TestRenderUntrustedIsInert(t *testing.T) {
 	if m := regexp.MustCompile(`@[A-Za-z0-9]`).FindString(md); m != "" {
 		t.Errorf("a live mention %q:\n%s", m, md)
 	}
-	for _, bad := range []string{`href="https://evil`, `href="http://www.evil`, `<img`, `mailto:`, `href="https://github.com/octo/bench.evil`} {
+	for _, bad := range []string{`href="https://evil`, `href="http://www.evil`, `<img`, `mailto:`, `href="https://github.com/octo/bench.evil`, `mallory/evil`} {
 		if strings.Contains(html, bad) {
 			t.Errorf("rendered comment has %q:\n%s", bad, html)
 		}
