@@ -52,7 +52,7 @@ func OwnerAlive(owner string) bool { return ownerAlive(owner) }
 // containers). The thread's file is the kernel's for every reader.
 func startTime(pid int) (string, bool) {
 	p := strconv.Itoa(pid)
-	b, err := os.ReadFile(filepath.Join("/proc", p, "stat"))
+	b, err := os.ReadFile(filepath.Join("/proc", p, "task", p, "stat"))
 	if err != nil {
 		return "", false
 	}
