@@ -224,6 +224,10 @@ func Judge(metrics []Metric, opts Options) ([]Result, error) {
 		}
 		if r.Verdict != Pass && r.Verdict != Fail {
 			r.ToDecide = scenariosToDecide(r)
+			if r.Plan != nil {
+				// One sentence per check, the same wherever it is read.
+				r.Plan.Summary = r.ToDecide
+			}
 		}
 	}
 	return res, nil

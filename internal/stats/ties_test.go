@@ -122,3 +122,25 @@ func TestTieCappedNeverPasses(t *testing.T) {
 		t.Error("an undecided check needs its sentence of what would decide it")
 	}
 }
+
+// TestUndecidedNeverAlreadyPowered: when the scenario scope's planner
+// predicts that the run's own size suffices but the check did not
+// decide, its sentence asks for more than the run has and says the
+// prediction missed; it never says the run already has the power.
+func TestUndecidedNeverAlreadyPowered(t *testing.T) {
+	r := &Result{Verdict: Inconclusive, Scenarios: 60, Plan: &Plan{Scenarios: 60, Repetitions: 3, TargetPower: 0.8,
+		Observed: PlanAt{AssumedReductionPct: 37, CurrentPower: 0.96, Scenarios: 30}}}
+	r.Plan.Summary = r.Plan.sentence()
+	got := scenariosToDecide(r)
+	if strings.Contains(got, "already") || !strings.Contains(got, "yet it did not decide: more scenarios than 60 are needed") {
+		t.Errorf("sentence of an undecided check the planner thought powered: %q", got)
+	}
+	// Through Judge the plan's own summary is that sentence too.
+	res, err := Judge([]Metric{{Name: "m", Scenarios: scenarios(7, 12, 3, 0.84, 0.3), MinReductionPct: 15}}, Options{Scope: ScopeScenarios})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := res[0]; x.Verdict != Pass && x.Verdict != Fail && x.Plan != nil && (x.Plan.Summary != x.ToDecide || strings.Contains(x.ToDecide, "already")) {
+		t.Errorf("plan summary %q, sentence %q", x.Plan.Summary, x.ToDecide)
+	}
+}
