@@ -675,7 +675,13 @@ func readOutcomes(root string, ids []string) []rootOutcome {
 // say: an entry is only as good as the status file it was made from.
 func repairEntries(m *Manifest, root string, outcomes []rootOutcome) {
 	for _, oc := range outcomes {
+		// The folder where the instance ran, as its entry says: a resumed
+		// root may lie elsewhere now (a re-run job's download), and the
+		// status file's error_log names the folder it was written in.
 		dir := filepath.Join(root, oc.id)
+		if e, ok := m.Instances[oc.id]; ok && e.OutputDir != "" {
+			dir = e.OutputDir
+		}
 		switch {
 		case oc.counted == "":
 			if e, ok := m.Instances[oc.id]; ok && e.Status != "running" {
