@@ -120,7 +120,7 @@ func TestBenchBaselineWorkflow(t *testing.T) {
 		t.Errorf("archives served %v, want each of main's two once", got)
 	}
 	jobSummary(t, artifacts, "benchgate-bench-run", "## Baseline and history", "Baseline: artifact `benchgate-bench-run` of bench-baseline.yml on `main`: #2",
-		"#### Against the baseline: fail", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 1 of 2 | `FPP` |",
+		"#### Against the baseline: fail", "| active tokens | +30.0% |", "#### Flaky scenarios", "| ghx | s-003 | 1 of 2 | ✗✓✓ |",
 		"Trend over the last 3 runs of both modes, oldest first, each run named by its commit (or its start):",
 		"title \"Median active tokens, last 3 runs (grey bars: agent_direct, blue line: ghx)\"", "line [800, 775, 1007.5]", "line [97.22, 100, 100]")
 }
