@@ -50,23 +50,8 @@ func CodexArm64(t testing.TB) string {
 // when the test ends.
 func ImportArm64Image(t testing.TB, dc *container.Client, ref string) {
 	t.Helper()
-	files := Arm64Tools(t, "/bin/busybox", "/bin/bash", "/usr/bin/git")
-	files = append(files,
-		container.File{Path: "/etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/bash\n")},
-		container.File{Path: "/etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")},
-		container.File{Path: "/root/.keep"},
-		container.File{Path: "/tmp/.keep"},
-	)
-	files = append(files, GitRepo(t, "/testbed", Testbed)...)
-	var base bytes.Buffer
-	if err := container.WriteTar(&base, files); err != nil {
-		t.Fatal(err)
-	}
-	var layer bytes.Buffer
-	if err := WriteTarWithLinks(&layer, base.Bytes(), applets); err != nil {
-		t.Fatal(err)
-	}
-	archive, err := SaveArchive(ref, "arm64", layer.Bytes(), map[string]any{
+	files := append(Arm64Tools(t, "/bin/busybox", "/bin/bash", "/usr/bin/git"), skeletonFiles(t)...)
+	archive, err := SaveArchive(ref, "arm64", rootfsLayer(t, files), map[string]any{
 		"Env": []string{"PATH=/usr/local/bin:/usr/bin:/bin"}, "WorkingDir": "/testbed",
 	})
 	if err != nil {

@@ -118,36 +118,50 @@ func baseFiles(t testing.TB, withGit bool) []container.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []container.File{
-		{Path: "/bin/busybox", Mode: 0o755, Data: bb},
-		{Path: "/etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/bash\n")},
-		{Path: "/etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")},
-		{Path: "/root/.keep"},
-		{Path: "/tmp/.keep"},
-	}
+	files := []container.File{{Path: "/bin/busybox", Mode: 0o755, Data: bb}}
 	// GNU patch: the harness's last command when git apply fails.
 	tools := []string{"bash", "patch"}
 	if withGit {
 		tools = append(tools, "git")
 	}
 	files = append(files, HostTools(t, tools...)...)
+	return append(files, skeletonFiles(t)...)
+}
+
+// skeletonFiles are the files of every test image besides its programs,
+// whatever its architecture: a root user, /tmp and the /testbed
+// repository.
+func skeletonFiles(t testing.TB) []container.File {
+	t.Helper()
+	files := []container.File{
+		{Path: "/etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/bin/bash\n")},
+		{Path: "/etc/group", Mode: 0o644, Data: []byte("root:x:0:\n")},
+		{Path: "/root/.keep"},
+		{Path: "/tmp/.keep"},
+	}
 	return append(files, GitRepo(t, "/testbed", Testbed)...)
+}
+
+// rootfsLayer is files plus the busybox applet links, as one tar.
+func rootfsLayer(t testing.TB, files []container.File) []byte {
+	t.Helper()
+	var base bytes.Buffer
+	if err := container.WriteTar(&base, files); err != nil {
+		t.Fatal(err)
+	}
+	var layer bytes.Buffer
+	if err := WriteTarWithLinks(&layer, base.Bytes(), applets); err != nil {
+		t.Fatal(err)
+	}
+	return layer.Bytes()
 }
 
 // importRootfs imports files plus the busybox applet links as image ref,
 // removed when the test ends.
 func importRootfs(t testing.TB, dc *container.Client, ref string, files []container.File, changes ...string) {
 	t.Helper()
-	var base bytes.Buffer
-	if err := container.WriteTar(&base, files); err != nil {
-		t.Fatal(err)
-	}
-	var rootfs bytes.Buffer
-	if err := WriteTarWithLinks(&rootfs, base.Bytes(), applets); err != nil {
-		t.Fatal(err)
-	}
 	changes = append([]string{"ENV PATH=/usr/local/bin:/usr/bin:/bin", "WORKDIR /testbed"}, changes...)
-	if err := dc.ImageImport(context.Background(), &rootfs, ref, changes...); err != nil {
+	if err := dc.ImageImport(context.Background(), bytes.NewReader(rootfsLayer(t, files)), ref, changes...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dc.ImageRemove(context.Background(), ref) })
