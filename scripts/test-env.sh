@@ -57,6 +57,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get install -y -qq "${need_apt[@]}" >&2
 fi
 
+# npm_unpack DIR PACKAGE: the npm registry's tarball of PACKAGE (name@version,
+# pinned) unpacked into a new DIR, as DIR/package. Packages come this way,
+# not by npm install: nothing of them runs on install.
+npm_unpack() {
+  echo "test-env: fetching $2" >&2
+  rm -rf "$1" && mkdir -p "$1"
+  (cd "$1" && npm pack --silent "$2" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+}
+
 # The real Codex CLI, pinned. Only the platform package is installed: it
 # carries the static musl binary the tests run.
 arch=$(uname -m)
@@ -68,9 +77,7 @@ esac
 codex_dir="$state_dir/codex-$CODEX_VERSION"
 codex_bin="$codex_dir/package/vendor/$codex_target/bin/codex"
 if [ -n "$codex_pkg" ] && [ ! -x "$codex_bin" ]; then
-  echo "test-env: fetching $codex_pkg" >&2
-  rm -rf "$codex_dir" && mkdir -p "$codex_dir"
-  (cd "$codex_dir" && npm pack --silent "$codex_pkg" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+  npm_unpack "$codex_dir" "$codex_pkg"
 fi
 if [ -x "$codex_bin" ]; then
   export BENCHGATE_TEST_CODEX="$codex_bin"
@@ -82,9 +89,8 @@ fi
 PNPM_VERSION=9.15.9
 pnpm_dir="$state_dir/pnpm-$PNPM_VERSION"
 if command -v node >/dev/null 2>&1 && [ ! -x "$pnpm_dir/bin/pnpm" ]; then
-  echo "test-env: fetching pnpm@$PNPM_VERSION" >&2
-  rm -rf "$pnpm_dir" && mkdir -p "$pnpm_dir/bin"
-  (cd "$pnpm_dir" && npm pack --silent "pnpm@$PNPM_VERSION" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+  npm_unpack "$pnpm_dir" "pnpm@$PNPM_VERSION"
+  mkdir -p "$pnpm_dir/bin"
   printf '#!/bin/sh\nexec node "%s/package/bin/pnpm.cjs" "$@"\n' "$pnpm_dir" >"$pnpm_dir/bin/pnpm"
   chmod +x "$pnpm_dir/bin/pnpm"
 fi
@@ -98,9 +104,7 @@ MERMAID_VERSION=12.3.0
 mermaid_dir="$state_dir/mermaid-$MERMAID_VERSION"
 mermaid_js="$mermaid_dir/package/dist/mermaid.min.js"
 if [ ! -f "$mermaid_js" ]; then
-  echo "test-env: fetching mermaid@$MERMAID_VERSION" >&2
-  rm -rf "$mermaid_dir" && mkdir -p "$mermaid_dir"
-  (cd "$mermaid_dir" && npm pack --silent "mermaid@$MERMAID_VERSION" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+  npm_unpack "$mermaid_dir" "mermaid@$MERMAID_VERSION"
 fi
 if [ -f "$mermaid_js" ]; then
   export BENCHGATE_TEST_MERMAID="$mermaid_js"
@@ -179,9 +183,7 @@ else
   codex_arm64_dir="$state_dir/codex-$CODEX_VERSION-arm64"
   codex_arm64_bin="$codex_arm64_dir/package/vendor/aarch64-unknown-linux-musl/bin/codex"
   if [ ! -x "$codex_arm64_bin" ]; then
-    echo "test-env: fetching @openai/codex@${CODEX_VERSION}-linux-arm64" >&2
-    rm -rf "$codex_arm64_dir" && mkdir -p "$codex_arm64_dir"
-    (cd "$codex_arm64_dir" && npm pack --silent "@openai/codex@${CODEX_VERSION}-linux-arm64" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+    npm_unpack "$codex_arm64_dir" "@openai/codex@${CODEX_VERSION}-linux-arm64"
   fi
   [ -x "$codex_arm64_bin" ] && export BENCHGATE_TEST_CODEX_ARM64="$codex_arm64_bin"
 fi
