@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/qaaudit/caseresult"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
@@ -49,31 +50,14 @@ func TestAbsenceFromDirIsNotProof(t *testing.T) {
 		{"t:dump_forwards_to_a_parameter", "json.dump", "parse_float", verdict.Incorrect, "parse_float", "Which parameter of json.dump parses floats?"},
 		{"t:dump_forwards_indent", "json.dump", "indent", verdict.Valid, "", ""},
 	}
-	var b strings.Builder
-	b.WriteString("benchmarks:\n")
+	var cases []bankCase
 	for _, tc := range tests {
-		b.WriteString("- id: " + tc.id + "\n  category: c\n  question: " + question(tc.question) + "\n  rationale: r\n  benchmark_type: api_understanding\n  template: identifier\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: " + tc.answer + "\n    fully_qualified_class_name: [" + tc.fqn + "]\n  file: f.py\n")
+		cases = append(cases, bankCase{id: tc.id, question: question(tc.question), answer: tc.answer, fqn: tc.fqn})
 	}
-	path := filepath.Join(t.TempDir(), "absence.benchmark.yaml")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := questions.Load(path, questions.Options{SkipSnippets: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &Auditor{Runner: sandbox.Runner{Python: python}, WorkDir: t.TempDir()}
+	audit := apiBank(t, python, "absence", cases)
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {
-			c, ok := f.Case(tc.id)
-			if !ok {
-				t.Fatalf("no case %s", tc.id)
-			}
-			r := a.AuditCase(context.Background(), c)
-			reason := ""
-			if len(r.Attempts) == 1 && r.Attempts[0].Decision != nil {
-				reason = r.Attempts[0].Decision.Reason
-			}
+			r, reason := audit(t, tc.id)
 			if r.Verdict != tc.want {
 				t.Fatalf("verdict %s (%s), want %s", r.Verdict, reason, tc.want)
 			}
@@ -162,4 +146,43 @@ func question(q string) string {
 		return "q"
 	}
 	return q
+}
+
+// bankCase is one api_understanding question of a test bank; its question
+// and answer are YAML scalars as written into the file.
+type bankCase struct{ id, question, answer, fqn string }
+
+// apiBank writes cases as one benchmark file (name.benchmark.yaml), loads
+// it as the audit does, and returns a function that audits one case by
+// its ID with python and gives its result and the reason of its one
+// decision ("" when it has none).
+func apiBank(t *testing.T, python, name string, cases []bankCase) func(*testing.T, string) (caseresult.CaseResult, string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("benchmarks:\n")
+	for _, c := range cases {
+		b.WriteString("- id: " + c.id + "\n  category: c\n  question: " + c.question + "\n  rationale: r\n  benchmark_type: api_understanding\n  template: identifier\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: " + c.answer + "\n    fully_qualified_class_name: [" + c.fqn + "]\n  file: f.py\n")
+	}
+	path := filepath.Join(t.TempDir(), name+".benchmark.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := questions.Load(path, questions.Options{SkipSnippets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Auditor{Runner: sandbox.Runner{Python: python}, WorkDir: t.TempDir()}
+	return func(t *testing.T, id string) (caseresult.CaseResult, string) {
+		t.Helper()
+		c, ok := f.Case(id)
+		if !ok {
+			t.Fatalf("no case %s", id)
+		}
+		r := a.AuditCase(context.Background(), c)
+		reason := ""
+		if len(r.Attempts) == 1 && r.Attempts[0].Decision != nil {
+			reason = r.Attempts[0].Decision.Reason
+		}
+		return r, reason
+	}
 }

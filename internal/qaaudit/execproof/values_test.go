@@ -1,15 +1,10 @@
 package execproof
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/qaaudit/questions"
-	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
@@ -65,31 +60,14 @@ type apiRow struct {
 // and checks its verdict and a fragment of its reason.
 func auditTable(t *testing.T, python string, tests []apiRow) {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("benchmarks:\n")
+	var cases []bankCase
 	for _, tc := range tests {
-		b.WriteString("- id: " + tc.id + "\n  category: c\n  question: " + strconv.Quote(tc.question) + "\n  rationale: r\n  benchmark_type: api_understanding\n  template: identifier\n  answers:\n  - answer_template: StringMatchAnswer\n    answer: " + strconv.Quote(tc.answer) + "\n    fully_qualified_class_name: [" + tc.fqn + "]\n  file: f.py\n")
+		cases = append(cases, bankCase{id: tc.id, question: strconv.Quote(tc.question), answer: strconv.Quote(tc.answer), fqn: tc.fqn})
 	}
-	path := filepath.Join(t.TempDir(), "values.benchmark.yaml")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := questions.Load(path, questions.Options{SkipSnippets: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &Auditor{Runner: sandbox.Runner{Python: python}, WorkDir: t.TempDir()}
+	audit := apiBank(t, python, "values", cases)
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {
-			c, ok := f.Case(tc.id)
-			if !ok {
-				t.Fatalf("no case %s", tc.id)
-			}
-			r := a.AuditCase(context.Background(), c)
-			reason := ""
-			if len(r.Attempts) == 1 && r.Attempts[0].Decision != nil {
-				reason = r.Attempts[0].Decision.Reason
-			}
+			r, reason := audit(t, tc.id)
 			if r.Verdict != tc.want || !strings.Contains(reason, tc.reason) {
 				t.Errorf("verdict %s (%s), want %s with %q", r.Verdict, reason, tc.want, tc.reason)
 			}
