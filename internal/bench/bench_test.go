@@ -3,6 +3,7 @@ package bench
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -303,4 +304,39 @@ func FuzzParseScenarioSets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNormalizeScenarioIDRawBytes: the ID rule sees the bytes as written.
+// Only ASCII is trimmed and lower-cased; a look-alike whose Unicode
+// lower case is ASCII (the Kelvin sign, U+212A, lower-cases to k) is
+// refused like any other non-ASCII ID, decomposed accents included.
+func TestNormalizeScenarioIDRawBytes(t *testing.T) {
+	for _, tc := range []struct {
+		id, want string // want "" means refused
+	}{
+		{"pr-view-001", "pr-view-001"},
+		{" PR-View-001\t", "pr-view-001"},
+		{"\r\npr-view-001\r\n", "pr-view-001"},
+		{"\u212Aelvin-001", ""},            // Kelvin sign: strings.ToLower gives "kelvin-001"
+		{"kelvin-001", "kelvin-001"},       // the ASCII spelling
+		{"cafe\u0301-001", ""},             // NFD é
+		{"caf\u00e9-001", ""},              // NFC é
+		{"\u0130ssue-001", ""},             // dotted capital I lower-cases to i + U+0307
+		{"pr-view-001\u00a0", ""},          // a no-break space is not trimmed
+		{"\u00a0pr-view-001", ""},          //
+		{"pr-view-\uff10\uff10\uff11", ""}, // full-width digits
+	} {
+		got, err := NormalizeScenarioID(tc.id)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("NormalizeScenarioID(%q) = %q, want it refused", tc.id, got)
+			} else if !strings.Contains(err.Error(), strconv.Quote(tc.id)) {
+				t.Errorf("NormalizeScenarioID(%q): error %q does not quote the ID as written", tc.id, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("NormalizeScenarioID(%q) = %q, %v; want %q", tc.id, got, err, tc.want)
+		}
+	}
 }

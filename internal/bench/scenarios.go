@@ -62,8 +62,14 @@ func CheckSetName(set string) error {
 // scenario ID pattern (for example pr-view-001). Applying it to the set
 // file and the rows alike is what lets an ID written PR-View-001 in one
 // place match pr-view-001 in another.
+//
+// Only ASCII is trimmed and folded, so the rule sees the bytes as
+// written: Unicode case folding would turn look-alikes into other IDs
+// (the Kelvin sign U+212A lower-cases to ASCII k, so "\u212Aelvin-001"
+// would pass as kelvin-001), and non-breaking spaces would vanish. Every
+// non-ASCII character is refused, as decomposed (NFD) letters are.
 func NormalizeScenarioID(id string) (string, error) {
-	n := strings.ToLower(strings.TrimSpace(id))
+	n := asciiLower(strings.Trim(id, " \t\r\n"))
 	if !ident.ScenarioID.Match(n) {
 		return "", fmt.Errorf("scenario id %q: expected %s", id, ident.ScenarioID.Expected)
 	}
@@ -132,7 +138,7 @@ func ParseScenarioSets(path string, data []byte) (*ScenarioSets, error) {
 			}
 			norm = append(norm, n)
 			if _, ok := s.spelling[n]; !ok {
-				s.spelling[n] = strings.TrimSpace(id)
+				s.spelling[n] = strings.Trim(id, " \t\r\n")
 			}
 		}
 		s.Sets[name] = dedup(norm)
@@ -264,4 +270,16 @@ func lineOf(data []byte, err error) string {
 		return fmt.Sprintf("line %d: %v", line, err)
 	}
 	return err.Error()
+}
+
+// asciiLower lower-cases the ASCII letters of s and leaves every other
+// byte as it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

@@ -20,7 +20,7 @@ type Lock struct {
 // removed: removing it would let a waiter lock an unlinked inode while a
 // newcomer locks a fresh one.
 func LockFile(path string) (*Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	f, err := openLockFile(path)
@@ -69,7 +69,7 @@ func TryLockFile(path string) (*Lock, error) { return tryLock(path, syscall.LOCK
 func TryLockFileShared(path string) (*Lock, error) { return tryLock(path, syscall.LOCK_SH) }
 
 func tryLock(path string, how int) (*Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	f, err := openLockFile(path)

@@ -22,10 +22,15 @@ type attempt struct {
 	// ids are the scenarios the attempt asked for, normalised.
 	ids   []string
 	asked map[string]bool
+	// dir is the attempt's folder, which the benchmark writes into.
+	dir string
 	// files and rows are per mode: the raw suite file and every line
 	// read from it, in file order.
 	files map[string]string
-	rows  map[string][]Row
+	// copies are, per mode, benchgate's private copies of the judged
+	// bytes (absent where none could be made).
+	copies map[string]string
+	rows   map[string][]Row
 	// failing is failing_scenarios as judged when the attempt ended.
 	failing []string
 	// evidence identifies, per mode, the bytes the rows were read from.
@@ -46,7 +51,8 @@ type AttemptRecord struct {
 	// after this attempt: what the next rerun was drawn from.
 	FailingScenarios []string `json:"failing_scenarios"`
 	// Evidence gives, per mode, the size and SHA-256 of the suite file's
-	// bytes the rows were judged from (the file is then made read-only):
+	// bytes the rows were judged from (the file and its folder are then
+	// made read-only, and the bytes are hashed again before the verdict):
 	// anyone can check that the file still holds what was judged.
 	Evidence map[string]Evidence `json:"evidence,omitempty"`
 	// EndedProcesses are the processes still running once the attempt's
@@ -56,7 +62,8 @@ type AttemptRecord struct {
 }
 
 func newAttempt(n int, ids []string, dir string) *attempt {
-	a := &attempt{n: n, ids: ids, asked: map[string]bool{}, files: map[string]string{}, rows: map[string][]Row{}, evidence: map[string]Evidence{}}
+	a := &attempt{n: n, ids: ids, asked: map[string]bool{}, dir: dir, files: map[string]string{}, copies: map[string]string{},
+		rows: map[string][]Row{}, evidence: map[string]Evidence{}}
 	for _, id := range ids {
 		a.asked[id] = true
 	}
@@ -283,11 +290,18 @@ func (s *set) evaluate() []string {
 	return j.rerun
 }
 
-// zeroRows names the first mode that wrote no line at all in attempt a.
+// zeroRows says which mode wrote no line at all in attempt a, and
+// whether it never created its file: "ghx wrote zero rows in attempt 0
+// (it never created its suite file ...)". It is empty when every mode
+// wrote a line.
 func zeroRows(a *attempt) string {
 	for _, m := range bench.Modes {
 		if len(a.rows[m]) == 0 {
-			return m
+			msg := m + " wrote zero rows in " + a.name()
+			if a.evidence[m].Missing {
+				msg += " (it never created its suite file " + a.files[m] + ")"
+			}
+			return msg
 		}
 	}
 	return ""

@@ -2,12 +2,7 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/benchgate/benchgate/internal/bench"
@@ -41,46 +36,8 @@ type Problem = suite.Diagnostic
 // become rows with problems, so that they count against the set instead
 // of being skipped silently.
 func ReadRows(path, mode string) ([]Row, error) {
-	rows, _, err := readEvidence(context.Background(), path, mode)
+	rows, _, err := readEvidence(context.Background(), path, mode, nil)
 	return rows, err
-}
-
-// Evidence identifies the bytes an attempt's rows were judged from: a
-// reader of tracking.json can check that the file still holds them.
-type Evidence struct {
-	Bytes  int64  `json:"bytes"`
-	SHA256 string `json:"sha256"`
-}
-
-// readEvidence reads an attempt's suite file as ReadRows does, and says
-// which bytes it judged. The file is the benchmark's: it is opened only
-// if it is a regular file and not a link (a FIFO or a link to /dev/zero
-// is an error naming it, not a read that never ends), read up to
-// suite.MaxFileBytes, and the read stops with ctx.
-func readEvidence(ctx context.Context, path, mode string) ([]Row, Evidence, error) {
-	src, err := suite.Open(ctx, path, false)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, Evidence{SHA256: hex.EncodeToString(sha256.New().Sum(nil))}, nil
-	}
-	if err != nil {
-		return nil, Evidence{}, fmt.Errorf("%s suite file %w", mode, err)
-	}
-	defer src.Close()
-	h := sha256.New()
-	cr := &countingReader{r: io.TeeReader(src, h)}
-	rows, err := parseRows(cr, path, mode)
-	return rows, Evidence{Bytes: cr.n, SHA256: hex.EncodeToString(h.Sum(nil))}, err
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // parseRows judges every line with suite's lenient reader, so that set

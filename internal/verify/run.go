@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/bench"
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/proc"
 )
 
@@ -45,7 +46,7 @@ func newCommands(cfg bench.Config) *commands {
 // only when the command could not start or its log could not be created.
 func (c *commands) run(ctx context.Context, step, dir string, argv, env []string, timeout time.Duration, logPath string) (CommandRecord, error) {
 	rec := CommandRecord{Step: step, Argv: argv, ExitCode: -1, Log: logPath}
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+	if err := fsutil.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		rec.Error = err.Error()
 		c.add(rec)
 		return rec, fmt.Errorf("%s: create log: %w", step, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ident"
 	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/textfmt"
@@ -130,6 +131,12 @@ type set struct {
 	log    io.Writer
 	// trackingErr is why the last write of tracking.json failed.
 	trackingErr error
+	// ctx is the run's context, for the work of stop.
+	ctx context.Context
+	// private is the folder of benchgate's copies of the judged files
+	// (privateDir); privateErr why it could not be made.
+	private    string
+	privateErr error
 }
 
 // RunSet verifies one scenario set. It returns an error wrapping
@@ -155,6 +162,7 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		path: filepath.Join(opts.OutDir, "tracking.json"),
 		cmds: newCommands(opts.Config),
 		log:  &lockedWriter{w: opts.Log},
+		ctx:  ctx,
 	}
 	s.t = &Tracking{
 		Set: opts.Set, Provider: opts.Provider, Model: opts.Model, Repetitions: opts.Repetitions,
@@ -214,6 +222,11 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		res.TrackingPath = ""
 		return res, fmt.Errorf("set %s: could not write tracking.json: %w", s.opts.Set, err)
 	}
+	defer func() {
+		if s.private != "" {
+			os.RemoveAll(s.private)
+		}
+	}()
 	err = s.execute(ctx)
 	if s.trackingErr != nil {
 		// The file is not what this run says: no caller may point at it.
@@ -340,9 +353,6 @@ func (s *set) execute(ctx context.Context) error {
 	failing := s.evaluate()
 	s.attemptDone()
 	zero := zeroRows(a)
-	if zero != "" {
-		zero += " wrote zero rows in " + a.name()
-	}
 	for n := 1; n <= MaxReruns && len(failing) > 0 && zero == "" && ctx.Err() == nil; n++ {
 		fmt.Fprintf(s.log, "set %s: rerun %d of %d for %d failing scenario(s): %s\n",
 			s.opts.Set, n, MaxReruns, len(failing), textfmt.List(failing, " ", maxIDsShown))
@@ -358,7 +368,7 @@ func (s *set) execute(ctx context.Context) error {
 			result = "fail"
 		}
 		if z := zeroRows(a); z != "" {
-			zero, result = z+" wrote zero rows in "+a.name(), "fail"
+			zero, result = z, "fail"
 		}
 		s.t.Reruns = append(s.t.Reruns, Rerun{Attempt: n, ScenarioIDs: a.ids, Result: result})
 		s.attemptDone()
@@ -438,7 +448,7 @@ func (s *set) paired(ctx context.Context, a *attempt, ids []string, manifest str
 	errs := make([]error, len(bench.Modes))
 	for i, mode := range bench.Modes {
 		out := a.files[mode]
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		if err := fsutil.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return fmt.Errorf("set %s: %w", s.opts.Set, err)
 		}
 		spec := bench.RunSpec{Mode: mode, Repetitions: s.opts.Repetitions, Provider: s.opts.Provider,
@@ -473,17 +483,27 @@ func (s *set) paired(ctx context.Context, a *attempt, ids []string, manifest str
 	defer cancel()
 	var readErrs []error
 	for _, mode := range bench.Modes {
-		rows, ev, err := readEvidence(rctx, a.files[mode], mode)
+		var keep *keeper
+		copy := ""
+		if dir := s.privateDir(); dir != "" {
+			copy = filepath.Join(dir, fmt.Sprintf("attempt-%d-%s-suite.jsonl", a.n, mode))
+			keep = newKeeper(copy)
+		}
+		rows, ev, err := readEvidence(rctx, a.files[mode], mode, keep)
+		if keep != nil && keep.close() && err == nil && !ev.Missing {
+			a.copies[mode] = copy
+		}
 		if err != nil {
 			readErrs = append(readErrs, fmt.Errorf("set %s: %s: %w", s.opts.Set, a.name(), err))
 			continue
 		}
 		a.rows[mode] = rows
 		a.evidence[mode] = ev
-		// What was judged stays as judged: nothing is running that
-		// could append to it, and the file is made read-only.
-		_ = os.Chmod(a.files[mode], 0o444)
 	}
+	// What was judged stays as judged: nothing is running that could
+	// append to it, a private copy of it is kept, and the files and their
+	// folder are made read-only before the next attempt starts.
+	protect(a)
 	if err := errors.Join(readErrs...); err != nil {
 		return err
 	}
@@ -577,6 +597,24 @@ func (s *set) report(ctx context.Context, zero bool) {
 // stop records the final status, writes tracking.json and prints the
 // failing rows. It returns cause (or the write error) for the caller.
 func (s *set) stop(status string, cause error) error {
+	// The verdict stands only on the bytes judged: every judged file is
+	// hashed again, and a change refuses the pass.
+	rctx, cancel := proc.AfterStop(s.ctx)
+	changed := s.recheck(rctx)
+	cancel()
+	if len(changed) > 0 {
+		if status == StatusPass {
+			status = StatusFail
+		}
+		cause = errors.Join(cause, evidenceError(s.opts.Set, changed))
+		s.t.Attempts = s.t.Attempts[:0]
+		for _, a := range s.attempts {
+			s.t.Attempts = append(s.t.Attempts, a.record())
+		}
+	}
+	for _, a := range s.attempts {
+		unprotect(a)
+	}
 	s.t.FinalStatus = status
 	s.t.State = "done"
 	s.t.FinishedAt = s.opts.Now().UTC().Format(time.RFC3339Nano)
