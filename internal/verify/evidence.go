@@ -189,10 +189,13 @@ func (s *set) recheck(ctx context.Context) []string {
 			msg := fmt.Sprintf("%s (%s, %s): judged %s, then %s", path, a.name(), mode, ev.judged(), ev.Changed)
 			if kept, err := restore(path, ev, a.copies[mode]); err == nil {
 				ev.Restored, ev.ChangedFile = true, kept
-				if kept != "" {
+				switch {
+				case ev.Missing:
+					msg += "; it is moved to " + kept
+				case kept != "":
 					msg += "; the judged bytes are back in place, what was found is in " + kept
-				} else {
-					msg += "; the file is removed again"
+				default:
+					msg += "; the judged bytes are back in place"
 				}
 			} else {
 				msg += "; the judged bytes could not be put back: " + err.Error()

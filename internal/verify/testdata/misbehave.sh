@@ -18,6 +18,12 @@
 #   flood           the ghx benchmark of the whole set writes 600 MiB
 #                   without a newline (a sparse file) before its rows, and
 #                   stays until DIR/go exists
+#   tamper-HOW      the ghx benchmark of a --scenario run (a rerun) changes
+#                   attempt 0's ghx file after writing its own rows; HOW is
+#                   append (a failing row), delete, truncate (to 0 bytes)
+#                   or rewrite (every row failing, the file replaced by
+#                   rename); DIR/tampered says whether the change went through
+#   force           ... after making that file and its folder writable
 dir=$1 how=$2 role=$3
 shift 3
 trap '' TERM
@@ -48,6 +54,24 @@ if has detach && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
 		while [ ! -e "$1/go" ]; do sleep 0.05; done
 		echo "{\"late\":\"row\"}" >> "$2"' sh "$dir" "$out" &
 	while [ ! -e "$dir/detached.pid" ]; do sleep 0.05; done
+fi
+tamper=no
+case ",$how," in *,tamper-*) tamper=yes ;; esac
+if [ "$tamper" = yes ] && [ "$whole" = no ] && [ "$mode" = ghx ]; then
+	target=$(dirname "$out")/../attempt-0/ghx-suite.jsonl
+	if has force; then chmod u+w "$(dirname "$target")" "$target"; fi
+	ok=no
+	if has tamper-append; then
+		row=$(head -n 1 "$target" | sed 's/"success":true/"success":false/')
+		printf '%s\n' "$row" >> "$target" && ok=yes
+	elif has tamper-delete; then
+		rm -f "$target" && [ ! -e "$target" ] && ok=yes
+	elif has tamper-truncate; then
+		truncate -s 0 "$target" && ok=yes
+	elif has tamper-rewrite; then
+		sed 's/"success":true/"success":false/' "$target" > "$target.new" && mv -f "$target.new" "$target" && ok=yes
+	fi
+	echo "$ok" > "$dir/tampered"
 fi
 if has flood && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
 	while [ ! -e "$dir/go" ]; do sleep 0.05; done

@@ -1,0 +1,296 @@
+package verify_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/verify"
+)
+
+// ordinaryUID is the user the tests run benchgate as when they run as
+// root, to see what the file system's permissions hold off.
+const ordinaryUID = 4321
+
+// asOrdinaryUser makes m's world usable by ordinaryUID and returns a
+// command that runs benchgate as that user: copies of both binaries in
+// the world (the test binaries' folder is root's), the world's folders
+// and files owned by the user, and a TMPDIR of the user's. It needs
+// root, and setpriv.
+func (m *misbehaving) asOrdinaryUser(t *testing.T) func(args ...string) *exec.Cmd {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("runs benchgate as another user: needs root")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv not installed")
+	}
+	bin := filepath.Join(m.work, "bin")
+	tmp := filepath.Join(m.work, "tmp")
+	for _, d := range []string{bin, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"benchgate", "benchsim"} {
+		data, err := os.ReadFile(bins[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, name), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(m.work, "benchsim")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(bin, "benchsim"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []string{m.dir, m.work} {
+		// t.TempDir's parent is root's alone.
+		if err := os.Chmod(filepath.Dir(root), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		err := filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, ordinaryUID, ordinaryUID)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func(args ...string) *exec.Cmd {
+		cmd := exec.Command(setpriv, append([]string{"--reuid=4321", "--regid=4321", "--clear-groups", "--",
+			filepath.Join(bin, "benchgate")}, args...)...)
+		cmd.Dir = m.dir
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"BENCHSIM_FAILURES="+m.failures, "TMPDIR="+tmp, "HOME="+m.work)
+		return cmd
+	}
+}
+
+func sha256File(t *testing.T, path string) (string, int64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), int64(len(data))
+}
+
+// TestSetJudgedEvidenceCannotChange: a benchmark whose rerun changes the
+// file attempt 0 was judged from, in each of four ways (appends a failing
+// row, deletes it, truncates it, replaces it with every row failing). The
+// rows of attempt 0 were judged and the rerun's rows pass, so the old
+// set passed, with tracking.json naming a SHA-256 the file no longer
+// held. Now:
+//   - as root, or as an ordinary user whose benchmark first makes the
+//     file and its folder writable again ("force"), the change goes
+//     through; benchgate hashes every judged file again before the
+//     verdict, refuses the pass (exit 1, fail), names the file and what
+//     changed, records it in the attempt's evidence, puts the judged
+//     bytes back from its private copy and keeps what it found beside
+//     them (<file>.changed);
+//   - as an ordinary user whose benchmark just writes, the read-only
+//     folder refuses the delete and the replacement (and the read-only
+//     file the append and the truncation): the set passes and the file
+//     holds what was judged.
+func TestSetJudgedEvidenceCannotChange(t *testing.T) {
+	root := os.Getuid() == 0
+	type tc struct {
+		how      string // tamper-<how>
+		force    bool
+		ordinary bool
+	}
+	var cases []tc
+	for _, how := range []string{"append", "delete", "truncate", "rewrite"} {
+		cases = append(cases, tc{how: how})
+		if root {
+			cases = append(cases, tc{how: how, ordinary: true}, tc{how: how, ordinary: true, force: true})
+		} else {
+			cases = append(cases, tc{how: how, force: true})
+		}
+	}
+	wantChange := map[string]string{"append": "appended ", "delete": "deleted", "truncate": "truncated from ", "rewrite": "rewritten ("}
+	for _, c := range cases {
+		name := c.how
+		if c.ordinary {
+			name += "/ordinary user"
+		}
+		if c.force {
+			name += "/force"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			how := "tamper-" + c.how
+			if c.force {
+				how += ",force"
+			}
+			m := newMisbehaving(t, how, nil)
+			m.chaos(rule{"scenario": "workflow-runs-list-001", "behavior": "flaky"})
+			args := m.setArgs("ci-diagnostics")
+			cmd := m.command(args...)
+			uid := os.Getuid()
+			if c.ordinary {
+				cmd = m.asOrdinaryUser(t)(args...)
+				uid = ordinaryUID
+			}
+			var stderr lockedBuffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(m.dir, "out", "ci-diagnostics")
+			tr := readTracking(t, filepath.Join(out, "tracking.json"))
+			if len(tr.Attempts) != 2 || len(tr.Reruns) != 1 || tr.Reruns[0].Result != verify.StatusPass {
+				t.Fatalf("attempts %d reruns %+v, want one passing rerun\n%s", len(tr.Attempts), tr.Reruns, stderr.String())
+			}
+			tampered, _ := os.ReadFile(filepath.Join(m.work, "tampered"))
+			file := tr.Attempts[0].SuiteFiles["ghx"]
+			ev := tr.Attempts[0].Evidence["ghx"]
+			// The file holds what was judged in every case: untouched, or
+			// put back.
+			if sum, n := sha256File(t, file); sum != ev.SHA256 || n != ev.Bytes {
+				t.Errorf("%s holds %d bytes sha256 %s; tracking.json says %d bytes sha256 %s were judged", file, n, sum, ev.Bytes, ev.SHA256)
+			}
+			if info, err := os.Stat(filepath.Dir(file)); err != nil || info.Mode().Perm()&0o200 == 0 {
+				t.Errorf("attempt 0's folder is left read-only after the set (%v): people could not delete the run folder", err)
+			}
+			if !(uid == 0 || c.force) {
+				// The file system refused the change.
+				if strings.TrimSpace(string(tampered)) != "no" || code != 0 || tr.FinalStatus != verify.StatusPass || ev.Changed != "" {
+					t.Errorf("tampered %q exit %d status %s evidence %+v: want the change refused and the set passed\n%s",
+						tampered, code, tr.FinalStatus, ev, stderr.String())
+				}
+				return
+			}
+			if strings.TrimSpace(string(tampered)) != "yes" {
+				t.Fatalf("the benchmark's change did not go through (%q)", tampered)
+			}
+			want := wantChange[c.how]
+			if code != 1 || tr.FinalStatus != verify.StatusFail || !strings.Contains(tr.Error, file+" (attempt 0, ghx): judged ") ||
+				!strings.Contains(tr.Error, "then "+want) {
+				t.Errorf("exit %d status %s error %q: want 1, fail, and the file named as %q", code, tr.FinalStatus, tr.Error, want)
+			}
+			if !strings.Contains(stderr.String(), file+" (attempt 0, ghx): judged ") || !strings.Contains(stderr.String(), "changed after it was judged") {
+				t.Errorf("stderr does not name the changed file:\n%s", stderr.String())
+			}
+			if !strings.HasPrefix(ev.Changed, want) || ev.Found == nil || !ev.Restored {
+				t.Errorf("evidence %+v: want changed %q, what was found, and restored", ev, want)
+			}
+			switch c.how {
+			case "delete":
+				if !ev.Found.Missing || ev.ChangedFile != "" {
+					t.Errorf("found %+v changed_file %q, want missing and nothing kept", ev.Found, ev.ChangedFile)
+				}
+			default:
+				if ev.ChangedFile != file+".changed" {
+					t.Fatalf("changed_file %q, want %s.changed", ev.ChangedFile, file)
+				}
+				if sum, n := sha256File(t, ev.ChangedFile); sum != ev.Found.SHA256 || n != ev.Found.Bytes {
+					t.Errorf("%s holds %d bytes %s, evidence found %+v", ev.ChangedFile, n, sum, ev.Found)
+				}
+			}
+			// The other judged files held: only the one named changed.
+			for i, a := range tr.Attempts {
+				for mode, e := range a.Evidence {
+					if (i != 0 || mode != "ghx") && e.Changed != "" {
+						t.Errorf("attempt %d %s: changed %q, but the benchmark changed only attempt 0's ghx file", i, mode, e.Changed)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSetMissingSuiteFileIsRecordedMissing: a benchmark that never
+// creates its file is recorded as missing, not as a file of 0 bytes with
+// a hash, and the zero-row message says the file was never created.
+func TestSetMissingSuiteFileIsRecordedMissing(t *testing.T) {
+	f := newFixture(t, "none.json", map[string]any{
+		"benchmark": []string{"sh", "-c", `[ "$1" = ghx ] && exit 0; exec benchsim benchmark "$@"`, "sh",
+			"{mode}", "{repetitions}", "--provider", "{provider}", "--model", "{model}", "--output-jsonl", "{output_jsonl}", "{selector}"},
+	})
+	code, _, stderr := f.run(f.setArgs("ci-log-analysis")...)
+	tr := readTracking(t, filepath.Join(f.dir, "out", "ci-log-analysis", "tracking.json"))
+	file := tr.Attempts[0].SuiteFiles["ghx"]
+	want := "ghx wrote zero rows in attempt 0 (it never created its suite file " + file + ")"
+	if code != 1 || tr.FinalStatus != verify.StatusTerminalFail || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d status %s, want 1, terminal_fail and %q\n%s", code, tr.FinalStatus, want, stderr)
+	}
+	if ev := tr.Attempts[0].Evidence["ghx"]; !ev.Missing || ev.Bytes != 0 || ev.SHA256 != "" {
+		t.Errorf("ghx evidence %+v, want missing without a hash", ev)
+	}
+	if ev := tr.Attempts[0].Evidence["agent_direct"]; ev.Missing || ev.SHA256 == "" {
+		t.Errorf("agent_direct evidence %+v, want its hash", ev)
+	}
+}
+
+// TestSetOutDirDanglingLink: --out-dir is a symbolic link to a folder
+// that does not exist. The error names the link and its target instead
+// of "mkdir ...: file exists".
+func TestSetOutDirDanglingLink(t *testing.T) {
+	f := newFixture(t, "none.json", nil)
+	out := filepath.Join(f.dir, "out", "pr-exec")
+	gone := filepath.Join(f.dir, "gone")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(gone, out); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := f.run(f.setArgs("pr-exec")...)
+	want := out + " is a symbolic link to " + gone + ", which does not exist"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "file exists") {
+		t.Errorf("exit %d, want 2 and %q\n%s", code, want, stderr)
+	}
+	// ordered, with the run folder a dangling link.
+	base := filepath.Join(f.dir, "run")
+	if err := os.Symlink(gone, base); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = f.run("ordered", "--config", f.config, "--provider", "openai", "--fixture-manifest", f.manifest, "--out-dir", base)
+	want = base + " is a symbolic link to " + gone + ", which does not exist"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "file exists") {
+		t.Errorf("ordered: exit %d, want 2 and %q\n%s", code, want, stderr)
+	}
+}
+
+// TestSetLookAlikeScenarioIDs: the Kelvin sign (U+212A) lower-cases to
+// an ASCII k, so "\u212Aelvin-001" once passed as kelvin-001 while a
+// decomposed café-001 was refused. Both are refused now, in the set file
+// and on the command line, with exit 2 and the ID as written.
+func TestSetLookAlikeScenarioIDs(t *testing.T) {
+	for _, id := range []string{"\u212Aelvin-001", "cafe\u0301-001"} {
+		t.Run(id, func(t *testing.T) {
+			f := newFixture(t, "none.json", nil)
+			sets := filepath.Join(f.dir, "scenario-sets.json")
+			writeJSON(t, sets, map[string]any{"pr-exec": []string{"pr-view-001", id}})
+			f2 := newFixture(t, "none.json", map[string]any{"scenario_sets": sets})
+			code, _, stderr := f2.run(f2.setArgs("pr-exec")...)
+			want := `set "pr-exec" item 2: scenario id "` + id + `": expected lower-case words`
+			if code != 2 || !strings.Contains(stderr, want) {
+				t.Errorf("set file: exit %d, want 2 and %q\n%s", code, want, stderr)
+			}
+			code, _, stderr = f.run(f.setArgs("pr-exec", "--scenario-id", id)...)
+			want = `scenario id "` + id + `": expected lower-case words`
+			if code != 2 || !strings.Contains(stderr, want) {
+				t.Errorf("--scenario-id: exit %d, want 2 and %q\n%s", code, want, stderr)
+			}
+		})
+	}
+}
