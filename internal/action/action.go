@@ -86,7 +86,7 @@ func Run(ctx context.Context, cfg Config) int {
 
 	plan, err := planStep(a.GetInput, cfg.InputNames, workspace, runTag(cfg.Getenv, start))
 	if err != nil {
-		return rep.badInputs(err)
+		return rep.badInputs(ctx, err)
 	}
 	ad := adapterFor(plan.Mode)
 	ev, _ := a.Context()

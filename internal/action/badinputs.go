@@ -1,7 +1,9 @@
 package action
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sort"
 	"strconv"
@@ -9,14 +11,19 @@ import (
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/suggest"
 	"github.com/benchgate/benchgate/internal/textfmt"
+	"github.com/benchgate/benchgate/internal/verdict"
 )
 
 // badInputs ends a step whose inputs are wrong before anything ran: one
 // error annotation per bad input (each names the input, the value and
 // what was expected), status error, exit code 2, and a job summary that
-// lists them all in one table, so one edit of the workflow fixes them
-// all. Nothing was judged, so there are no rows, charts or gates to show.
-func (r *reporter) badInputs(err error) int {
+// opens with the verdict's first line and lists them all in one table,
+// so one edit of the workflow fixes them all. Nothing was judged, so
+// there are no rows, charts or gates to show. The pull request's comment
+// says error too: a pass an earlier run of the same head posted must not
+// stand beside a step that failed. Paths are shown relative to the
+// workspace.
+func (r *reporter) badInputs(ctx context.Context, err error) int {
 	var all InputErrors
 	var one *InputError
 	switch {
@@ -24,18 +31,33 @@ func (r *reporter) badInputs(err error) int {
 	case errors.As(err, &one):
 		all = InputErrors{one}
 	}
+	var msgs []string
 	for _, ie := range all {
-		r.a.WithFieldsMap(map[string]string{"title": "benchgate: input " + ie.Input}).Errorf("%s", ie)
+		msg := r.scrub(ie.Error())
+		msgs = append(msgs, msg)
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate: input " + ie.Input}).Errorf("%s", msg)
 	}
 	if len(all) == 0 {
-		r.a.WithFieldsMap(map[string]string{"title": "benchgate: bad input"}).Errorf("%s", err)
+		msgs = append(msgs, r.scrub(err.Error()))
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate: bad input"}).Errorf("%s", msgs[0])
 	}
 	r.output("status", "error")
 	r.output("exit-code", strconv.Itoa(exitUsage))
+	p := fallbackPlan(r.a.GetInput)
+	ev, _ := r.a.Context()
+	v := &verdict.Verdict{Schema: verdict.Schema, Mode: p.Mode, Status: Status(exitUsage), ExitCode: exitUsage, Enforced: true,
+		Checks: []verdict.Check{}, Failing: []verdict.Scenario{}, Stopped: badInputText(msgs),
+		Next: []string{"Fix the input named above and run again; nothing was judged."}}
+	v.Compared = compared(ev, r.cfg.Getenv, nil)
+	runURL, _ := runURL(r.cfg.Getenv)
+	if runURL != "" {
+		v.Links = append(v.Links, verdict.Link{Title: "job summary", URL: runURL})
+	}
 	var doc jobsummary.Doc
+	doc.Lead = []string{v.Headline()}
 	sec := doc.Section("benchgate: bad input")
 	if len(all) == 0 {
-		sec.Para("The step did not run (exit code %d): %s", exitUsage, textfmt.Cell(err.Error()))
+		sec.Para("The step did not run (exit code %d): %s", exitUsage, textfmt.Cell(msgs[0]))
 	} else {
 		noun := "input is"
 		if len(all) > 1 {
@@ -50,9 +72,9 @@ func (r *reporter) badInputs(err error) int {
 				// It may be a secret meant for a mistyped secret input.
 				value = "(not shown)"
 			case ie.Value != "":
-				value = textfmt.CodeCell(ie.Value)
+				value = textfmt.CodeCell(r.scrub(ie.Value))
 			}
-			want := textfmt.Cell(ie.Expected)
+			want := textfmt.Cell(r.scrub(ie.Expected))
 			if ie.Unknown {
 				want = "no such input"
 			}
@@ -64,7 +86,38 @@ func (r *reporter) badInputs(err error) int {
 		sec.RawTable([]string{"input", "value", "expected"}, rows)
 	}
 	r.summary(&doc)
+	r.a.Infof("%s", textfmt.LogLine(v.PlainHeadline()))
+	r.prComment(ctx, &stepResult{Plan: p, Res: &results{}, Code: exitUsage, Verdict: v})
 	return r.fileCommandFailure(exitUsage)
+}
+
+// badInputText is why a step with bad inputs stopped, in one line: the
+// one message, or the first and how many more the summary lists.
+func badInputText(msgs []string) string {
+	switch len(msgs) {
+	case 0:
+		return "bad input"
+	case 1:
+		return "bad input: " + msgs[0]
+	}
+	return fmt.Sprintf("%d bad inputs: %s; and %d more (the job summary lists them)", len(msgs), msgs[0], len(msgs)-1)
+}
+
+// fallbackPlan is what a step whose inputs were refused still knows of
+// its plan, for its pull-request comment: the mode when it is one (""
+// otherwise), the token, and whether and under what name the comment may
+// be kept as an artifact.
+func fallbackPlan(get func(string) string) *Plan {
+	p := &Plan{Env: map[string]string{}, ArtifactPrefix: orDefault(get("artifact-prefix"), "benchgate")}
+	if m := get("mode"); contains(Modes, m) {
+		p.Mode = m
+	}
+	if t := get("github-token"); t != "" {
+		p.Env["GITHUB_TOKEN"] = t
+	}
+	up, err := parseBool("upload-artifacts", orDefault(get("upload-artifacts"), "true"))
+	p.Upload = err == nil && up
+	return p
 }
 
 // unknownInputs are the names given under with: that are not inputs of

@@ -67,7 +67,11 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 		return
 	}
 	want := orDefault(r.a.GetInput("pr-comment"), "off")
-	if want == "off" {
+	if want == "off" || !contains(prCommentModes, want) {
+		return
+	}
+	if s.Plan.Mode == "" {
+		r.a.Noticef("pr-comment: the mode is not one benchgate knows, so the comment to update is not known; no comment")
 		return
 	}
 	gctx, err := r.a.Context()
@@ -83,10 +87,7 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 	}
 	head, _ := pr["head"].(map[string]any)
 	sha, _ := head["sha"].(string)
-	modeKey := s.Plan.Mode
-	if s.Plan.Mode == "set" && len(s.Res.Sets) == 1 {
-		modeKey += "/" + s.Res.Sets[0].Tracking.Set
-	}
+	modeKey := commentModeKey(s, r.a.GetInput("set"))
 	marker := prcomment.Marker(gctx.Workflow, gctx.Job, modeKey)
 	c := &prcomment.Comment{Repository: gctx.Repository, PullRequest: int(num), HeadSHA: sha, Marker: marker, Body: commentBody(marker, s)}
 	if err := c.Validate(); err != nil {
@@ -116,6 +117,24 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 		r.a.Infof("pr-comment: %s %s", res.Action(), textfmt.LogLine(orDefault(res.URL, "(no comment yet; on-failure creates one when the step fails)")))
 		r.output("pr-comment-url", res.URL)
 	}
+}
+
+// commentModeKey is the mode part of the comment's marker: the mode, and
+// for set the set's name (two set steps of one job keep two comments).
+// The name is the set input's, so that a step that stopped before its
+// set ran (bad input, a refused flag) updates the same comment as the
+// runs of that set before it.
+func commentModeKey(s *stepResult, setInput string) string {
+	if s.Plan.Mode != "set" {
+		return s.Plan.Mode
+	}
+	switch {
+	case setInput != "":
+		return "set/" + setInput
+	case len(s.Res.Sets) == 1:
+		return "set/" + s.Res.Sets[0].Tracking.Set
+	}
+	return "set"
 }
 
 // warnIgnoredComments names the comments that carry the step's marker

@@ -443,7 +443,7 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		if v := get("baseline"); v != "" && v != BaseBranch {
 			if _, err := os.Stat(resolve(p.WorkDir, v)); err != nil {
 				bad = append(bad, &InputError{Input: "baseline", Value: v,
-					Expected: "an existing folder or file (relative to working-directory: " + resolve(p.WorkDir, v) + " does not exist), or " + BaseBranch})
+					Expected: "an existing folder or file (" + resolve(p.WorkDir, v) + " does not exist), or " + BaseBranch})
 			}
 		}
 	}

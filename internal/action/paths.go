@@ -27,7 +27,7 @@ func expandGlobs(input, dir string, patterns []string) ([]string, error) {
 			return nil, &InputError{Input: input, Value: p, Expected: "a valid glob pattern (" + err.Error() + ")"}
 		}
 		if len(matches) == 0 {
-			return nil, &InputError{Input: input, Value: p, Expected: "a path or a pattern that matches files (relative to working-directory: " + pattern + " matches none)"}
+			return nil, &InputError{Input: input, Value: p, Expected: "a path or a pattern that matches files (no file matches " + pattern + ")"}
 		}
 		out = append(out, matches...)
 	}

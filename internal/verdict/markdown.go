@@ -34,7 +34,8 @@ func (v *Verdict) headline(md bool) string {
 		cell, code = textfmt.OneLine, textfmt.OneLine
 	}
 	parts := []string{}
-	title := fmt.Sprintf("benchgate %s: %s", v.Mode, v.Status)
+	// A step whose mode input was refused has no mode to name.
+	title := strings.TrimSpace("benchgate "+v.Mode) + ": " + v.Status
 	if md {
 		title = "**" + title + "**"
 	}
