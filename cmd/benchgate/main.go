@@ -28,6 +28,11 @@ func main() {
 	}
 	ctx, stop := proc.NotifyContext(context.Background())
 	code := cli.Main(ctx, cli.ProcessEnv(), os.Args[1:])
+	// After a second signal the run still wrote its status files; the
+	// exit code says how it was stopped (130 after a second Ctrl-C).
+	if forced := proc.ForcedExitCode(ctx); forced != 0 {
+		code = forced
+	}
 	stop()
 	if ended, _ := proc.EndDescendants(); len(ended) > 0 {
 		fmt.Fprintf(os.Stderr, "benchgate: ended %s still running at exit\n", textfmt.Count(len(ended), "process", "processes"))

@@ -173,13 +173,13 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	case waitErr = <-done:
 	case <-timeout:
 		res.TimedOut = true
-		waitErr = killGroup(cmd.Process.Pid, done, grace)
+		waitErr = killGroup(cmd.Process.Pid, done, grace, b.hurryChan())
 	case <-ctx.Done():
 		res.Cancelled = true
-		waitErr = killGroup(cmd.Process.Pid, done, b.childGrace(grace))
+		waitErr = killGroup(cmd.Process.Pid, done, b.childGrace(grace), b.hurryChan())
 	case <-cut:
 		res.Cancelled = true
-		waitErr = killGroup(cmd.Process.Pid, done, b.cleanupGrace(grace))
+		waitErr = killGroup(cmd.Process.Pid, done, b.cleanupGrace(grace), b.hurryChan())
 	}
 	res.Duration = time.Since(start)
 	res.ExitCode = exitCode(cmd, waitErr)
@@ -193,8 +193,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 }
 
 // killGroup sends SIGTERM to the process group, waits up to grace for the
-// leader to exit, then sends SIGKILL and waits for the reap.
-func killGroup(pid int, done <-chan error, grace time.Duration) error {
+// leader to exit (or until hurry closes: a second signal to benchgate),
+// then sends SIGKILL and waits for the reap.
+func killGroup(pid int, done <-chan error, grace time.Duration, hurry <-chan struct{}) error {
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
@@ -202,9 +203,10 @@ func killGroup(pid int, done <-chan error, grace time.Duration) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		return <-done
+	case <-hurry:
 	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	return <-done
 }
 
 // SignalName names a signal as people write it: "SIGKILL", "SIGTERM".

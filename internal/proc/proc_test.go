@@ -131,8 +131,10 @@ func TestString(t *testing.T) {
 
 // TestSignalGrace sends this process SIGTERM while the "work" ignores
 // its context (as a read from a FIFO does): the process is made to exit
-// with 143 once the grace period is over, and at once on a second
-// signal; a caller that finishes in time is never exited.
+// with 143 once the grace period is over, also after a second signal
+// (which counts the grace from itself); a caller that finishes in time
+// is never exited, and after a second signal it is told the exit code
+// to end with (ForcedExitCode).
 func TestSignalGrace(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -146,11 +148,13 @@ func TestSignalGrace(t *testing.T) {
 		{name: "work that stops in time", first: syscall.SIGTERM, signals: 1, finish: true},
 		{name: "SIGINT then SIGTERM", first: syscall.SIGINT, signals: 2, wantCode: 143},
 		{name: "SIGINT alone waits for the work", first: syscall.SIGINT, signals: 1, finish: true},
+		{name: "SIGINT twice, the work stops in time", first: syscall.SIGINT, signals: 2, finish: true, wantCode: 130},
+		{name: "SIGTERM twice, the work stops in time", first: syscall.SIGTERM, signals: 2, finish: true, wantCode: 143},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			exited := make(chan int, 1)
 			grace := time.Hour
-			if tc.signals == 1 && !tc.finish || tc.first == syscall.SIGINT {
+			if (!tc.finish || tc.first == syscall.SIGINT) && !(tc.finish && tc.signals == 2) {
 				grace = 200 * time.Millisecond
 			}
 			var stderr syncBuffer
@@ -160,6 +164,30 @@ func TestSignalGrace(t *testing.T) {
 				t.Fatal(err)
 			}
 			<-ctx.Done()
+			if tc.finish && tc.signals == 2 {
+				// The caller writes its status files and exits with the
+				// code the second signal asks for.
+				if err := syscall.Kill(os.Getpid(), tc.first); err != nil {
+					t.Fatal(err)
+				}
+				deadline := time.Now().Add(time.Minute)
+				for ForcedExitCode(ctx) == 0 && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
+				if got := ForcedExitCode(ctx); got != tc.wantCode {
+					t.Errorf("ForcedExitCode %d, want %d", got, tc.wantCode)
+				}
+				stop()
+				select {
+				case code := <-exited:
+					t.Fatalf("exited with %d after the caller stopped in time", code)
+				case <-time.After(300 * time.Millisecond):
+				}
+				if !strings.Contains(stderr.String(), "stopping every command now, then exiting with ") {
+					t.Errorf("stderr %q does not say what the second signal does", stderr.String())
+				}
+				return
+			}
 			if tc.finish {
 				if tc.first == syscall.SIGINT {
 					// Longer than the SIGTERM grace of this test: SIGINT

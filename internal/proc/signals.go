@@ -52,6 +52,10 @@ type budget struct {
 	at        time.Time // when the SIGTERM arrived
 	signalled chan struct{}
 	offsets   budgetOffsets
+	// hurried is closed on a second signal: every child still running
+	// gets SIGKILL at once; forced is then the process's exit code.
+	hurried chan struct{}
+	forced  int
 }
 
 type budgetOffsets struct{ child, cleanup time.Duration }
@@ -70,6 +74,40 @@ func (b *budget) start(now time.Time) {
 		b.at = now
 		close(b.signalled)
 	}
+}
+
+// hurry ends the wait of every child being stopped (SIGKILL now) and
+// records the exit code the process must end with.
+func (b *budget) hurry(code int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.forced == 0 {
+		b.forced = code
+		close(b.hurried)
+	}
+}
+
+// hurryChan is closed on a second signal; nil (never ready) without a
+// budget.
+func (b *budget) hurryChan() <-chan struct{} {
+	if b == nil {
+		return nil
+	}
+	return b.hurried
+}
+
+// ForcedExitCode is the exit code a second signal asks for (130 after a
+// second SIGINT, 143 after a second SIGTERM), or 0. The run stopped by
+// it still writes its status files; the caller then exits with this
+// code instead of its own.
+func ForcedExitCode(ctx context.Context) int {
+	b := budgetOf(ctx)
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.forced
 }
 
 // since returns when the signal arrived, or the zero time.
@@ -140,10 +178,14 @@ func (b *budget) cut(grace time.Duration, quit <-chan struct{}) <-chan struct{} 
 // under that context are then stopped as a group within the stop budget
 // (ChildStopBy), and the caller still gets to write its status files
 // before it exits. The process exits with 128+signal when it is still
-// running StopGrace after a SIGTERM, and at once on a second signal of
-// either kind; before it does, it ends every process it started that is
-// still running (EndDescendants). stop ends this (call it once the caller
-// is done).
+// running StopGrace after a SIGTERM. A second signal of either kind
+// sends SIGKILL to every child at once and starts the stop budget (if a
+// SIGTERM has not): the caller writes its status files as after a
+// SIGTERM and exits with ForcedExitCode; the process exits by itself
+// when it is still running StopGrace after the second signal, and at
+// once on a third. Before any of these exits it ends every process it
+// started that is still running (EndDescendants). stop ends this (call
+// it once the caller is done).
 func NotifyContext(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
 	return notifyContext(parent, StopGrace, os.Stderr, func(code int) {
 		_, _ = EndDescendants()
@@ -152,7 +194,7 @@ func NotifyContext(parent context.Context) (ctx context.Context, stop context.Ca
 }
 
 func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
-	b := &budget{signalled: make(chan struct{}), offsets: budgetOffsets{child: ChildStopBy, cleanup: CleanupStopBy}}
+	b := &budget{signalled: make(chan struct{}), hurried: make(chan struct{}), offsets: budgetOffsets{child: ChildStopBy, cleanup: CleanupStopBy}}
 	if grace < StopGrace {
 		// A shorter total (tests) shortens each step in proportion.
 		b.offsets = budgetOffsets{child: grace * ChildStopBy / StopGrace, cleanup: grace * CleanupStopBy / StopGrace}
@@ -173,21 +215,47 @@ func notifyContext(parent context.Context, grace time.Duration, stderr io.Writer
 		// signal ends the process. SIGTERM starts the stop budget.
 		var deadline <-chan time.Time
 		if first == syscall.SIGTERM {
+			fmt.Fprintf(stderr, "benchgate: received SIGTERM; stopping the run, within %s\n", grace)
+		} else {
+			fmt.Fprintf(stderr, "benchgate: received %s; stopping the run (a second signal stops every command at once)\n", name(first))
+		}
+		if first == syscall.SIGTERM {
 			b.start(time.Now())
 			timer := time.NewTimer(grace)
 			defer timer.Stop()
 			deadline = timer.C
 		}
 		cancel(&SignalError{Signal: name(first)})
+		var second os.Signal
 		select {
 		case <-done:
 			return
-		case s := <-sigs:
-			fmt.Fprintf(stderr, "benchgate: a second %s; exiting now\n", name(s))
-			exit(128 + signum(s))
+		case second = <-sigs:
 		case <-deadline:
 			fmt.Fprintf(stderr, "benchgate: still running %s after %s; exiting\n", grace, name(first))
 			exit(128 + signum(first))
+			return
+		}
+		// The second signal: no child gets its grace any more, and what
+		// must be written is written within the stop budget, counted
+		// from here unless a SIGTERM started it.
+		code := 128 + signum(second)
+		fmt.Fprintf(stderr, "benchgate: a second %s; stopping every command now, then exiting with %d\n", name(second), code)
+		b.start(time.Now())
+		b.hurry(code)
+		hard := time.NewTimer(grace)
+		defer hard.Stop()
+		select {
+		case <-done:
+		case <-deadline:
+			fmt.Fprintf(stderr, "benchgate: still running %s after %s; exiting\n", grace, name(first))
+			exit(code)
+		case <-hard.C:
+			fmt.Fprintf(stderr, "benchgate: still running %s after the second %s; exiting\n", grace, name(second))
+			exit(code)
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "benchgate: a third signal (%s); exiting now\n", name(s))
+			exit(code)
 		}
 	}()
 	var once bool

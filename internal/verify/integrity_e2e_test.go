@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/verify"
@@ -293,4 +294,79 @@ func TestSetLookAlikeScenarioIDs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSetSecondSIGINT: the benchmark writes its rows and stays, deaf to
+// SIGTERM, with the default grace of 5 s. Ctrl-C, then Ctrl-C again
+// while benchgate waits for that grace: every command gets SIGKILL at
+// once, the rows written so far are counted, tracking.json is written
+// with its final status (not left at state running, as the old hard
+// exit left it), and benchgate exits 130 by itself (not the hard exit).
+func TestSetSecondSIGINT(t *testing.T) {
+	m := newMisbehaving(t, "linger", nil)
+	out := filepath.Join(m.dir, "out", "pr-exec")
+	cmd, errb, wait := m.start(t, m.setArgs("pr-exec")...)
+	waitFor(t, "both modes to write their rows and linger", func() bool {
+		return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFor(t, "benchgate to take the first SIGINT", func() bool {
+		return strings.Contains(errb.String(), "benchgate: received SIGINT; stopping the run")
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	code := wait()
+	stderr := errb.String()
+	if code != 130 || strings.Contains(stderr, "still running") || !strings.Contains(stderr, "a second SIGINT; stopping every command now, then exiting with 130") {
+		t.Errorf("exit %d, want 130 without the hard exit\n%s", code, stderr)
+	}
+	tr := readTracking(t, filepath.Join(out, "tracking.json"))
+	if tr.State != "done" || tr.FinalStatus != verify.StatusFail || !strings.Contains(tr.Error, "stopped during attempt 0: benchgate received SIGINT") {
+		t.Errorf("tracking: state %s final_status %q error %q", tr.State, tr.FinalStatus, tr.Error)
+	}
+	if tr.RowsActual["agent_direct"] != 9 || tr.RowsActual["ghx"] != 9 {
+		t.Errorf("rows_actual %v: the rows written before the signal must count", tr.RowsActual)
+	}
+	for _, c := range tr.Commands {
+		if strings.HasPrefix(c.Step, "attempt-0") && (!c.Cancelled || c.Signal != "SIGKILL" || c.StopCause != "benchgate received SIGINT") {
+			t.Errorf("command %s: cancelled %v signal %q stop_cause %q, want killed with SIGKILL after SIGINT", c.Step, c.Cancelled, c.Signal, c.StopCause)
+		}
+	}
+	for mode, ev := range tr.Attempts[0].Evidence {
+		if sum, n := sha256File(t, tr.Attempts[0].SuiteFiles[mode]); sum != ev.SHA256 || n != ev.Bytes {
+			t.Errorf("%s: evidence %+v, file %d bytes %s", mode, ev, n, sum)
+		}
+	}
+	m.assertNothingLeft(t)
+}
+
+// TestOrderedSecondSIGINT: the same two Ctrl-Cs during ordered's first
+// set: the set's tracking.json and the consolidated summary are both
+// written with their final status, and ordered exits 130.
+func TestOrderedSecondSIGINT(t *testing.T) {
+	m := newMisbehaving(t, "linger", nil)
+	base := filepath.Join(m.dir, "run")
+	out := filepath.Join(base, "pr-exec")
+	cmd, errb, wait := m.start(t, "ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest, "--out-dir", base)
+	waitFor(t, "the first set's benchmark to linger", func() bool {
+		return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFor(t, "benchgate to take the first SIGINT", func() bool {
+		return strings.Contains(errb.String(), "benchgate: received SIGINT; stopping the run")
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	code := wait()
+	stderr := errb.String()
+	if code != 130 || strings.Contains(stderr, "still running") {
+		t.Errorf("exit %d, want 130 without the hard exit\n%s", code, stderr)
+	}
+	tr := readTracking(t, filepath.Join(out, "tracking.json"))
+	if tr.State != "done" || tr.FinalStatus != verify.StatusFail {
+		t.Errorf("tracking: state %s final_status %q error %q", tr.State, tr.FinalStatus, tr.Error)
+	}
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	if c.Status != verify.StatusFail || c.StoppedAt != "pr-exec" || c.Sets[0].Status != verify.StatusFail {
+		t.Errorf("consolidated: status %s stopped at %q first set %+v", c.Status, c.StoppedAt, c.Sets[0])
+	}
+	m.assertNothingLeft(t)
 }
