@@ -101,7 +101,11 @@ type Result struct {
 	HighPct     float64 `json:"highReductionPct"`
 	// Confidence is the level this interval was computed at: the
 	// family level split by Holm's step (1-α/m for the first metric).
+	// In the suite scope it is the one-sided level of the interval's
+	// lower end (the pass side) and FailConfidence that of its upper
+	// end (the fail side, at the level Holm's step gives the check).
 	Confidence         float64 `json:"confidence"`
+	FailConfidence     float64 `json:"failConfidence,omitempty"`
 	AchievedConfidence float64 `json:"achievedConfidence"`
 	Method             string  `json:"method"`
 	// PValue tests "the reduction equals the threshold"; HolmPValue is
@@ -142,6 +146,14 @@ type Result struct {
 	// scenarios; nil in the scenario scope or without repetitions to
 	// measure the noise from.
 	SuitePlan *SuitePlan `json:"suitePlan"`
+	// Estimand says in words what EstimatePct estimates (suite scope).
+	Estimand string `json:"estimand,omitempty"`
+	// NoEvidence lists the scenarios left out because both arms are
+	// all zero: they say nothing about a ratio (suite scope).
+	NoEvidence []string `json:"noEvidenceScenarios,omitempty"`
+	// ScenarioRatios are each scenario's arm means and log ratio, the
+	// terms of the suite scope's estimate.
+	ScenarioRatios []ScenarioRatio `json:"scenarioRatios,omitempty"`
 	// ToDecide is the one sentence that says how much more data would
 	// decide an undecided check ("" for a decided one). Every view shows
 	// it as it is.

@@ -110,8 +110,12 @@ func TestSuiteScopeSmallDesigns(t *testing.T) {
 	}{
 		{"2 × 4, every ghx run half", two([]float64{100, 110, 90, 105}, []float64{50, 55, 45, 52}), 15, Pass, "is above the threshold 15.00% at 95.00% confidence"},
 		{"2 × 4, every ghx run double", two([]float64{100, 110, 90, 105}, []float64{200, 220, 180, 210}), 15, Fail, "is below the threshold 15.00%"},
-		{"2 × 4, on the threshold exactly", two([]float64{100, 100, 100, 100}, []float64{85, 85, 85, 85}), 15, Underpowered, "no outcome of this design reaches 95.00% confidence"},
-		{"1 × 2, one scenario of two runs", []Scenario{{ID: "a", Base: []float64{100, 101}, Target: []float64{10, 11}}}, 15, Underpowered, "at most 83.33%"},
+		{"2 × 4, on the threshold exactly", two([]float64{100, 100, 100, 100}, []float64{85, 85, 85, 85}), 15, Inconclusive, "contains the threshold 15.00%"},
+		{"1 × 2, one scenario of two runs", []Scenario{{ID: "a", Base: []float64{100, 101}, Target: []float64{10, 11}}}, 15, Pass, "df=1.0"},
+		{"2 × 1, one repetition per arm", []Scenario{{ID: "a", Base: []float64{100}, Target: []float64{10}}, {ID: "b", Base: []float64{300}, Target: []float64{30}}}, 15, Underpowered, "nothing measures the run-to-run noise"},
+		{"all zero in both arms", []Scenario{{ID: "a", Base: []float64{0, 0, 0}, Target: []float64{0, 0, 0}}, {ID: "b", Base: []float64{0, 0}, Target: []float64{0, 0}}}, 20, Underpowered, "every scenario is 0 in both arms (2)"},
+		{"all equal counts, 15 × 4", fifteen([]float64{4, 4, 4, 4}, []float64{4, 4, 4, 4}), 20, Fail, "is below the threshold 20.00%"},
+		{"all equal counts cut in half, 15 × 4", fifteen([]float64{4, 4, 4, 4}, []float64{2, 2, 2, 2}), 20, Pass, "is above the threshold 20.00%"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,6 +138,14 @@ func TestSuiteScopeSmallDesigns(t *testing.T) {
 			}
 		})
 	}
+}
+
+func fifteen(base, target []float64) []Scenario {
+	var out []Scenario
+	for i := 0; i < 15; i++ {
+		out = append(out, Scenario{ID: string(rune('a' + i)), Base: base, Target: target})
+	}
+	return out
 }
 
 func scale(xs []float64, k float64) []float64 {

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -40,7 +41,10 @@ func oneRep(base, tgt []float64, scale float64) []Scenario {
 
 // TestTiedPValuesMatchR: on tied data the scenario scope's p-value is
 // R's, and the same ratios written at twice (and ten times) the scale
-// give the same bits and the same verdict in both scopes.
+// give the same bits and the same verdict in both scopes (in the suite
+// scope for values away from counts: there the half unit added to each
+// arm's total is what keeps low counts unbiased, and it is not
+// scale-free).
 func TestTiedPValuesMatchR(t *testing.T) {
 	for _, tc := range tiedCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,13 +63,22 @@ func TestTiedPValuesMatchR(t *testing.T) {
 						first = append(first, r)
 						continue
 					}
+					if scope == ScopeSuite && minOf(tc.base, tc.tgt) < CountLimit {
+						continue
+					}
 					f := first[0]
 					if scope == ScopeSuite {
 						f = first[1]
 					} else {
 						f = first[0]
 					}
-					if r.PValue != f.PValue || r.Verdict != f.Verdict || r.EstimatePct != f.EstimatePct {
+					tol := 0.0
+					if scope == ScopeSuite {
+						// A mean of logs: log(2x) − log(2y) rounds apart
+						// from log x − log y in the last place.
+						tol = 1e-9
+					}
+					if !near(r.PValue, f.PValue, tol) || r.Verdict != f.Verdict || !near(r.EstimatePct, f.EstimatePct, tol) {
 						t.Errorf("%s scope, scale %v: expected the verdict of scale 1 (%s, p=%v, %v), got %s, p=%v, %v", scope, scale, f.Verdict, f.PValue, f.EstimatePct, r.Verdict, r.PValue, r.EstimatePct)
 					}
 				}
@@ -143,4 +156,12 @@ func TestUndecidedNeverAlreadyPowered(t *testing.T) {
 	if x := res[0]; x.Verdict != Pass && x.Verdict != Fail && x.Plan != nil && (x.Plan.Summary != x.ToDecide || strings.Contains(x.ToDecide, "already")) {
 		t.Errorf("plan summary %q, sentence %q", x.Plan.Summary, x.ToDecide)
 	}
+}
+
+func minOf(a, b []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range append(append([]float64(nil), a...), b...) {
+		m = math.Min(m, v)
+	}
+	return m
 }
