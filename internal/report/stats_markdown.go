@@ -80,7 +80,7 @@ func StatsMarkdown(r *StatsReport) string {
 	}
 	if len(r.Efficiency) > 0 {
 		if r.Scope == stats.ScopeSuite {
-			fmt.Fprintf(&b, "Scenarios: %d eligible of %d; each check compares ghx's repetitions with agent_direct's within each scenario (van Elteren's stratified rank test at the threshold).\n\n", r.EligibleScenarioCount, r.TotalScenarioCount)
+			fmt.Fprintf(&b, "Scenarios: %d eligible of %d. Each check estimates %s; the test is a fixed-effects t-test of it against the threshold, from the repetitions' noise. The interval's lower end is the pass side's one-sided bound at the confidence, its upper end the fail side's at the level Holm's step gives the check (the level column: pass / fail).\n\n", r.EligibleScenarioCount, r.TotalScenarioCount, stats.EstimandText)
 		} else {
 			fmt.Fprintf(&b, "Scenarios: %d eligible of %d; each repetition set collapses to its median, and each check is judged on the per-scenario ratio ghx / agent_direct.\n\n", r.EligibleScenarioCount, r.TotalScenarioCount)
 		}
@@ -90,8 +90,19 @@ func StatsMarkdown(r *StatsReport) string {
 			if e.Scenarios > 0 {
 				interval = fmt.Sprintf("[%s, %s]", Percent(e.LowPct), Percent(e.HighPct))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s |\n", e.Check, Percent(e.V2Value), Percent(e.EstimatePct), interval, Percent(e.Confidence*100), e.Scenarios, Percent(e.MinReductionPct), VerdictLabel(e.Verdict))
+			level := Percent(e.Confidence * 100)
+			if e.FailConfidence != 0 && e.FailConfidence != e.Confidence {
+				level += " / " + Percent(e.FailConfidence*100)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %s | %s |\n", e.Check, Percent(e.V2Value), Percent(e.EstimatePct), interval, level, e.Scenarios, Percent(e.MinReductionPct), VerdictLabel(e.Verdict))
 		}
+		b.WriteString("\nThe estimate and interval are the statistical gate's; the v2 value is gate v2's own figure (the median over scenarios of each scenario's reduction of medians), shown for comparison.\n")
+		for _, e := range r.Efficiency {
+			if n := V2Disagreement(e); n != "" {
+				b.WriteString("\n- " + n + "\n")
+			}
+		}
+		b.WriteString("\n")
 		b.WriteString("\n```text\n")
 		for _, l := range r.StatsLines() {
 			b.WriteString(l + "\n")
@@ -317,4 +328,14 @@ func suitePlanMarkdown(b *strings.Builder, r *StatsReport) {
 		fmt.Fprintf(b, "- Gate: %s\n", textfmt.Cell(g))
 	}
 	b.WriteString("\n")
+}
+
+// V2Disagreement explains a check whose v2 value and statistical
+// estimate fall on opposite sides of the threshold; "" when they agree.
+func V2Disagreement(e EfficiencyCheck) string {
+	if e.Scenarios == 0 || (e.V2Value >= e.MinReductionPct) == (e.EstimatePct >= e.MinReductionPct) {
+		return ""
+	}
+	return fmt.Sprintf("%s: v2's value %s and the gate's estimate %s fall on opposite sides of the threshold %s. They answer different questions: v2 takes the median over scenarios of each scenario's reduction of medians, so one scenario's middle value decides it and it says nothing of the noise; the gate averages every scenario's log ratio of means with equal weight and asks whether that average clears the threshold beyond the repetitions' noise. The gate's verdict (%s) rests on its own estimate and interval.",
+		e.Metric, Percent(e.V2Value), Percent(e.EstimatePct), Percent(e.MinReductionPct), VerdictLabel(e.Verdict))
 }

@@ -94,7 +94,9 @@ const (
 	// of means with Welch–Satterthwaite degrees of freedom.
 	MethodMeanRatio = "fixed-effects t-test of the mean log ratio of means"
 	// EstimandMeanLogRatio names what a suite-scope check estimates.
-	EstimandMeanLogRatio = "the equal-weight mean over these scenarios of each scenario's log ratio of the arms' mean values (ghx mean / agent_direct mean), reported as the reduction 1 − exp(mean)"
+	EstimandMeanLogRatio = EstimandText
+	// EstimandText says the estimand in words.
+	EstimandText = "the equal-weight mean over these scenarios of each scenario's log ratio of the arms' means (ghx over agent_direct; geometric means for metrics far from 0 such as tokens and latency, arithmetic means with half a unit added to each arm's total for counts such as tool calls), reported as the reduction 1 − exp(mean)"
 )
 
 // planLevel is the level a suite-scope check is planned at: a pass is

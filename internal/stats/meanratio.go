@@ -39,7 +39,9 @@ const MeanRatioHalf = 0.5
 // that of rounding to a whole unit (a token, a millisecond, a call).
 const roundingVariance = 1.0 / 12
 
-// ScenarioRatio is one scenario's part of the mean-ratio test.
+// ScenarioRatio is one scenario's part of the mean-ratio test: the arms'
+// means (geometric away from counts, arithmetic for counts), the log
+// ratio that enters the estimate and its variance.
 type ScenarioRatio struct {
 	ID          string  `json:"id"`
 	BaseMean    float64 `json:"baseMean"`
@@ -217,7 +219,11 @@ func NewMeanRatio(scs []Scenario) MeanRatio {
 		est += d
 		v += vs
 		m.RelVar = append(m.RelVar, rel)
-		m.Scenarios = append(m.Scenarios, ScenarioRatio{ID: s.id, BaseMean: s.b.total / float64(s.b.n), TargetMean: s.t.total / float64(s.t.n),
+		bm, tm := s.b.total/float64(s.b.n), s.t.total/float64(s.t.n)
+		if !counts {
+			bm, tm = math.Exp(s.b.logMean), math.Exp(s.t.logMean)
+		}
+		m.Scenarios = append(m.Scenarios, ScenarioRatio{ID: s.id, BaseMean: bm, TargetMean: tm,
 			BaseReps: s.b.n, TargetReps: s.t.n, LogRatio: d, Variance: vs, ReductionPc: ReductionPct(d)})
 	}
 	m.Estimate = est / S
