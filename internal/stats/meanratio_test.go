@@ -151,3 +151,88 @@ func TestIntervalAgreesWithVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestSuitePlanReachesPower: the suite planner's request, made from a
+// pilot run's own noise at the true reduction, reaches the power it
+// promises: for each of 20 seeded pilots the plan asks for r
+// repetitions per arm, and 100 seeded runs of that size are judged as
+// the gate judges them. Averaged over the pilots the measured power is
+// at least the promised 80% less the Monte-Carlo error, for tokens
+// (log-normal) and for tool calls at 4 per run (Poisson).
+func TestSuitePlanReachesPower(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		d         suiteDesign
+		k         int // 0 tokens, 2 tool calls
+		threshold float64
+	}{
+		{"tokens, 4 scenarios, true 25% against 15%", suiteDesign{scenarios: 4, baseReps: 3, tgtReps: 3, truth: [3]float64{25, 25, 25}, lambda: 4}, 0, 15},
+		{"tool calls at 4 per run, 3 scenarios, true 45% against 20%", suiteDesign{scenarios: 3, baseReps: 3, tgtReps: 3, truth: [3]float64{45, 45, 45}, lambda: 4}, 2, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(6, 40))
+			theta0 := LogRatioOf(tc.threshold)
+			effect := LogRatioOf(tc.d.truth[tc.k]) - theta0
+			var measured, promised float64
+			pilots, runs := 20, 100
+			var asked []int
+			for p := 0; p < pilots; p++ {
+				pilot := NewMeanRatio(tc.d.simulate(rng)[tc.k])
+				r := -1
+				for reps := 2; reps <= MaxPlanRepetitions; reps++ {
+					if MeanRatioPower(pilot.RelVar, reps, effect, 0.95) >= 0.8 {
+						r = reps
+						break
+					}
+				}
+				if r < 0 {
+					t.Fatalf("pilot %d: no size reaches 80%%", p)
+				}
+				asked = append(asked, r)
+				promised += MeanRatioPower(pilot.RelVar, r, effect, 0.95) / float64(pilots)
+				d := tc.d
+				d.baseReps, d.tgtReps = r, r
+				pass := 0
+				for i := 0; i < runs; i++ {
+					res, err := Judge([]Metric{{Name: "m", Scenarios: d.simulate(rng)[tc.k], MinReductionPct: tc.threshold}}, Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res[0].Verdict == Pass {
+						pass++
+					}
+				}
+				measured += float64(pass) / float64(runs*pilots)
+			}
+			mc := 2 * math.Sqrt(0.8*0.2/float64(pilots*runs))
+			t.Logf("repetitions asked %v; promised %.1f%%, measured %.1f%%", asked, promised*100, measured*100)
+			if measured < promised-0.02-mc {
+				t.Errorf("the plans promised %.1f%% power on average, runs of their sizes passed %.1f%%", promised*100, measured*100)
+			}
+		})
+	}
+}
+
+// TestSuitePlanAlwaysSays: an undecided suite-scope check always says a
+// number of repetitions or that no feasible size decides it.
+func TestSuitePlanAlwaysSays(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		scs  []Scenario
+		want string
+	}{
+		{"close to the threshold", []Scenario{{ID: "a", Base: []float64{100, 120, 80}, Target: []float64{84, 100, 68}}, {ID: "b", Base: []float64{300, 330, 270}, Target: []float64{250, 290, 230}}}, "no feasible size decides it"},
+		{"a clear cut seen in a small run", []Scenario{{ID: "a", Base: []float64{100, 160, 70}, Target: []float64{50, 90, 30}}}, "repetitions per arm of these 1 scenarios would give 80% power"},
+		{"one repetition", []Scenario{{ID: "a", Base: []float64{100}, Target: []float64{50}}}, "run these 1 scenarios again with at least 2 repetitions per arm"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Judge([]Metric{{Name: "m", Scenarios: tc.scs, MinReductionPct: 15}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := res[0]; r.Verdict == Pass || r.Verdict == Fail || !strings.Contains(r.ToDecide, tc.want) {
+				t.Errorf("%s: expected an undecided check saying %q, got %q", r.Verdict, tc.want, r.ToDecide)
+			}
+		})
+	}
+}
