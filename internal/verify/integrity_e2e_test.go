@@ -3,6 +3,7 @@ package verify_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -369,4 +370,68 @@ func TestOrderedSecondSIGINT(t *testing.T) {
 		t.Errorf("consolidated: status %s stopped at %q first set %+v", c.Status, c.StoppedAt, c.Sets[0])
 	}
 	m.assertNothingLeft(t)
+}
+
+// TestOrderedSharedManifestChangesBetweenSets: during the first set the
+// benchmark deletes the shared fixture manifest, or rewrites it to name
+// another repository. ordered records the manifest's identity at the
+// preflight (path, SHA-256, repository); the next set checks it before
+// it runs and stops the run naming the manifest and what happened to
+// it. (A deleted manifest used to surface only sets later as "wrote
+// zero rows"; a switched one passed unnoticed.)
+func TestOrderedSharedManifestChangesBetweenSets(t *testing.T) {
+	for _, tc := range []struct{ how, want string }{
+		{"manifest-delete", "was deleted since the preflight of this run (it named repository benchsim/fixtures)"},
+		{"manifest-switch", "was switched to another repository since the preflight of this run: it names other-org/other-repo, not benchsim/fixtures"},
+	} {
+		t.Run(tc.how, func(t *testing.T) {
+			t.Parallel()
+			m := newMisbehaving(t, tc.how, nil)
+			cfg := map[string]any{}
+			data, err := os.ReadFile(m.config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &cfg); err != nil {
+				t.Fatal(err)
+			}
+			cfg["env"] = []string{"SHARED_MANIFEST=" + m.manifest}
+			writeJSON(t, m.config, cfg)
+			before, _ := sha256File(t, m.manifest)
+			base := filepath.Join(m.dir, "run")
+			code, _, stderr := m.run("ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest, "--out-dir", base)
+			want := "fixture manifest " + m.manifest + " " + tc.want
+			c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+			if code != 1 || c.StoppedAt != "pr-thread-mutations" || !strings.Contains(c.Error, want) || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d stopped at %q error %q, want 1, pr-thread-mutations and %q\n%s", code, c.StoppedAt, c.Error, want, stderr)
+			}
+			if id := c.FixtureManifest; id == nil || id.Path != m.manifest || id.SHA256 != before || id.Repo != "benchsim/fixtures" {
+				t.Errorf("consolidated fixture_manifest %+v, want %s, sha256 %s, benchsim/fixtures", id, m.manifest, before)
+			}
+			first := readTracking(t, filepath.Join(base, "pr-exec", "tracking.json"))
+			if first.FinalStatus != verify.StatusPass || first.FixtureRepo != "benchsim/fixtures" || len(first.FixtureManifestSHA256) != 64 {
+				t.Errorf("pr-exec: status %s fixture_repo %q sha256 %q", first.FinalStatus, first.FixtureRepo, first.FixtureManifestSHA256)
+			}
+			second := readTracking(t, filepath.Join(base, "pr-thread-mutations", "tracking.json"))
+			if second.FinalStatus != verify.StatusFail || !strings.Contains(second.Error, want) || len(second.Commands) != 0 {
+				t.Errorf("pr-thread-mutations: status %s error %q commands %d, want fail before anything ran", second.FinalStatus, second.Error, len(second.Commands))
+			}
+		})
+	}
+}
+
+// TestSetMissingManifestIsNamed: a read-only set whose manifest does not
+// exist (no preflight to say so) stops naming the manifest, instead of
+// running the benchmark into "wrote zero rows".
+func TestSetMissingManifestIsNamed(t *testing.T) {
+	f := newFixture(t, "none.json", nil)
+	gone := filepath.Join(f.dir, "shared", "gone.json")
+	args := []string{"set", "--config", f.config, "--set", "ci-diagnostics", "--provider", "openai", "--skip-preflight",
+		"--fixture-manifest", gone, "--out-dir", filepath.Join(f.dir, "out", "ci-diagnostics")}
+	code, _, stderr := f.run(args...)
+	want := "set ci-diagnostics: fixture manifest " + gone + " does not exist: the benchmark binds the set's scenarios from it"
+	tr := readTracking(t, filepath.Join(f.dir, "out", "ci-diagnostics", "tracking.json"))
+	if code != 1 || tr.FinalStatus != verify.StatusFail || !strings.Contains(tr.Error, want) || strings.Contains(stderr, "zero rows") {
+		t.Errorf("exit %d status %s error %q, want 1, fail and %q\n%s", code, tr.FinalStatus, tr.Error, want, stderr)
+	}
 }

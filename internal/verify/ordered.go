@@ -49,18 +49,22 @@ type OrderedOptions struct {
 // Consolidated is consolidated-summary.json: one entry per ordered set.
 type Consolidated struct {
 	// RunID is the ordered run that owns the folder and wrote this file.
-	RunID        string         `json:"run_id"`
-	Provider     string         `json:"provider"`
-	Model        string         `json:"model"`
-	Repetitions  int            `json:"repetitions"`
-	BaseDir      string         `json:"base_dir"`
-	Preflight    string         `json:"preflight"`
-	Status       string         `json:"status"`
-	StoppedAt    string         `json:"stopped_at,omitempty"`
-	Error        string         `json:"error,omitempty"`
-	Sets         []SetSummary   `json:"sets"`
-	Cleanup      *CommandRecord `json:"cleanup,omitempty"`
-	Confirmation []Confirmation `json:"confirmation"`
+	RunID       string `json:"run_id"`
+	Provider    string `json:"provider"`
+	Model       string `json:"model"`
+	Repetitions int    `json:"repetitions"`
+	BaseDir     string `json:"base_dir"`
+	Preflight   string `json:"preflight"`
+	// FixtureManifest is the shared manifest as the preflight found it
+	// (path, SHA-256, repository); every set checks that it is still
+	// that file before it runs.
+	FixtureManifest *bench.ManifestIdentity `json:"fixture_manifest,omitempty"`
+	Status          string                  `json:"status"`
+	StoppedAt       string                  `json:"stopped_at,omitempty"`
+	Error           string                  `json:"error,omitempty"`
+	Sets            []SetSummary            `json:"sets"`
+	Cleanup         *CommandRecord          `json:"cleanup,omitempty"`
+	Confirmation    []Confirmation          `json:"confirmation"`
 	// ConfirmationModel is the provider/model the confirmation commands
 	// run on (the seed's canonical one), which may differ from Model.
 	ConfirmationModel string          `json:"confirmation_model,omitempty"`
@@ -186,9 +190,14 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 		c.Preflight = "fail"
 		c.Error = err.Error()
 		fmt.Fprintf(o.Log, "ordered: %v\n", err)
+	} else if id, err := bench.ReadManifestIdentity(shared); err != nil {
+		c.Preflight = "fail"
+		c.Error = fmt.Sprintf("fixture preflight: %v", err)
+		fmt.Fprintf(o.Log, "ordered: %s\n", c.Error)
 	} else {
 		c.Preflight = "pass"
 		c.Status = StatusPass
+		c.FixtureManifest = &id
 		for i, name := range bench.OrderedSets {
 			if ctx.Err() != nil {
 				c.Status = StatusFail
@@ -198,7 +207,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 			}
 			r, err := RunSet(ctx, SetOptions{
 				Config: o.Config, Set: name, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions,
-				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, InRun: true, FixtureManifest: shared,
+				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, InRun: true, FixtureManifest: shared, SharedManifest: c.FixtureManifest,
 				GateProfile: o.GateProfile, Stats: o.Stats, Report: o.Report, Log: o.Log, Now: o.Now,
 				Progress: o.Progress, Position: fmt.Sprintf("set %d of %d", i+1, len(bench.OrderedSets)),
 			})

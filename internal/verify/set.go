@@ -74,7 +74,11 @@ type SetOptions struct {
 	InRun bool
 	// FixtureManifest overrides the shared manifest of Config.
 	FixtureManifest string
-	GateProfile     string
+	// SharedManifest is the shared manifest as ordered's preflight found
+	// it: the set refuses to run when the file is no longer that one
+	// (deleted, switched to another repository, changed).
+	SharedManifest *bench.ManifestIdentity
+	GateProfile    string
 	// Stats runs the report with the statistical gate and records it.
 	Stats  bool
 	Report Reporter
@@ -137,6 +141,10 @@ type set struct {
 	// (privateDir); privateErr why it could not be made.
 	private    string
 	privateErr error
+	// manifest is the fixture manifest the set's runs bind from, as it
+	// was when the set started; it is checked again before each rerun
+	// and before the verdict.
+	manifest bench.ManifestIdentity
 }
 
 // RunSet verifies one scenario set. It returns an error wrapping
@@ -327,6 +335,13 @@ func (s *set) execute(ctx context.Context) error {
 			return s.stop(StatusFail, err)
 		}
 	}
+	// The shared manifest the run's preflight checked must still be that
+	// file: its path alone does not say which fixtures the runs bind.
+	if id := s.opts.SharedManifest; id != nil {
+		if why := id.Compare("since the preflight of this run"); why != "" {
+			return s.stop(StatusFail, fmt.Errorf("set %s: %s", s.opts.Set, why))
+		}
+	}
 	manifest := shared
 	if bench.PolicyFor(s.opts.Set) == bench.WithSeed {
 		s.t.SeedID = s.t.RunID + "-" + s.opts.Set + "-seed"
@@ -336,6 +351,16 @@ func (s *set) execute(ctx context.Context) error {
 		}
 	}
 	s.t.FixtureManifest = manifest
+	id, err := bench.ReadManifestIdentity(manifest)
+	if errors.Is(err, os.ErrNotExist) {
+		return s.stop(StatusFail, fmt.Errorf("set %s: fixture manifest %s does not exist: the benchmark binds the set's scenarios from it "+
+			"(run the fixture preflight or seed it, or give another --fixture-manifest)", s.opts.Set, manifest))
+	}
+	if err != nil {
+		return s.stop(StatusFail, fmt.Errorf("set %s: %w", s.opts.Set, err))
+	}
+	s.manifest = id
+	s.t.FixtureManifestSHA256, s.t.FixtureRepo = id.SHA256, id.Repo
 
 	// Attempt 0 runs the whole set (or the requested scenarios); each
 	// rerun only the scenarios the previous attempt failed. Every attempt
@@ -354,6 +379,9 @@ func (s *set) execute(ctx context.Context) error {
 	s.attemptDone()
 	zero := zeroRows(a)
 	for n := 1; n <= MaxReruns && len(failing) > 0 && zero == "" && ctx.Err() == nil; n++ {
+		if why := s.manifest.Compare("during this set"); why != "" {
+			return s.stop(StatusFail, fmt.Errorf("set %s: %s", s.opts.Set, why))
+		}
 		fmt.Fprintf(s.log, "set %s: rerun %d of %d for %d failing scenario(s): %s\n",
 			s.opts.Set, n, MaxReruns, len(failing), textfmt.List(failing, " ", maxIDsShown))
 		a := newAttempt(n, failing, filepath.Join(s.runDir, fmt.Sprintf("attempt-%d", n)))
@@ -381,6 +409,9 @@ func (s *set) execute(ctx context.Context) error {
 		return s.stop(StatusFail, err)
 	}
 	s.merged = true
+	if why := s.manifest.Compare("during this set"); why != "" {
+		return s.stop(StatusFail, fmt.Errorf("set %s: %s", s.opts.Set, why))
+	}
 	if ctx.Err() != nil {
 		return s.stop(StatusFail, fmt.Errorf("set %s: stopped: %w", s.opts.Set, context.Cause(ctx)))
 	}

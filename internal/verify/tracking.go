@@ -23,21 +23,27 @@ const (
 // Tracking is tracking.json: the seed's example fields plus the run
 // identity, the gate verdict and the located failures.
 type Tracking struct {
-	Set               string         `json:"set"`
-	Provider          string         `json:"provider"`
-	Model             string         `json:"model"`
-	Repetitions       int            `json:"repetitions"`
-	RunID             string         `json:"run_id"`
-	SeedPolicy        string         `json:"seed_policy"`
-	SeedID            string         `json:"seed_id,omitempty"`
-	FixtureManifest   string         `json:"fixture_manifest,omitempty"`
-	ResolvedScenarios []string       `json:"resolved_scenarios"`
-	RowsExpected      map[string]int `json:"rows_expected"`
-	RowsActual        map[string]int `json:"rows_actual"`
-	Checks            Checks         `json:"checks"`
-	FailingScenarios  []string       `json:"failing_scenarios"`
-	Failures          []Problem      `json:"failures"`
-	Reruns            []Rerun        `json:"reruns"`
+	Set             string `json:"set"`
+	Provider        string `json:"provider"`
+	Model           string `json:"model"`
+	Repetitions     int    `json:"repetitions"`
+	RunID           string `json:"run_id"`
+	SeedPolicy      string `json:"seed_policy"`
+	SeedID          string `json:"seed_id,omitempty"`
+	FixtureManifest string `json:"fixture_manifest,omitempty"`
+	// FixtureManifestSHA256 and FixtureRepo identify the manifest the
+	// runs bound from (its bytes and the repository it names), as it was
+	// when the set started; the set fails if it changes before the
+	// verdict.
+	FixtureManifestSHA256 string         `json:"fixture_manifest_sha256,omitempty"`
+	FixtureRepo           string         `json:"fixture_repo,omitempty"`
+	ResolvedScenarios     []string       `json:"resolved_scenarios"`
+	RowsExpected          map[string]int `json:"rows_expected"`
+	RowsActual            map[string]int `json:"rows_actual"`
+	Checks                Checks         `json:"checks"`
+	FailingScenarios      []string       `json:"failing_scenarios"`
+	Failures              []Problem      `json:"failures"`
+	Reruns                []Rerun        `json:"reruns"`
 	// Attempts lists every paired run with its raw suite files, which
 	// are kept as the benchmark wrote them.
 	Attempts []AttemptRecord `json:"attempts"`

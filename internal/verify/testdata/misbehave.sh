@@ -24,6 +24,9 @@
 #                   or rewrite (every row failing, the file replaced by
 #                   rename); DIR/tampered says whether the change went through
 #   force           ... after making that file and its folder writable
+#   manifest-delete the ghx benchmark of set pr-exec deletes the manifest
+#                   $SHARED_MANIFEST names
+#   manifest-switch ... rewrites it to name another repository
 dir=$1 how=$2 role=$3
 shift 3
 trap '' TERM
@@ -34,9 +37,10 @@ if [ "$role" = fixtures ]; then
 	if has "$1-hang"; then linger; fi
 	exec "$dir/benchsim" fixtures "$@"
 fi
-mode=$1 out= prev= whole=no
+mode=$1 out= prev= whole=no set=
 for a in "$@"; do
 	[ "$prev" = --output-jsonl ] && out=$a
+	[ "$prev" = --scenario-set ] && set=$a
 	[ "$a" = --scenario-set ] && whole=yes
 	prev=$a
 done
@@ -54,6 +58,12 @@ if has detach && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
 		while [ ! -e "$1/go" ]; do sleep 0.05; done
 		echo "{\"late\":\"row\"}" >> "$2"' sh "$dir" "$out" &
 	while [ ! -e "$dir/detached.pid" ]; do sleep 0.05; done
+fi
+if [ "$set" = pr-exec ] && [ "$mode" = ghx ]; then
+	if has manifest-delete; then rm -f "$SHARED_MANIFEST"; fi
+	if has manifest-switch; then
+		sed -i 's/"full_name": *"[^"]*"/"full_name": "other-org\/other-repo"/' "$SHARED_MANIFEST"
+	fi
 fi
 tamper=no
 case ",$how," in *,tamper-*) tamper=yes ;; esac
