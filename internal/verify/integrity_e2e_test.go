@@ -435,3 +435,35 @@ func TestSetMissingManifestIsNamed(t *testing.T) {
 		t.Errorf("exit %d status %s error %q, want 1, fail and %q\n%s", code, tr.FinalStatus, tr.Error, want, stderr)
 	}
 }
+
+// TestOrderedEvidenceOfAnEarlierSet: in an ordered run the benchmark of
+// the second set appends a failing row to the file the first set judged
+// (as root, or after making it writable again). ordered hashes every
+// set's judged files again after its last set: the first set's pass is
+// refused in its tracking.json, the run fails naming the file, and the
+// judged bytes are put back.
+func TestOrderedEvidenceOfAnEarlierSet(t *testing.T) {
+	m := newMisbehaving(t, "tamper-earlier-set,force", nil)
+	base := filepath.Join(m.dir, "run")
+	code, _, stderr := m.run("ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest, "--out-dir", base)
+	if tampered, _ := os.ReadFile(filepath.Join(m.work, "tampered")); strings.TrimSpace(string(tampered)) != "yes" {
+		t.Fatalf("the second set's benchmark did not change the first set's file (%q)\n%s", tampered, stderr)
+	}
+	first := readTracking(t, filepath.Join(base, "pr-exec", "tracking.json"))
+	file := first.Attempts[0].SuiteFiles["ghx"]
+	want := file + " (attempt 0, ghx): judged "
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	if code != 1 || c.Status != verify.StatusFail || !strings.Contains(c.Error, want) || !strings.Contains(c.Error, "then appended ") {
+		t.Errorf("exit %d status %s error %q, want 1, fail and the file named\n%s", code, c.Status, c.Error, stderr)
+	}
+	if first.FinalStatus != verify.StatusFail || !strings.Contains(first.Error, "after the set ended: ") || !strings.Contains(first.Error, want) {
+		t.Errorf("pr-exec: status %s error %q, want its pass refused", first.FinalStatus, first.Error)
+	}
+	if c.Sets[0].Status != verify.StatusFail {
+		t.Errorf("consolidated pr-exec status %s, want fail", c.Sets[0].Status)
+	}
+	ev := first.Attempts[0].Evidence["ghx"]
+	if sum, n := sha256File(t, file); !ev.Restored || sum != ev.SHA256 || n != ev.Bytes {
+		t.Errorf("evidence %+v, file %d bytes %s: want the judged bytes back", ev, n, sum)
+	}
+}

@@ -185,6 +185,14 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	defer lock.Unlock()
 	fmt.Fprintf(o.Log, "ordered: run %s owns %s\n", runID, o.BaseDir)
 
+	// The sets keep their judged files read-only, with private copies,
+	// until every set has run and they were checked again.
+	defer func() {
+		for _, r := range res.Sets {
+			r.release()
+		}
+	}()
+
 	fmt.Fprintf(o.Log, "ordered: fixture preflight on %s\n", shared)
 	if err := Preflight(ctx, o.Config, shared, filepath.Join(runLogs, "preflight.log"), cmds); err != nil {
 		c.Preflight = "fail"
@@ -234,6 +242,20 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 			}
 		}
 	}
+
+	// What each set judged must still be what its files hold: a later
+	// set's benchmark could reach an earlier set's attempt files.
+	rctx, cancel := proc.AfterStop(ctx)
+	for _, r := range res.Sets {
+		if err := r.recheckEvidence(rctx); err != nil {
+			fmt.Fprintf(o.Log, "ordered: %v\n", err)
+			if c.Status == StatusPass {
+				c.Status = StatusFail
+				c.Error = err.Error()
+			}
+		}
+	}
+	cancel()
 
 	if c.Status == StatusPass || (o.CleanupOnFailure && c.Preflight == "pass") {
 		logPath := filepath.Join(runLogs, "cleanup.log")

@@ -112,6 +112,58 @@ type SetResult struct {
 	SuitePaths []string
 	// SummaryJSON and SummaryMD are the report files over the set's rows.
 	SummaryJSON, SummaryMD string
+	// judged is the set's state, for ordered: a set it runs keeps its
+	// attempt folders read-only and its private copies until ordered
+	// has checked every set's judged files again (recheckEvidence) and
+	// released them.
+	judged *set
+}
+
+// recheckEvidence hashes every judged file of the set again (ordered
+// does so once every set has run: a later set's benchmark could reach
+// the files of an earlier one). A change is recorded in the set's
+// tracking.json, refuses its pass and is returned as an error naming
+// each file and what changed.
+func (r *SetResult) recheckEvidence(ctx context.Context) error {
+	if r == nil || r.judged == nil {
+		return nil
+	}
+	s := r.judged
+	changed := s.recheck(ctx)
+	if len(changed) == 0 {
+		return nil
+	}
+	err := evidenceError(s.opts.Set, changed)
+	s.t.Attempts = s.t.Attempts[:0]
+	for _, a := range s.attempts {
+		s.t.Attempts = append(s.t.Attempts, a.record())
+	}
+	if s.t.FinalStatus == StatusPass {
+		s.t.FinalStatus = StatusFail
+	}
+	s.t.Error = strings.TrimPrefix(s.t.Error+"\n", "\n") + "after the set ended: " + err.Error()
+	if werr := s.t.write(s.path); werr != nil {
+		return errors.Join(err, fmt.Errorf("set %s: could not write tracking.json: %w", s.opts.Set, werr))
+	}
+	return err
+}
+
+// release makes the set's attempt folders writable again and removes its
+// private copies; once released, its judged files are no longer checked.
+func (r *SetResult) release() {
+	if r != nil && r.judged != nil {
+		r.judged.release()
+	}
+}
+
+func (s *set) release() {
+	for _, a := range s.attempts {
+		unprotect(a)
+	}
+	if s.private != "" {
+		os.RemoveAll(s.private)
+		s.private = ""
+	}
 }
 
 // Passed reports whether the set passed row-level validation.
@@ -230,11 +282,11 @@ func RunSet(ctx context.Context, opts SetOptions) (*SetResult, error) {
 		res.TrackingPath = ""
 		return res, fmt.Errorf("set %s: could not write tracking.json: %w", s.opts.Set, err)
 	}
-	defer func() {
-		if s.private != "" {
-			os.RemoveAll(s.private)
-		}
-	}()
+	if opts.InRun {
+		res.judged = s
+	} else {
+		defer s.release()
+	}
 	err = s.execute(ctx)
 	if s.trackingErr != nil {
 		// The file is not what this run says: no caller may point at it.
@@ -643,8 +695,12 @@ func (s *set) stop(status string, cause error) error {
 			s.t.Attempts = append(s.t.Attempts, a.record())
 		}
 	}
-	for _, a := range s.attempts {
-		unprotect(a)
+	if !s.opts.InRun {
+		// A set of its own is done with its judged files; ordered
+		// checks them again after its last set, then releases them.
+		for _, a := range s.attempts {
+			unprotect(a)
+		}
 	}
 	s.t.FinalStatus = status
 	s.t.State = "done"

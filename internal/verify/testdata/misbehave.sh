@@ -24,6 +24,9 @@
 #                   or rewrite (every row failing, the file replaced by
 #                   rename); DIR/tampered says whether the change went through
 #   force           ... after making that file and its folder writable
+#   tamper-earlier-set  the ghx benchmark of set pr-thread-mutations (in an
+#                   ordered run) appends a failing row to the attempt 0 ghx
+#                   file of set pr-exec, which ended before it
 #   manifest-delete the ghx benchmark of set pr-exec deletes the manifest
 #                   $SHARED_MANIFEST names
 #   manifest-switch ... rewrites it to name another repository
@@ -65,8 +68,14 @@ if [ "$set" = pr-exec ] && [ "$mode" = ghx ]; then
 		sed -i 's/"full_name": *"[^"]*"/"full_name": "other-org\/other-repo"/' "$SHARED_MANIFEST"
 	fi
 fi
+if has tamper-earlier-set && [ "$set" = pr-thread-mutations ] && [ "$mode" = ghx ]; then
+	for target in "$(dirname "$out")"/../../../../pr-exec/_run/*/attempt-0/ghx-suite.jsonl; do
+		row=$(head -n 1 "$target" | sed 's/"success":true/"success":false/')
+		printf '%s\n' "$row" >> "$target" && echo yes > "$dir/tampered"
+	done
+fi
 tamper=no
-case ",$how," in *,tamper-*) tamper=yes ;; esac
+case ",$how," in *,tamper-append,* | *,tamper-delete,* | *,tamper-truncate,* | *,tamper-rewrite,*) tamper=yes ;; esac
 if [ "$tamper" = yes ] && [ "$whole" = no ] && [ "$mode" = ghx ]; then
 	target=$(dirname "$out")/../attempt-0/ghx-suite.jsonl
 	if has force; then chmod u+w "$(dirname "$target")" "$target"; fi
