@@ -153,8 +153,8 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 			summary: []string{"| 3 | [issues](#set-issues-terminal_fail) | terminal_fail |", "| 4 | release-delivery | **not run** | - | - | - | - |", "| 9 | ci-log-analysis | **not run** |"},
 			comment: []string{"**Sets**: failed: `issues` terminal_fail; 6 of 9 not run: `release-delivery`",
 				"- `issues/issue-close-001`: 2 of 2 iterations failed in agent_direct and ghx; first error: `success: expected true, got false`",
-				"issue-close-001 fail(s) in both agent_direct and ghx: a fixture or scenario problem rather than ghx.",
-				"The run stopped at set issues; 6 later sets did not run.",
+				"`issue-close-001` fail(s) in both agent_direct and ghx: a fixture or scenario problem rather than ghx.",
+				"The run stopped at set `issues`; 6 later sets did not run.",
 				"gh workflow run rerun-scenarios.yml --ref feature -f set=issues -f scenario_ids=issue-close-001\n"}},
 		{name: "SWE-bench batch with mixed outcomes", code: 0, status: "fail",
 			prepare: func(t *testing.T) (*step, *ghfake.Server) {

@@ -368,104 +368,60 @@ func compared(ev *githubactions.GitHubContext, getenv func(string) string, lp *l
 	return c
 }
 
-// nextSteps says what to do about the verdict, and gives a rerun of the
-// failing scenarios of a set to copy.
-func nextSteps(v *verdict.Verdict, in judgeInput) ([]string, string) {
-	var next []string
+// nextSteps says which of benchgate's next steps apply to the verdict,
+// and names the set whose failing scenarios a rerun reruns (the first
+// failing set, with the workflow_dispatch example of docs/action.md,
+// rerun-scenarios.yml) and the pull request's branch. The sentences and
+// the command are the verdict's to render.
+func nextSteps(v *verdict.Verdict, in judgeInput) ([]verdict.Step, *verdict.Rerun) {
+	var next []verdict.Step
 	if v.Stopped != "" {
 		if v.ExitCode == exitUsage {
-			next = append(next, "Fix the input or the setup named above and run again; nothing was judged.")
+			next = append(next, verdict.FixInput)
 		}
-		return next, ""
+		return next, nil
 	}
-	c := v.Counts()
-	if c.NewFailures > 0 {
-		next = append(next, fmt.Sprintf("%d failing scenario(s) passed in every earlier run: this change is the first suspect.", c.NewFailures))
+	if v.Counts().NewFailures > 0 {
+		next = append(next, verdict.NewFailures)
 	}
-	var both []string
 	for _, s := range v.Failing {
 		if len(s.Modes) > 1 {
-			both = append(both, s.ID)
+			next = append(next, verdict.BothModes)
+			break
 		}
-	}
-	if len(both) > 0 {
-		next = append(next, fmt.Sprintf("%s fail(s) in both agent_direct and ghx: a fixture or scenario problem rather than ghx.", strings.Join(limit(both, 3), ", ")))
 	}
 	for _, ch := range v.Checks {
 		if ch.Group == "reliability" && ch.Status == verdict.Fail {
-			next = append(next, "A reliability check failed: read the first errors of the failing scenarios before the efficiency figures.")
+			next = append(next, verdict.ReliabilityFailed)
 			break
 		}
 	}
 	for _, ch := range v.Deciding() {
 		if ch.Status == verdict.Undecided {
-			next = append(next, "The data do not decide an efficiency check: the table says how much more would (or set stats-allow-undecided: true to let undecided checks pass).")
+			next = append(next, verdict.UndecidedCheck)
 			break
 		}
 	}
-	var notRun []string
-	var stoppedAt string
+	notRun, stopped := false, false
 	for _, s := range v.Sets {
-		switch {
-		case s.Status == verdict.NotRun:
-			notRun = append(notRun, s.Name)
-		case s.Status != "pass" && stoppedAt == "":
-			stoppedAt = s.Name
-		}
+		notRun = notRun || s.Status == verdict.NotRun
+		stopped = stopped || (s.Status != verdict.NotRun && s.Status != "pass")
 	}
-	if len(notRun) > 0 && stoppedAt != "" {
-		next = append(next, fmt.Sprintf("The run stopped at set %s; %d later sets did not run. Fix %s first.", stoppedAt, len(notRun), stoppedAt))
+	if notRun && stopped {
+		next = append(next, verdict.StoppedAtSet)
 	}
-	// A rerun of the failing scenarios of the first failing set, with the
-	// workflow_dispatch example (docs/action.md, rerun-scenarios.yml).
-	rerun := ""
-	if (v.Mode == "set" || v.Mode == "ordered") && len(v.Failing) > 0 {
-		set := v.Failing[0].Set
-		var ids []string
-		for _, s := range v.Failing {
-			if s.Set == set {
-				ids = append(ids, s.ID)
+	if (v.Mode != "set" && v.Mode != "ordered") || len(v.Failing) == 0 {
+		return next, nil
+	}
+	r := &verdict.Rerun{Set: v.Failing[0].Set}
+	if in.Event != nil {
+		if pr, ok := in.Event.Event["pull_request"].(map[string]any); ok {
+			if head, ok := pr["head"].(map[string]any); ok {
+				r.Ref, _ = head["ref"].(string)
 			}
 		}
-		ref := ""
-		if in.Event != nil {
-			if pr, ok := in.Event.Event["pull_request"].(map[string]any); ok {
-				if head, ok := pr["head"].(map[string]any); ok {
-					ref, _ = head["ref"].(string)
-				}
-			}
-		}
-		rerun = "gh workflow run rerun-scenarios.yml"
-		if ref != "" {
-			rerun += " --ref " + shellQuote(ref)
-		}
-		rerun += " -f set=" + shellQuote(set) + " -f scenario_ids=" + shellQuote(strings.Join(ids, " "))
-		next = append(next, "Rerun the failing scenarios of "+set+" with the workflow_dispatch workflow (docs/action.md):")
 	}
-	return next, rerun
-}
-
-func limit(s []string, n int) []string {
-	if len(s) > n {
-		return append(s[:n:n], fmt.Sprintf("%d more", len(s)-n))
-	}
-	return s
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but safe
-// characters.
-func shellQuote(s string) string {
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,=:", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe && s != "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return next, r
 }
 
 func passFail(ok bool) string {

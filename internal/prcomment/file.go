@@ -163,17 +163,15 @@ func (f *File) Comment(b Binding) (*Comment, error) {
 }
 
 // RenderUntrusted renders a verdict another process wrote as the
-// comment's Markdown: every text in it is made inert (no link, image,
-// mention, autolink or HTML), and a link that does not lead into the
+// comment's Markdown. The renderer makes every text in it inert (no
+// link, image, mention, autolink or HTML), says the next steps in
+// benchgate's own sentences and builds the rerun command from checked
+// parts (verdict.RerunCommand); here a link that does not lead into the
 // repository (linkPrefix) is dropped, so that the comment can say only
 // what a verdict says, in benchgate's words.
 func RenderUntrusted(v *verdict.Verdict, linkPrefix string, limit int) string {
 	c := *v
-	c.Checks = append([]verdict.Check(nil), v.Checks...)
 	c.Failing = append([]verdict.Scenario(nil), v.Failing...)
-	c.Flaky = append([]verdict.Flaky(nil), v.Flaky...)
-	c.Sets = append([]verdict.Set(nil), v.Sets...)
-	c.Next = append([]string(nil), v.Next...)
 	var links []verdict.Link
 	for _, l := range v.Links {
 		if inRepo(l.URL, linkPrefix) {
@@ -182,7 +180,6 @@ func RenderUntrusted(v *verdict.Verdict, linkPrefix string, limit int) string {
 	}
 	c.Links = links
 	for i := range c.Failing {
-		c.Failing[i].Modes = append([]string(nil), c.Failing[i].Modes...)
 		if !inRepo(c.Failing[i].URL, linkPrefix) {
 			c.Failing[i].URL = ""
 		}
@@ -191,9 +188,6 @@ func RenderUntrusted(v *verdict.Verdict, linkPrefix string, limit int) string {
 		if !inRepo(*u, linkPrefix) {
 			*u = ""
 		}
-	}
-	for _, t := range verdictTexts(&c) {
-		*t = Inert(*t)
 	}
 	return c.Comment(limit)
 }
@@ -213,46 +207,12 @@ func inRepo(u, prefix string) bool {
 	return path.Clean(p.Path) == strings.TrimSuffix(p.Path, "/") || path.Clean(p.Path)+"/" == p.Path
 }
 
-// verdictTexts are the free texts of a verdict, which its renderer
-// prints as Markdown (a table cell, a sentence) or in code spans.
+// verdictTexts are the texts of a verdict whose length is limited: its
+// free texts and the rerun's set and branch.
 func verdictTexts(v *verdict.Verdict) []*string {
-	out := []*string{&v.Mode, &v.Switch, &v.Stopped, &v.Rerun, &v.Compared.Repository, &v.Compared.Baseline}
-	for i := range v.Checks {
-		c := &v.Checks[i]
-		out = append(out, &c.Set, &c.Group, &c.ID, &c.Name, &c.Unit, &c.Text, &c.Method, &c.Also, &c.More)
-	}
-	for i := range v.Failing {
-		s := &v.Failing[i]
-		out = append(out, &s.Set, &s.ID, &s.FirstError, &s.Where)
-		for j := range s.Modes {
-			out = append(out, &s.Modes[j])
-		}
-	}
-	for i := range v.Flaky {
-		out = append(out, &v.Flaky[i].Mode, &v.Flaky[i].ID)
-	}
-	for i := range v.Sets {
-		out = append(out, &v.Sets[i].Name, &v.Sets[i].Status)
-	}
-	for i := range v.Next {
-		out = append(out, &v.Next[i])
-	}
-	for i := range v.Links {
-		out = append(out, &v.Links[i].Title)
+	out := v.Texts()
+	if v.Rerun != nil {
+		out = append(out, &v.Rerun.Set, &v.Rerun.Ref)
 	}
 	return out
 }
-
-// inertReplacer breaks what GitHub's Markdown would make live in text:
-// link and image brackets become look-alike brackets, a mention's '@'
-// and an autolink's "://" and "www." get a word joiner, and '<' (HTML)
-// a look-alike. The text reads the same.
-var inertReplacer = strings.NewReplacer(
-	"[", "［", "]", "］", "<", "‹", ">", "›",
-	"@", "@\u2060", "://", ":\u2060//", "www.", "www\u2060.",
-)
-
-// Inert makes text from another process safe in a comment: no link,
-// image, mention, autolink or HTML survives, wherever the renderer puts
-// it.
-func Inert(s string) string { return inertReplacer.Replace(s) }

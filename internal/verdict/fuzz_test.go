@@ -16,7 +16,7 @@ func FuzzVerdictJSON(f *testing.F) {
 		Compared: Compared{Head: "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c", HeadURL: "https://github.com/o/r/commit/1f2e3d4"}}
 	b, _ := json.Marshal(seed)
 	f.Add(b)
-	f.Add([]byte(`{"schema":1,"mode":"set","status":"pass","checks":[{"id":"g","name":"gate\nx","text":"PASS","status":"pass"}],"failing":[]}`))
+	f.Add([]byte(`{"schema":2,"mode":"set","next":["fails-in-both-modes","stopped-at-set"],"rerun":{"set":"pr-exec","ref":"x; curl e"},"status":"pass","checks":[{"id":"g","name":"gate\nx","text":"PASS","status":"pass"}],"failing":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var v Verdict
 		if json.Unmarshal(data, &v) != nil || v.Validate() != nil {

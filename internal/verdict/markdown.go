@@ -19,7 +19,7 @@ const MaxListed = 10
 // checks in words with value against threshold (or why nothing was
 // judged), the counts, and the commits compared.
 func (v *Verdict) Headline() string {
-	return v.headline(true)
+	return v.Inert().headline(true)
 }
 
 // PlainHeadline is the headline as plain text, for the log and
@@ -237,6 +237,10 @@ var TableHeader = []string{"", "check", "value", "needs", "note"}
 
 // TableRows are the rows of the checks table, as Markdown cells.
 func (v *Verdict) TableRows() [][]string {
+	return v.Inert().tableRows()
+}
+
+func (v *Verdict) tableRows() [][]string {
 	var rows [][]string
 	for _, c := range v.Checks {
 		name := c.Name
@@ -302,11 +306,13 @@ func (s Scenario) ScenarioLine() string {
 
 // Blocks are the comment's parts after the headline, as Markdown
 // paragraphs: the checks table, the sets, the failing scenarios (new
-// failures first), the flaky ones, the next step and the links.
+// failures first), the flaky ones, the next step and the links. Every
+// text of the verdict is made inert first (Inert).
 func (v *Verdict) Blocks() []string {
+	v = v.Inert()
 	var out []string
 	if len(v.Checks) > 0 {
-		out = append(out, table(TableHeader, v.TableRows()))
+		out = append(out, table(TableHeader, v.tableRows()))
 	}
 	if s := v.setsText(); s != "" {
 		out = append(out, s)
@@ -333,12 +339,8 @@ func (v *Verdict) Blocks() []string {
 		}
 		out = append(out, fmt.Sprintf("**Flaky in earlier runs** (%d): %s.", len(v.Flaky), strings.Join(ids, ", ")))
 	}
-	if len(v.Next) > 0 || v.Rerun != "" {
-		s := "**Next**: " + textfmt.Cell(strings.Join(v.Next, " "))
-		if v.Rerun != "" {
-			s += "\n\n" + textfmt.Fence("sh", v.Rerun)
-		}
-		out = append(out, strings.TrimSpace(s))
+	if s := v.nextText(); s != "" {
+		out = append(out, s)
 	}
 	if len(v.Links) > 0 {
 		var ls []string

