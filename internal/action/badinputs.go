@@ -47,7 +47,7 @@ func (r *reporter) badInputs(ctx context.Context, err error) int {
 	ev, _ := r.a.Context()
 	v := &verdict.Verdict{Schema: verdict.Schema, Mode: p.Mode, Status: Status(exitUsage), ExitCode: exitUsage, Enforced: true,
 		Checks: []verdict.Check{}, Failing: []verdict.Scenario{}, Stopped: badInputText(msgs),
-		Next: []string{"Fix the input named above and run again; nothing was judged."}}
+		Next: []verdict.Step{verdict.FixNamedInput}}
 	v.Compared = compared(ev, r.cfg.Getenv, nil)
 	runURL, _ := runURL(r.cfg.Getenv)
 	if runURL != "" {

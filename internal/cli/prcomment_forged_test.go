@@ -90,7 +90,9 @@ func TestPRCommentForgedFile(t *testing.T) {
 			s := &f.Verdict.Failing[0]
 			s.FirstError, s.Where, s.URL, s.Modes = p, p, "https://evil.example/row", []string{p, "ghx"}
 		}, goodRerun},
-		{"flaky", func(f *prcomment.File, p string) { f.Verdict.Flaky = []verdict.Flaky{{Mode: p, ID: p, RunsPassed: 1, RunsSeen: 2}} }, goodRerun},
+		{"flaky", func(f *prcomment.File, p string) {
+			f.Verdict.Flaky = []verdict.Flaky{{Mode: p, ID: p, RunsPassed: 1, RunsSeen: 2}}
+		}, goodRerun},
 		{"set name and status", func(f *prcomment.File, p string) {
 			f.Verdict.Sets = append(f.Verdict.Sets, verdict.Set{Name: p, Status: p}, verdict.Set{Name: "later", Status: verdict.NotRun})
 			f.Verdict.Next = append(f.Verdict.Next, verdict.StoppedAtSet)

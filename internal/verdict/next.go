@@ -20,6 +20,9 @@ type Step string
 const (
 	// FixInput: the mode stopped on bad input or setup.
 	FixInput Step = "fix-input"
+	// FixNamedInput: the step refused one of its inputs before the
+	// mode ran.
+	FixNamedInput Step = "fix-named-input"
 	// NewFailures: some failing scenarios passed in every earlier run.
 	NewFailures Step = "new-failures"
 	// BothModes: some scenarios fail in both benchmark modes.
@@ -32,7 +35,7 @@ const (
 	StoppedAtSet Step = "stopped-at-set"
 )
 
-var stepKnown = map[Step]bool{FixInput: true, NewFailures: true, BothModes: true, ReliabilityFailed: true, UndecidedCheck: true, StoppedAtSet: true}
+var stepKnown = map[Step]bool{FixInput: true, FixNamedInput: true, NewFailures: true, BothModes: true, ReliabilityFailed: true, UndecidedCheck: true, StoppedAtSet: true}
 
 func (s Step) known() bool { return stepKnown[s] }
 
@@ -57,6 +60,8 @@ func (v *Verdict) sentence(s Step) string {
 	switch s {
 	case FixInput:
 		return "Fix the input or the setup named above and run again; nothing was judged."
+	case FixNamedInput:
+		return "Fix the input named above and run again; nothing was judged."
 	case NewFailures:
 		if n := v.Counts().NewFailures; n > 0 {
 			return fmt.Sprintf("%d failing scenario(s) passed in every earlier run: this change is the first suspect.", n)

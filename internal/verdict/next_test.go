@@ -72,6 +72,7 @@ func TestNextSentences(t *testing.T) {
 		want string
 	}{
 		{FixInput, "Fix the input or the setup named above and run again; nothing was judged."},
+		{FixNamedInput, "Fix the input named above and run again; nothing was judged."},
 		{NewFailures, "1 failing scenario(s) passed in every earlier run: this change is the first suspect."},
 		{BothModes, "`issue-close-001` fail(s) in both agent_direct and ghx: a fixture or scenario problem rather than ghx."},
 		{ReliabilityFailed, "A reliability check failed: read the first errors of the failing scenarios before the efficiency figures."},
