@@ -15,8 +15,9 @@ import (
 // attempt is one paired benchmark run: attempt 0 runs the set (or the
 // requested scenarios), attempt n >= 1 reruns the scenarios that failed in
 // attempt n-1. Its suite files are the evidence: they are read as the
-// benchmark wrote them and never rewritten, and every diagnostic points
-// into them.
+// benchmark wrote them, never rewritten by benchgate (only put back as
+// judged when something else changed them, evidence.go), and every
+// diagnostic points into them.
 type attempt struct {
 	n int
 	// ids are the scenarios the attempt asked for, normalised.
