@@ -83,6 +83,7 @@ func Commands() []Command {
 		{Name: "ordered", Summary: "verify the ordered scenario sets, stop at the first failure", Run: runOrdered},
 		{Name: "swebench", Summary: "SWE-bench predictions: run, batch, prepare-images, merge", Run: runSwebench},
 		{Name: "qa-audit", Summary: "prove every benchmark question by execution and remediate", Run: runQAAudit},
+		{Name: "drift", Summary: "name the runs and commits where a metric moved, from the runs kept", Run: runDrift},
 		{Name: "pr-comment", Summary: "post a pull-request comment kept in a file (the second stage for forks)", Run: runPRComment},
 		{Name: "action", Summary: "run as the GitHub Action (inputs from BENCHGATE_INPUTS or INPUT_*)", Run: runAction},
 	}

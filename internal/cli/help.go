@@ -180,6 +180,19 @@ func helps() map[string]Help {
 				{Comment: "write the pull requests it would open, without calling GitHub", Command: "benchgate qa-audit --python .venv/bin/python --open-prs --dry-run --out-dir qa-audit benchmarks/", Needs: "a Gemini key in GEMINI_API_KEY"},
 			},
 		},
+		"drift": {
+			Usage: []string{"benchgate drift --history <folder> [--out-dir <folder>] [--fail-on none|worse|any] [flags]"},
+			About: "Reads every run record (run-record.json, written by report --run-record) and suite file under --history, at any depth, orders the runs by when they started and finds where each metric changed level (median active tokens, median wall latency, median tool calls, success rate) for each mode and for the ghx/agent_direct ratio, over the suite and each scenario, with E-divisive means and a permutation test (docs/drift.md). Each change point names the last run before and the first run after, their commits and the range between them, the levels on each side and the shift with a 95% interval. It writes drift.json and drift.md in --out-dir. A row or record it cannot read stops it with the file, line and field. Exit 0 once it wrote them, also when it found change points; 1 only when --fail-on asks and an open change point matches; 2 on bad flags or input.",
+			Groups: []FlagGroup{
+				{Title: "Input", Flags: []string{"history", "suite-only", "repo"}},
+				{Title: "Method", Flags: []string{"alpha", "min-runs", "seed"}},
+				{Title: "Output", Flags: []string{"out-dir", "fail-on"}},
+			},
+			Examples: []Example{
+				{Comment: "change points of the runs kept under results/, written to drift/drift.{json,md}", Command: "benchgate drift --history results"},
+				{Comment: "fail (exit 1) when a metric changed for the worse, with commits linked to the repository", Command: "benchgate drift --history results --out-dir out/drift --fail-on worse --repo octo/bench"},
+			},
+		},
 		"pr-comment": {
 			Usage: []string{"benchgate pr-comment --file <pr-comment.json> --head-sha <sha> --workflow <name> [--repo owner/name]"},
 			About: "Posts the pull-request comment a run kept in its artifact (pr-comment.json: the run's verdict as data), updating the run's earlier comment in place. It is the second stage for pull requests from forks, whose own run has a read-only token: a workflow_run workflow with a token that can write downloads the file and runs this. The file is checked strictly and must name this repository and the head commit of the run that left it; the comment is rendered here from the verdict, with every text in it inert, and posted only while the pull request's head is that commit. Without --head-sha and --workflow (the workflow_run event's head_sha and workflow name) nothing is posted.",

@@ -46,7 +46,9 @@ type History struct {
 // Run is one benchmark run: its modes, when it started and the commit
 // it ran.
 type Run struct {
-	key       string
+	key     string
+	sources []string
+	// Source names the files the run was read from.
 	Source    string
 	RunID     string
 	Commit    string
@@ -114,7 +116,8 @@ type ChangePoint struct {
 	After  RunRef `json:"after"`
 	// BeforeLevel and AfterLevel are the medians of the series from the
 	// previous change point (or the first run) to this one, and from
-	// this one to the next (or the last run).
+	// this one to the next (or the last run), at most Window runs (the
+	// method's) on each side.
 	BeforeLevel float64 `json:"before_level"`
 	AfterLevel  float64 `json:"after_level"`
 	// ShiftPct is AfterLevel over BeforeLevel less one, in percent, with
@@ -182,7 +185,7 @@ func Analyze(h *History, o Options) (*Report, []Series) {
 			defer wg.Done()
 			d := changepoint.NewDetector(det)
 			for i := range next {
-				found[i] = h.changes(&series[i], d.Detect(series[i].Values), def.Seed)
+				found[i] = h.changes(&series[i], d.Detect(series[i].Values), def.Seed, def.Window)
 			}
 		}()
 	}
@@ -210,43 +213,50 @@ func (h *History) ref(i int) RunRef {
 }
 
 // changes turns the scan's change points of s into reported ones and
-// fills s.Levels.
-func (h *History) changes(s *Series, cps []changepoint.ChangePoint, seed uint64) []ChangePoint {
+// fills s.Levels. A change's levels are the medians of the runs on each
+// side of it, back to the change before (or the first run) and on to
+// the change after (or the last run), at most window runs each side: a
+// level is what the runs around the change say, and the cost of its
+// interval stays bounded however long the history.
+func (h *History) changes(s *Series, cps []changepoint.ChangePoint, seed uint64, window int) []ChangePoint {
 	bounds := []int{0}
 	for _, c := range cps {
 		bounds = append(bounds, c.Index)
 	}
 	bounds = append(bounds, len(s.Values))
-	levels := make([]float64, len(bounds)-1)
 	s.Levels = make([]float64, len(s.Values))
-	for k := range levels {
-		levels[k] = median(s.Values[bounds[k]:bounds[k+1]])
+	for k := 0; k+1 < len(bounds); k++ {
+		l := median(s.Values[bounds[k]:bounds[k+1]])
 		for i := bounds[k]; i < bounds[k+1]; i++ {
-			s.Levels[i] = levels[k]
+			s.Levels[i] = l
 		}
 	}
 	out := make([]ChangePoint, 0, len(cps))
 	for k, c := range cps {
-		before, after := s.Values[bounds[k]:bounds[k+1]], s.Values[bounds[k+1]:bounds[k+2]]
+		before := s.Values[max(bounds[k], c.Index-window):c.Index]
+		after := s.Values[c.Index:min(bounds[k+2], c.Index+window)]
+		lb, la := median(before), median(after)
 		cp := ChangePoint{Metric: s.Metric, Mode: s.Mode, Scenario: s.Scenario,
 			Before: h.ref(s.Runs[c.Index-1]), After: h.ref(s.Runs[c.Index]),
-			BeforeLevel: levels[k], AfterLevel: levels[k+1], PValue: c.PValue, Provisional: c.Provisional, Points: len(s.Values), Open: true}
+			BeforeLevel: lb, AfterLevel: la, PValue: c.PValue, Provisional: c.Provisional, Points: len(s.Values), Open: true}
 		cp.ID = s.Metric + "/" + s.Mode + "/" + s.Scenario + "@" + runName(cp.After)
-		if levels[k] != 0 {
-			v := 100 * (levels[k+1]/levels[k] - 1)
+		if lb != 0 {
+			v := 100 * (la/lb - 1)
 			cp.ShiftPct = &v
-			lo, hi := shiftInterval(before, after, seed^uint64(c.Index))
-			cp.LowPct, cp.HighPct = lo, hi
+			cp.LowPct, cp.HighPct = shiftInterval(before, after, seed^uint64(c.Index))
 		}
-		up := levels[k+1] > levels[k]
-		cp.Worse = up != (s.Metric == MetricSuccessRate)
-		half := math.Abs(levels[k+1]-levels[k]) / 2
-		for _, later := range levels[k+2:] {
-			if math.Abs(later-levels[k]) <= half {
-				cp.Open = false
+		cp.Worse = (la > lb) != (s.Metric == MetricSuccessRate)
+		out = append(out, cp)
+	}
+	// A change is undone when a later level comes back to within half
+	// of it from the level before it.
+	for k := range out {
+		half := math.Abs(out[k].AfterLevel-out[k].BeforeLevel) / 2
+		for _, later := range out[k+1:] {
+			if math.Abs(later.AfterLevel-out[k].BeforeLevel) <= half {
+				out[k].Open = false
 			}
 		}
-		out = append(out, cp)
 	}
 	return out
 }
@@ -281,11 +291,11 @@ func shiftInterval(before, after []float64, seed uint64) (*float64, *float64) {
 		for i := range ab {
 			ab[i] = after[rng.IntN(len(after))]
 		}
-		mb := median(bb)
+		mb := medianInPlace(bb)
 		if mb == 0 {
 			return nil, nil
 		}
-		ratios = append(ratios, 100*(median(ab)/mb-1))
+		ratios = append(ratios, 100*(medianInPlace(ab)/mb-1))
 	}
 	sort.Float64s(ratios)
 	lo, hi := ratios[int(0.025*bootstraps)], ratios[int(0.975*bootstraps)-1]
@@ -294,10 +304,14 @@ func shiftInterval(before, after []float64, seed uint64) (*float64, *float64) {
 
 // median of v (not changed); 0 for none.
 func median(v []float64) float64 {
-	if len(v) == 0 {
+	return medianInPlace(append([]float64(nil), v...))
+}
+
+// medianInPlace is the median of s, which it sorts; 0 for none.
+func medianInPlace(s []float64) float64 {
+	if len(s) == 0 {
 		return 0
 	}
-	s := append([]float64(nil), v...)
 	sort.Float64s(s)
 	n := len(s)
 	if n%2 == 1 {

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -118,7 +119,10 @@ func chartLabel(h *History, i int) string {
 }
 
 func level(metric string, v float64) string {
-	s := strconv.FormatFloat(v, 'g', 4, 64)
+	s := strconv.FormatFloat(v, 'f', 0, 64)
+	if math.Abs(v) < 100 {
+		s = strconv.FormatFloat(v, 'g', 3, 64)
+	}
 	if metric == MetricSuccessRate {
 		s += "%"
 	}

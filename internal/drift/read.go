@@ -150,7 +150,7 @@ func Group(modes []runrecord.Mode) *History {
 		k := runKey(m)
 		r := byKey[k]
 		if r == nil {
-			r = &Run{key: k, Source: k, modes: map[string]*runrecord.Mode{}}
+			r = &Run{key: k, modes: map[string]*runrecord.Mode{}}
 			byKey[k] = r
 			h.Runs = append(h.Runs, r)
 		}
@@ -160,6 +160,7 @@ func Group(modes []runrecord.Mode) *History {
 		}
 		m := m
 		r.modes[m.Mode] = &m
+		r.sources = append(r.sources, m.Source)
 		if m.StartedAt != "" && (r.StartedAt == "" || m.StartedAt < r.StartedAt) {
 			r.StartedAt = m.StartedAt
 		}
@@ -170,6 +171,8 @@ func Group(modes []runrecord.Mode) *History {
 			names = append(names, k)
 		}
 		sort.Strings(names)
+		sort.Strings(r.sources)
+		r.Source = strings.Join(r.sources, ", ")
 		for _, k := range names {
 			m := r.modes[k]
 			if r.RunID == "" && len(m.RunIDs) > 0 {

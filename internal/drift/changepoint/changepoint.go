@@ -56,7 +56,7 @@ type Options struct {
 
 // Defaults: see docs/drift.md for the calibration that chose them.
 const (
-	DefaultAlpha   = 0.0007
+	DefaultAlpha   = 0.0003
 	DefaultMinSize = 5
 	DefaultWindow  = 40
 	DefaultSettle  = 10

@@ -10,6 +10,7 @@ package drifttest
 
 import (
 	"bufio"
+	"crypto/sha1"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -128,8 +129,9 @@ type Change struct {
 	Factor   float64
 }
 
-// Commit is the commit simulated run i ran: 40 hex digits.
-func Commit(i int) string { return fmt.Sprintf("%040x", 0xc0ffee000+i) }
+// Commit is the commit simulated run i ran: 40 hex digits, differing
+// from the first.
+func Commit(i int) string { return fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprint("run ", i)))) }
 
 // Start is when simulated run i started: one a day.
 func Start(i int) time.Time {

@@ -1,0 +1,31 @@
+package drift
+
+import (
+	"os"
+	"testing"
+)
+
+// TestDriftCalibration measures the false-alarm rate of drift at the
+// real suites' noise: seeded histories without a change, each run 4
+// scenarios x 5 repetitions per mode, of 20 to 200 runs; per series (the
+// share of series with a change point) and per history (the share of
+// histories with one in any of their 60 series). docs/drift.md records
+// the long run:
+//
+//	BENCHGATE_DRIFT_CALIBRATION=long go test -count=1 -run TestDriftCalibration -v ./internal/drift/
+//
+// By default it runs a few seeds per length and checks the per-series
+// rate stays at most 5%.
+func TestDriftCalibration(t *testing.T) {
+	seeds := map[int]int{20: 20, 40: 20, 100: 6, 200: 3}
+	if os.Getenv("BENCHGATE_DRIFT_CALIBRATION") == "long" {
+		seeds = map[int]int{20: 400, 40: 400, 100: 200, 200: 200}
+	}
+	for _, runs := range []int{20, 40, 100, 200} {
+		perSeries, perHistory := nullRates(t, runs, seeds[runs], false)
+		t.Logf("%3d runs, %3d histories: a change point in %.2f%% of series, %.1f%% of histories", runs, seeds[runs], 100*perSeries, 100*perHistory)
+		if perSeries > 0.05 {
+			t.Errorf("%d runs: false alarms in %.2f%% of series, want at most 5%%", runs, 100*perSeries)
+		}
+	}
+}
