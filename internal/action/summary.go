@@ -29,7 +29,7 @@ func (r *reporter) buildSummary(p *Plan, res *results, code int, annotated, tota
 	head.Para("Command: %s (exit code %d).", textfmt.Code(r.scrub("benchgate "+strings.Join(redactArgs(p.Args, r.workspace), " "))), code)
 	// With exit code 2 the headline already quotes the error.
 	if code != exitOK && code != exitUsage && res.ModeError != "" {
-		head.Para("Last error: %s", textfmt.Cell(textfmt.Truncate(r.scrub(res.ModeError), 2000)))
+		head.Para("Last error: %s", textfmt.InertCell(textfmt.Truncate(r.scrub(res.ModeError), 2000)))
 	}
 	if trig := r.trigger(v.Compared); trig != "" {
 		head.Para("%s", trig)
@@ -177,7 +177,7 @@ func (r *reporter) setSection(doc *jobsummary.Doc, s *setResult, collapsed bool)
 		sec.Para("Provider %s, model %s; folder %s.", textfmt.Code(t.Provider), textfmt.Code(t.Model), textfmt.Code(r.shown(s.Dir)))
 	}
 	if t.Error != "" {
-		sec.Para("**Stopped:** %s", textfmt.Cell(t.Error))
+		sec.Para("**Stopped:** %s", textfmt.InertCell(t.Error))
 	}
 	modes := map[string]bool{}
 	for m := range t.RowsExpected {

@@ -111,7 +111,8 @@ func (s *Section) Para(format string, args ...any) *Section {
 }
 
 // Table adds a table; cells are escaped so that a pipe or a newline in a
-// value cannot break the layout.
+// value cannot break the layout, and made inert (textfmt.InertCell), so
+// that a value cannot become a link, an image or a mention.
 func (s *Section) Table(header []string, rows [][]string) *Section {
 	s.blocks = append(s.blocks, table{header: header, rows: rows})
 	return s
@@ -176,7 +177,9 @@ type table struct {
 
 func (t table) render(b *strings.Builder, lv level, note string) {
 	maxRows := lv.maxRows
-	cell := textfmt.Cell
+	// A plain table's cells are values, often from rows or a model:
+	// shown as written, never as links, images or mentions.
+	cell := textfmt.InertCell
 	if t.raw {
 		cell = textfmt.OneLine
 	}

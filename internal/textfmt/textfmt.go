@@ -285,3 +285,19 @@ var inertReplacer = strings.NewReplacer(
 // whether the text lands in a paragraph, a table cell (after Cell) or a
 // code span (after Code). It reads the same.
 func Inert(s string) string { return inertReplacer.Replace(s) }
+
+// inertCellReplacer is Inert for a table cell or a line of text, where
+// a backslash escape works: brackets and '&' are escaped, so that they
+// show as they are, and '@', "://", "www." and '#' get a word joiner.
+var inertCellReplacer = strings.NewReplacer(
+	"[", `\[`, "]", `\]`, "&", `\&`,
+	"@", "@\u2060", "://", ":\u2060//", "www.", "www\u2060.", "#", "#\u2060",
+)
+
+// InertCell is Cell for text benchgate did not write (a scenario ID or
+// an error from a row, a model's text): no link, image, mention,
+// autolink, entity or HTML survives, and GitHub shows the text exactly
+// as it was (the word joiners show nothing).
+func InertCell(s string) string {
+	return inertCellReplacer.Replace(Cell(s))
+}

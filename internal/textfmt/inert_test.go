@@ -1,0 +1,52 @@
+package textfmt
+
+import (
+	"html"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv/gfm"
+)
+
+// attacks are texts from rows, models or files that try to become live
+// Markdown: an image, a mention, a link titled like benchgate's, raw
+// HTML, autolinks, entities that decode to '@' or '[', a reference to
+// another repository's issue.
+var attacks = []string{
+	"![t](https://evil.example/p.png)", "@o/core", "@admin", "[job summary](https://evil.example)",
+	`<img src="https://evil.example/i.png">`, "https://evil.example/y", "www.evil.example", "user@evil.example",
+	"&commat;admin &#64;octo-org/everyone", "&#91;x&#93;(https://evil.example)", "octo/other#12",
+	"[x]: https://evil.example", `\[x\](https://evil.example)`, "`[x](https://evil.example)`",
+}
+
+// TestInertCellShowsTextAsWritten renders each attack with InertCell in
+// a table cell and in a line: nothing is live, and the reader sees the
+// text as it was written (word joiners aside, which show nothing).
+func TestInertCellShowsTextAsWritten(t *testing.T) {
+	for _, v := range attacks {
+		for _, md := range []string{"| h |\n|---|\n| " + InertCell(v) + " |\n", InertCell(v) + "\n", Code(Inert(v)) + "\n", Cell(Inert(v)) + "\n"} {
+			gfm.RequireInert(t, v, md)
+		}
+		md := "| h |\n|---|\n| " + InertCell(v) + " |\n"
+		h := gfm.HTML(t, md)
+		h = h[strings.Index(h, "<tbody>"):]
+		got := strings.ReplaceAll(strings.TrimSpace(html.UnescapeString(tags.ReplaceAllString(h, ""))), "\u2060", "")
+		if got != v {
+			t.Errorf("%q shows as %q (from %q)", v, got, md)
+		}
+	}
+}
+
+// FuzzInert renders arbitrary text made inert in a table cell, in a
+// line and in a code span: no link, image, HTML or live mention.
+func FuzzInert(f *testing.F) {
+	for _, a := range attacks {
+		f.Add(a)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		md := "| h |\n|---|\n| " + InertCell(s) + " |\n\n" + InertCell(s) + "\n\n" + Code(Inert(s)) + " " + Cell(Inert(s)) + "\n"
+		for _, p := range gfm.Inert(t, md) {
+			t.Fatalf("%q: %s:\n%s", s, p, md)
+		}
+	})
+}
