@@ -88,6 +88,8 @@ func reportChecks(rep *report.Result) []verdict.Check {
 				More:   e.PlanSentence()}
 			if e.Scenarios == 0 {
 				c.Low, c.High, c.Text, c.Method = nil, nil, "not measured", "no scenario has values in both modes"
+			} else if e.NoInterval {
+				c.Low, c.High = nil, nil
 			}
 			out = append(out, c)
 		}

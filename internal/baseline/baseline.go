@@ -11,6 +11,7 @@ package baseline
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,6 +64,12 @@ type Options struct {
 	// Confidence is the family level of the efficiency metrics and the
 	// level of the success test (default 0.95).
 	Confidence float64
+	// Scope is the statistical gate's scope (default stats.ScopeSuite):
+	// in the suite scope the efficiency metrics are judged on the two
+	// runs' repetitions by the gate's test, when both runs keep them;
+	// otherwise (or in the scenarios scope) on the scenarios' medians
+	// by the signed-rank interval.
+	Scope string
 }
 
 // Comparison is the baseline section of the stats file.
@@ -93,6 +100,12 @@ type Mode struct {
 	// judges them: a reduction of this run against the baseline, with
 	// the threshold at -TolerancePct (growth up to the tolerance passes).
 	Efficiency []Efficiency `json:"efficiency"`
+	// Scope is how the efficiency metrics were judged: stats.ScopeSuite
+	// (the two runs' repetitions, the statistical gate's test) or
+	// stats.ScopeScenarios (the scenarios' medians); Note says why the
+	// scenarios scope was used when the suite scope was asked for.
+	Scope string `json:"scope,omitempty"`
+	Note  string `json:"note,omitempty"`
 	// Summary is set instead of the above when the baseline is a v2
 	// summary: point differences only.
 	Summary *SummaryDelta `json:"summaryDelta,omitempty"`
@@ -261,23 +274,56 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 		{Name: MetricLatency, MinReductionPct: -opts.TolerancePct},
 		{Name: MetricToolCalls, MinReductionPct: -opts.TolerancePct},
 	}
+	// The gate's scope and test when both runs keep their repetitions
+	// (every paired scenario with stable rows has its values).
+	scope, _ := stats.ParseScope(opts.Scope)
+	if scope == stats.ScopeSuite {
+		for _, p := range pairs {
+			if (p.b.Stable > 0 && !p.b.HasValues()) || (p.c.Stable > 0 && !p.c.HasValues()) {
+				scope = stats.ScopeScenarios
+				m.Note = "the baseline or this run keeps only each scenario's medians (a run record written without its repetitions), so the efficiency metrics are judged on the scenarios' medians (scope scenarios) rather than on the repetitions"
+				break
+			}
+		}
+	}
+	m.Scope = scope
 	for _, p := range pairs {
 		pick := [][2]*float64{
 			{p.b.MedianActiveTokens, p.c.MedianActiveTokens},
 			{p.b.MedianLatencyMs, p.c.MedianLatencyMs},
 			{p.b.MedianToolCalls, p.c.MedianToolCalls},
 		}
+		values := [][2][]float64{{p.b.ActiveTokens, p.c.ActiveTokens}, {p.b.LatencyMs, p.c.LatencyMs}, {p.b.ToolCalls, p.c.ToolCalls}}
 		for i, v := range pick {
-			metrics[i].Scenarios = append(metrics[i].Scenarios, stats.Scenario{ID: p.c.ID,
-				Base: repeated(v[0], p.b.Stable), Target: repeated(v[1], p.c.Stable)})
+			sc := stats.Scenario{ID: p.c.ID, Base: repeated(v[0], p.b.Stable), Target: repeated(v[1], p.c.Stable)}
+			if scope == stats.ScopeSuite {
+				sc.Base, sc.Target = values[i][0], values[i][1]
+			}
+			metrics[i].Scenarios = append(metrics[i].Scenarios, sc)
 		}
 	}
-	res, err := stats.Judge(metrics, stats.Options{Confidence: opts.Confidence, Scope: stats.ScopeScenarios})
+	res, err := stats.Judge(metrics, stats.Options{Confidence: opts.Confidence, Scope: scope})
 	if err != nil {
 		return nil, err
 	}
+	same := scope == stats.ScopeSuite && len(pairs) > 0
+	for _, p := range pairs {
+		same = same && slices.Equal(p.b.ActiveTokens, p.c.ActiveTokens) && slices.Equal(p.b.LatencyMs, p.c.LatencyMs) && slices.Equal(p.b.ToolCalls, p.c.ToolCalls)
+	}
 	for _, r := range res {
 		r.Reason = changeReason(r, opts.TolerancePct)
+		if same && r.Scenarios > 0 {
+			// A copy of this run: the change is exactly 0 and there is
+			// no second sample whose noise a test could weigh.
+			r.Verdict, r.ToDecide = stats.Pass, ""
+			r.EstimatePct, r.LowPct, r.HighPct = 0, 0, 0
+			r.Reason = fmt.Sprintf("the two runs hold the same values in every one of the %d paired scenarios (a copy of this run): the change is exactly 0%%, below the tolerance +%s%%", r.Scenarios, strconvTrim(opts.TolerancePct))
+		}
+		if r.Scope == stats.ScopeSuite && r.ToDecide != "" {
+			// The planner's sentence speaks of reductions; against a
+			// baseline the reason above is the sentence.
+			r.ToDecide = r.Reason
+		}
 		m.Efficiency = append(m.Efficiency, Efficiency{Result: r, MovedMost: movedMost(r.Pairs)})
 	}
 	return m, nil
@@ -297,6 +343,9 @@ func changeReason(r stats.Result, tol float64) string {
 	level := fmt.Sprintf("%.2f%%", r.Confidence*100)
 	iv := ChangeInterval(r)
 	t := fmt.Sprintf("+%s%%", strconvTrim(tol))
+	if r.Scope == stats.ScopeSuite {
+		return suiteChangeReason(r, iv, t)
+	}
 	switch r.Verdict {
 	case stats.Pass:
 		return fmt.Sprintf("the whole %s interval of the change, %s, is below the tolerance %s", level, iv, t)
@@ -422,3 +471,25 @@ func (c *Comparison) overall() string {
 
 // Regressed reports whether any metric of any mode failed.
 func (c *Comparison) Regressed() bool { return c.Verdict == Fail }
+
+// suiteChangeReason is changeReason in the suite scope: the change is
+// the gate's estimand (the mean over the paired scenarios of the log
+// ratio of this run's mean to the baseline's); the interval's upper end
+// is the one-sided bound at the confidence (a pass needs it below the
+// tolerance), its lower end the one-sided bound at the level Holm's step
+// gives the metric (a fail needs it above).
+func suiteChangeReason(r stats.Result, iv, t string) string {
+	levels := fmt.Sprintf("upper bound one-sided at %.2f%%, lower at %.2f%%", r.Confidence*100, r.FailConfidence*100)
+	switch r.Verdict {
+	case stats.Pass:
+		return fmt.Sprintf("on these %d paired scenarios the change %s (%s) is below the tolerance %s beyond the noise of the repetitions", r.Scenarios, iv, levels, t)
+	case stats.Fail:
+		return fmt.Sprintf("on these %d paired scenarios the change %s (%s) is above the tolerance %s beyond the noise of the repetitions", r.Scenarios, iv, levels, t)
+	case stats.Underpowered:
+		if r.Scenarios == 0 {
+			return "no paired scenario has values in both runs (or every one is 0 in both)"
+		}
+		return fmt.Sprintf("no scenario has two repetitions in either run, so nothing measures the run-to-run noise; change %s", iv)
+	}
+	return fmt.Sprintf("the interval of the change %s (%s) contains the tolerance %s", iv, levels, t)
+}

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"github.com/benchgate/benchgate/internal/stats"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/textbar"
@@ -38,6 +39,11 @@ func (c *Comparison) Markdown() string {
 			fmt.Fprintf(&b, "; %d only in the baseline, %d only in this run", len(m.OnlyInBaseline), len(m.OnlyInCurrent))
 		}
 		b.WriteString(".\n\n")
+		if m.Scope == stats.ScopeSuite {
+			fmt.Fprintf(&b, "Judged on the repetitions as the statistical gate judges them: each change is the mean over the paired scenarios of the log ratio of this run's mean to the baseline's; the interval's upper end is the one-sided bound at %.0f%% (below the tolerance: pass), its lower end the one-sided bound at the level Holm's step gives the metric (above the tolerance: fail).\n\n", c.Confidence*100)
+		} else if m.Note != "" {
+			fmt.Fprintf(&b, "Note: %s.\n\n", textfmt.Cell(m.Note))
+		}
 		fmt.Fprintf(&b, "| metric | change | %.0f%% interval of the change, or scenarios that changed | scenarios | verdict | the change on a bar (the tolerance at +%s%%) |\n|---|---:|---|---:|---|---|\n", c.Confidence*100, trim(c.TolerancePct))
 		s := m.Success
 		fmt.Fprintf(&b, "| %s | %d → %d | %s | %d | %s | |\n", metricTitle[MetricSuccess], s.BaselinePassed, s.CurrentPassed, flips(s, 1-c.Confidence), m.Paired, s.Verdict)

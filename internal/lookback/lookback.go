@@ -139,7 +139,13 @@ func (x *Options) Apply(dir string, suites []string, summary []runrecord.Summary
 		fmt.Fprintf(out, "Wrote %s\n", p)
 	}
 	if x.Base != nil {
-		if res.Comparison, err = baseline.Compare(x.Baseline, cur, x.Base, summary, baseline.Options{TolerancePct: x.TolerancePct}); err != nil {
+		// The statistical gate's scope, so that --baseline asks what
+		// --stats asks (the suite scope by default).
+		opts := baseline.Options{TolerancePct: x.TolerancePct}
+		if g := x.Gate; g != nil && g.Stats != nil {
+			opts.Scope = g.Stats.Scope
+		}
+		if res.Comparison, err = baseline.Compare(x.Baseline, cur, x.Base, summary, opts); err != nil {
 			return nil, err
 		}
 	}

@@ -51,6 +51,10 @@ func StatsLine(e EfficiencyCheck) string {
 	if e.Scenarios == 0 {
 		return fmt.Sprintf("%-13s no scenarios  threshold %s  %s", e.Metric, Percent(e.MinReductionPct), VerdictLabel(e.Verdict))
 	}
+	if e.NoInterval {
+		return fmt.Sprintf("%-13s %8s (no interval: nothing measures the noise) n=%d  threshold %s  %s",
+			e.Metric, Percent(e.EstimatePct), e.Scenarios, Percent(e.MinReductionPct), VerdictLabel(e.Verdict))
+	}
 	return fmt.Sprintf("%-13s %8s [%s, %s] n=%d  threshold %s  %s %s",
 		e.Metric, Percent(e.EstimatePct), Percent(e.LowPct), Percent(e.HighPct), e.Scenarios, Percent(e.MinReductionPct), VerdictLabel(e.Verdict),
 		StatsBar(e.EstimatePct, e.LowPct, e.HighPct, e.MinReductionPct))
@@ -87,7 +91,7 @@ func StatsMarkdown(r *StatsReport) string {
 		b.WriteString("| check | v2 value | estimate | interval | level | n | threshold | verdict |\n|---|---:|---:|---|---:|---:|---:|---|\n")
 		for _, e := range r.Efficiency {
 			interval := "–"
-			if e.Scenarios > 0 {
+			if e.Scenarios > 0 && !e.NoInterval {
 				interval = fmt.Sprintf("[%s, %s]", Percent(e.LowPct), Percent(e.HighPct))
 			}
 			level := Percent(e.Confidence * 100)

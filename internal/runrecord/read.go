@@ -260,6 +260,22 @@ func DecodeRecord(name string, b []byte) (*Record, error) {
 					return nil, bad(at+"."+v.field, fmt.Sprintf("a number of magnitude at most %g", suite.MaxMagnitude), *v.v)
 				}
 			}
+			for _, v := range []struct {
+				field string
+				v     []float64
+			}{{"active_tokens", s.ActiveTokens}, {"latency_ms", s.LatencyMs}, {"tool_calls", s.ToolCalls}} {
+				if v.v == nil {
+					continue
+				}
+				if len(v.v) != s.Stable {
+					return nil, bad(at+"."+v.field, fmt.Sprintf("one value per stable row (%d)", s.Stable), fmt.Sprintf("%d values", len(v.v)))
+				}
+				for k, x := range v.v {
+					if !(x >= 0 && x <= suite.MaxMagnitude) {
+						return nil, bad(fmt.Sprintf("%s.%s[%d]", at, v.field, k), fmt.Sprintf("a number from 0 to %g", suite.MaxMagnitude), x)
+					}
+				}
+			}
 		}
 		if rec.Modes[i].Scenarios == nil {
 			rec.Modes[i].Scenarios = []Scenario{}

@@ -112,6 +112,19 @@ type Scenario struct {
 	MedianActiveTokens *float64 `json:"median_active_tokens"`
 	MedianLatencyMs    *float64 `json:"median_latency_ms"`
 	MedianToolCalls    *float64 `json:"median_tool_calls"`
+	// The stable rows' values themselves, one per row (sorted), so that
+	// a later comparison can judge the run-to-run noise as the
+	// statistical gate does; absent in records written without them,
+	// which are then compared by their medians.
+	ActiveTokens []float64 `json:"active_tokens,omitempty"`
+	LatencyMs    []float64 `json:"latency_ms,omitempty"`
+	ToolCalls    []float64 `json:"tool_calls,omitempty"`
+}
+
+// HasValues says whether the record keeps this scenario's stable rows'
+// values (one per stable row in each metric), not only their medians.
+func (s Scenario) HasValues() bool {
+	return s.Stable > 0 && len(s.ActiveTokens) == s.Stable && len(s.LatencyMs) == s.Stable && len(s.ToolCalls) == s.Stable
 }
 
 // Pass reports whether every row of the scenario passed: set's verdict
@@ -344,7 +357,8 @@ func (b *Builder) Record() *Record {
 			active = append(active, s.active...)
 			latency = append(latency, s.latency...)
 			out.Scenarios = append(out.Scenarios, Scenario{ID: id, Rows: s.rows, Passed: s.passed, Stable: len(s.active),
-				MedianActiveTokens: Median(s.active), MedianLatencyMs: Median(s.latency), MedianToolCalls: Median(s.tool)})
+				MedianActiveTokens: Median(s.active), MedianLatencyMs: Median(s.latency), MedianToolCalls: Median(s.tool),
+				ActiveTokens: s.active, LatencyMs: s.latency, ToolCalls: s.tool})
 		}
 		tot.MedianActiveTokens, tot.MedianLatencyMs = Median(active), Median(latency)
 		out.Totals = tot

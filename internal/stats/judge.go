@@ -104,8 +104,12 @@ type Result struct {
 	// In the suite scope it is the one-sided level of the interval's
 	// lower end (the pass side) and FailConfidence that of its upper
 	// end (the fail side, at the level Holm's step gives the check).
-	Confidence         float64 `json:"confidence"`
-	FailConfidence     float64 `json:"failConfidence,omitempty"`
+	Confidence     float64 `json:"confidence"`
+	FailConfidence float64 `json:"failConfidence,omitempty"`
+	// NoInterval: nothing measured the noise (no scenario with values,
+	// or no arm with two repetitions), so there is no interval; Low and
+	// High then repeat the estimate and views show none.
+	NoInterval         bool    `json:"noInterval,omitempty"`
 	AchievedConfidence float64 `json:"achievedConfidence"`
 	Method             string  `json:"method"`
 	// PValue tests "the reduction equals the threshold"; HolmPValue is

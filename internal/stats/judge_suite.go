@@ -127,6 +127,7 @@ func judgeSuiteOne(r *Result, mr MeanRatio, passConf, failConf float64) {
 			r.Reason = fmt.Sprintf("every scenario is 0 in both arms (%d), which says nothing about a ratio", len(mr.NoEvidence))
 		}
 		r.AchievedConfidence = 0
+		r.NoInterval = true
 		return
 	}
 	r.EstimatePct = ReductionPct(mr.Estimate)
@@ -134,6 +135,7 @@ func judgeSuiteOne(r *Result, mr MeanRatio, passConf, failConf float64) {
 		r.Verdict = Underpowered
 		r.LowPct, r.HighPct = r.EstimatePct, r.EstimatePct
 		r.AchievedConfidence = 0
+		r.NoInterval = true
 		r.Reason = fmt.Sprintf("no arm of any scenario has two repetitions, so nothing measures the run-to-run noise; reduction %s%%, threshold %s%%", num(r.EstimatePct), num(t))
 		return
 	}
