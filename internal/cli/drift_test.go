@@ -161,3 +161,48 @@ func TestDriftBadInputNamesFileLineAndField(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftDocExamplesRun runs every command of docs/drift.md's bash
+// blocks as written, in a folder whose results/ holds a history of the
+// real suites with a latency shift: each writes its files and exits 0,
+// or 1 where --fail-on asks and a change for the worse is there.
+func TestDriftDocExamplesRun(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "docs", "drift.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist := driftHistory(t)
+	work := filepath.Dir(hist)
+	if err := os.Rename(hist, filepath.Join(work, "results")); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	inBash := false
+	for _, l := range strings.Split(string(doc), "\n") {
+		switch {
+		case strings.HasPrefix(l, "```bash"):
+			inBash = true
+		case strings.HasPrefix(l, "```"):
+			inBash = false
+		case inBash && strings.HasPrefix(l, "benchgate drift"):
+			cmds = append(cmds, l)
+		}
+	}
+	if len(cmds) < 2 {
+		t.Fatalf("found %d examples in docs/drift.md", len(cmds))
+	}
+	for _, c := range cmds {
+		args := strings.Fields(strings.TrimPrefix(c, "benchgate "))
+		out, stderr, code := runDriftBinary(t, work, args...)
+		want := ExitOK
+		if strings.Contains(c, "--fail-on worse") {
+			want = ExitFailed
+		}
+		if code != want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", c, code, want, out, stderr)
+		}
+		if !strings.Contains(out, "drift.json") {
+			t.Errorf("%s: wrote no drift.json:\n%s", c, out)
+		}
+	}
+}
