@@ -165,8 +165,12 @@ func unprotect(a *attempt) { _ = os.Chmod(a.dir, 0o755) }
 // benchgate's private copy is intact, undone: what was found is moved
 // beside the file (<file>.changed) and the judged bytes are put back, so
 // that tracking.json's hashes and diagnostics hold again.
-func (s *set) recheck(ctx context.Context) []string {
-	var msgs []string
+//
+// The check ends with ctx (the stop budget after a SIGTERM): a file it
+// did not get to hash again, or was hashing then, is not a changed file,
+// so nothing is recorded for it; stopped says that the check did not
+// finish, and the verdict cannot be a pass.
+func (s *set) recheck(ctx context.Context) (msgs []string, stopped error) {
 	for _, a := range s.attempts {
 		for _, mode := range bench.Modes {
 			ev, ok := a.evidence[mode]
@@ -175,6 +179,10 @@ func (s *set) recheck(ctx context.Context) []string {
 			}
 			path := a.files[mode]
 			found, err := stateOf(ctx, path)
+			if err != nil && ctx.Err() != nil {
+				return msgs, fmt.Errorf("set %s: the judged suite files were not all hashed again before the verdict (stopped at %s): %w",
+					s.opts.Set, path, context.Cause(ctx))
+			}
 			if err != nil {
 				ev.Changed = "could not be read again: " + err.Error()
 				a.evidence[mode] = ev
@@ -204,7 +212,7 @@ func (s *set) recheck(ctx context.Context) []string {
 			msgs = append(msgs, msg)
 		}
 	}
-	return msgs
+	return msgs, nil
 }
 
 // judged describes the judged bytes for a message.

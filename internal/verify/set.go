@@ -129,11 +129,14 @@ func (r *SetResult) recheckEvidence(ctx context.Context) error {
 		return nil
 	}
 	s := r.judged
-	changed := s.recheck(ctx)
-	if len(changed) == 0 {
+	changed, stopped := s.recheck(ctx)
+	if len(changed) == 0 && stopped == nil {
 		return nil
 	}
-	err := evidenceError(s.opts.Set, changed)
+	err := stopped
+	if len(changed) > 0 {
+		err = errors.Join(evidenceError(s.opts.Set, changed), stopped)
+	}
 	s.t.Attempts = s.t.Attempts[:0]
 	for _, a := range s.attempts {
 		s.t.Attempts = append(s.t.Attempts, a.record())
@@ -683,8 +686,14 @@ func (s *set) stop(status string, cause error) error {
 	// The verdict stands only on the bytes judged: every judged file is
 	// hashed again, and a change refuses the pass.
 	rctx, cancel := proc.AfterStop(s.ctx)
-	changed := s.recheck(rctx)
+	changed, stopped := s.recheck(rctx)
 	cancel()
+	if stopped != nil {
+		if status == StatusPass {
+			status = StatusFail
+		}
+		cause = errors.Join(cause, stopped)
+	}
 	if len(changed) > 0 {
 		if status == StatusPass {
 			status = StatusFail

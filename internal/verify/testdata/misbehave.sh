@@ -30,6 +30,9 @@
 #   manifest-delete the ghx benchmark of set pr-exec deletes the manifest
 #                   $SHARED_MANIFEST names
 #   manifest-switch ... rewrites it to name another repository
+#   attack          every benchmark run sources DIR/attack.sh once its rows
+#                   are written, with $mode, $out, $whole (yes for the whole
+#                   set, no for a --scenario rerun) and $set
 dir=$1 how=$2 role=$3
 shift 3
 trap '' TERM
@@ -92,6 +95,7 @@ if [ "$tamper" = yes ] && [ "$whole" = no ] && [ "$mode" = ghx ]; then
 	fi
 	echo "$ok" > "$dir/tampered"
 fi
+if has attack; then . "$dir/attack.sh"; fi
 if has flood && [ "$whole" = yes ] && [ "$mode" = ghx ]; then
 	while [ ! -e "$dir/go" ]; do sleep 0.05; done
 fi

@@ -1,0 +1,167 @@
+package verify_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/verify"
+)
+
+// TestSetJudgedEvidenceOtherRoutes: a benchmark whose rerun reaches
+// attempt 0's judged ghx file by a route other than its path: a hard
+// link made while attempt 0 ran, the attempt folder renamed away and
+// replaced, a symbolic link put in the folder's place, benchgate's
+// private copy changed along with the file. Each change is found before
+// the verdict: exit 1, final_status fail, the file named with what
+// changed, and the file holds the judged bytes again wherever the
+// private copy still holds them. A benchmark that moves the judged bytes
+// without changing them (the folder renamed, a copy of it put back)
+// leaves the set passing.
+func TestSetJudgedEvidenceOtherRoutes(t *testing.T) {
+	const fail = `sed 's/"success":true/"success":false/'`
+	cases := []struct {
+		name, script string
+		ordinary     bool
+		change       string // prefix of evidence.changed; "" for a pass
+		restored     bool
+	}{
+		{name: "hard link", ordinary: true, change: "appended ", restored: true, script: `
+if [ "$whole" = yes ] && [ "$mode" = ghx ]; then ln "$out" "$dir/hardlink"; fi
+if [ "$whole" = no ] && [ "$mode" = ghx ]; then
+	chmod u+w "$dir/hardlink" && head -n 1 "$dir/hardlink" | ` + fail + ` >> "$dir/hardlink" && echo yes > "$dir/tampered"
+fi`},
+		{name: "folder renamed and replaced", ordinary: true, change: "rewritten (", restored: true, script: `
+if [ "$whole" = no ] && [ "$mode" = ghx ]; then
+	a0=$(dirname "$out")/../attempt-0
+	mv "$a0" "$a0.old" && mkdir "$a0" && cp "$a0.old/agent_direct-suite.jsonl" "$a0/" &&
+		` + fail + ` "$a0.old/ghx-suite.jsonl" > "$a0/ghx-suite.jsonl" && echo yes > "$dir/tampered"
+fi`},
+		{name: "folder renamed, same bytes put back", ordinary: true, script: `
+if [ "$whole" = no ] && [ "$mode" = ghx ]; then
+	a0=$(dirname "$out")/../attempt-0
+	mv "$a0" "$a0.old" && mkdir "$a0" && cp "$a0.old"/*-suite.jsonl "$a0/" && echo yes > "$dir/tampered"
+fi`},
+		{name: "folder replaced by a link", ordinary: true, change: "rewritten (", restored: true, script: `
+if [ "$whole" = no ] && [ "$mode" = ghx ]; then
+	a0=$(dirname "$out")/../attempt-0
+	mkdir "$dir/elsewhere" && cp "$a0/agent_direct-suite.jsonl" "$dir/elsewhere/" &&
+		` + fail + ` "$a0/ghx-suite.jsonl" > "$dir/elsewhere/ghx-suite.jsonl" &&
+		mv "$a0" "$a0.old" && ln -s "$dir/elsewhere" "$a0" && echo yes > "$dir/tampered"
+fi`},
+		{name: "private copy changed too", change: "appended ", script: `
+if [ "$whole" = no ] && [ "$mode" = ghx ]; then
+	a0=$(dirname "$out")/../attempt-0
+	for c in "${TMPDIR:-/tmp}"/benchgate-judged-*/attempt-0-ghx-suite.jsonl; do
+		head -n 1 "$c" | ` + fail + ` >> "$c" && head -n 1 "$c" | ` + fail + ` >> "$a0/ghx-suite.jsonl" && echo yes > "$dir/tampered"
+	done
+fi`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMisbehaving(t, "attack", nil)
+			if err := os.WriteFile(filepath.Join(m.work, "attack.sh"), []byte(c.script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m.chaos(rule{"scenario": "workflow-runs-list-001", "behavior": "flaky"})
+			args := m.setArgs("ci-diagnostics")
+			cmd := m.command(args...)
+			if c.ordinary && os.Getuid() == 0 {
+				cmd = m.asOrdinaryUser(t)(args...)
+			}
+			var stderr lockedBuffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if data, _ := os.ReadFile(filepath.Join(m.work, "tampered")); strings.TrimSpace(string(data)) != "yes" {
+				t.Fatalf("the benchmark's change did not go through\n%s", stderr.String())
+			}
+			tr := readTracking(t, filepath.Join(m.dir, "out", "ci-diagnostics", "tracking.json"))
+			if len(tr.Attempts) != 2 {
+				t.Fatalf("%d attempts, want 2\n%s", len(tr.Attempts), stderr.String())
+			}
+			file := tr.Attempts[0].SuiteFiles["ghx"]
+			ev := tr.Attempts[0].Evidence["ghx"]
+			if c.change == "" {
+				if code != 0 || tr.FinalStatus != verify.StatusPass || ev.Changed != "" {
+					t.Fatalf("exit %d status %s evidence %+v: want a pass\n%s", code, tr.FinalStatus, ev, stderr.String())
+				}
+			} else {
+				if code != 1 || tr.FinalStatus != verify.StatusFail || !strings.HasPrefix(ev.Changed, c.change) ||
+					!strings.Contains(tr.Error, file+" (attempt 0, ghx): judged ") {
+					t.Fatalf("exit %d status %s evidence %+v error %q: want 1, fail, changed %q\n%s", code, tr.FinalStatus, ev, tr.Error, c.change, stderr.String())
+				}
+				if ev.Restored != c.restored {
+					t.Errorf("restored %v, want %v: %+v\n%s", ev.Restored, c.restored, ev, tr.Error)
+				}
+			}
+			if c.change == "" || c.restored {
+				if sum, n := sha256File(t, file); sum != ev.SHA256 || n != ev.Bytes {
+					t.Errorf("%s holds %d bytes sha256 %s; tracking.json says %d bytes sha256 %s were judged", file, n, sum, ev.Bytes, ev.SHA256)
+				}
+			}
+			t.Logf("exit %d status %s\nevidence %+v\nerror %s", code, tr.FinalStatus, ev, tr.Error)
+		})
+	}
+}
+
+// TestSetSIGTERMDuringRecheck: SIGTERM arrives as the rerun ends, and the
+// judged files are hashed again within the stop budget; attempt 0's
+// file is large (a line of 2 GiB), so that hash cannot finish in time.
+// The file never changed: the stop budget running out must not be
+// recorded as a change of the evidence.
+func TestSetSIGTERMDuringRecheck(t *testing.T) {
+	m := newMisbehaving(t, "attack", nil)
+	script := `
+if [ "$whole" = yes ] && [ "$mode" = ghx ]; then truncate -s +2G "$out"; fi
+if [ "$whole" = no ] && [ "$mode" = ghx ]; then kill -TERM $PPID; fi`
+	if err := os.WriteFile(filepath.Join(m.work, "attack.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.chaos(rule{"scenario": "workflow-runs-list-001", "behavior": "flaky"})
+	// No private copy (TMPDIR cannot be written): the file is only
+	// hashed, never copied, so the test writes nothing large.
+	cmd := m.command(m.setArgs("ci-diagnostics")...)
+	cmd.Env = append(cmd.Env, "TMPDIR="+filepath.Join(m.work, "absent"))
+	var errb lockedBuffer
+	cmd.Stderr = &errb
+	code := 0
+	if err := cmd.Run(); err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	stderr := errb.String()
+	tr := readTracking(t, filepath.Join(m.dir, "out", "ci-diagnostics", "tracking.json"))
+	if code != 1 || tr.FinalStatus != verify.StatusFail || tr.State != "done" {
+		t.Errorf("exit %d status %s state %s: want 1, fail, done", code, tr.FinalStatus, tr.State)
+	}
+	for i, a := range tr.Attempts {
+		for mode, ev := range a.Evidence {
+			if ev.Changed != "" {
+				t.Errorf("attempt %d %s: changed %q, but nothing changed the file", i, mode, ev.Changed)
+			}
+		}
+	}
+	if strings.Contains(stderr, "changed after") {
+		t.Errorf("stderr says a judged file changed:\n%s", stderr)
+	}
+	want := "the judged suite files were not all hashed again before the verdict (stopped at "
+	switch {
+	case strings.Contains(tr.Error, want) != strings.Contains(stderr, want):
+		t.Errorf("tracking.json's error and stderr disagree on whether the check finished (%q)\n%s\n%s", want, tr.Error, stderr)
+	case !strings.Contains(tr.Error, want):
+		// A machine fast enough hashes 2 GiB within the budget.
+		t.Logf("the check finished within the stop budget:\n%s", stderr)
+	}
+}
