@@ -83,8 +83,15 @@ func FuzzJudge(f *testing.F) {
 			if (x.Verdict == Pass || x.Verdict == Fail) == (x.ToDecide != "") || x.ScopeText == "" {
 				t.Fatalf("a suite result must say its scope, and what would decide it exactly when undecided: %+v", x)
 			}
-			if x.Verdict == Pass && !(x.PValue <= 0.05) {
+			if x.Verdict == Pass && !(x.PValue <= 0.05+1e-9) {
 				t.Fatalf("a pass at p=%v", x.PValue)
+			}
+			// The interval and the verdict agree.
+			if !x.NoInterval && ((x.Verdict == Pass) != (x.LowPct > x.MinReductionPct) || (x.Verdict == Fail) != (x.HighPct < x.MinReductionPct)) {
+				t.Fatalf("%s with interval [%v, %v] against %v", x.Verdict, x.LowPct, x.HighPct, x.MinReductionPct)
+			}
+			if x.NoInterval != (x.Verdict == Underpowered) {
+				t.Fatalf("%s with noInterval %v: %s", x.Verdict, x.NoInterval, x.Reason)
 			}
 		}
 		for _, x := range append(res, suite...) {

@@ -148,10 +148,12 @@ func judgeSuiteOne(r *Result, mr MeanRatio, passConf, failConf float64) {
 	}
 	tStat := fmt.Sprintf("t=%s, df=%.1f", pText(mr.T(theta0)), mr.DF)
 	switch {
-	case hiLog < theta0:
+	// Decided on the printed interval itself, so that the verdict and
+	// the interval can never disagree, not even in the last bit.
+	case r.LowPct > t:
 		r.Verdict = Pass
 		r.Reason = fmt.Sprintf("the reduction is above the threshold %s%% at %s confidence (one-sided p=%s, %s); reduction %s (%s)", num(t), pctText(passConf), pText(r.PValue), tStat, interval, levels)
-	case loLog > theta0:
+	case r.HighPct < t:
 		r.Verdict = Fail
 		r.Reason = fmt.Sprintf("the reduction is below the threshold %s%% at %s confidence after Holm's step (one-sided p=%s, Holm-adjusted %s, %s); reduction %s (%s)", num(t), pctText(failConf), pText(mr.PUpper(theta0)), pText(r.HolmPValue), tStat, interval, levels)
 	default:
@@ -246,11 +248,20 @@ func newSuitePlan(mr MeanRatio, effect, thr, conf, power float64) *SuitePlan {
 		p.CurrentPower = 0
 		return p
 	}
-	for r := r0 + 1; r <= MaxPlanRepetitions; r++ {
-		if MeanRatioPower(mr.RelVar, r, effect, conf) >= power {
-			p.RepetitionsNeeded = r
-			break
+	// Power grows with the repetitions: the fewest that reach it, by
+	// bisection.
+	reach := func(r int) bool { return MeanRatioPower(mr.RelVar, r, effect, conf) >= power }
+	if lo := r0 + 1; lo <= MaxPlanRepetitions && reach(MaxPlanRepetitions) {
+		hi := MaxPlanRepetitions
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if reach(mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
 		}
+		p.RepetitionsNeeded = lo
 	}
 	return p
 }
