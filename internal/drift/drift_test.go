@@ -1,0 +1,114 @@
+package drift
+
+import (
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/drift/changepoint"
+)
+
+// TestChangesLevelsShiftWorseAndOpen checks, on series worked out by hand,
+// the levels, shift, direction and whether a change is still open: what
+// --fail-on decides the exit code from.
+func TestChangesLevelsShiftWorseAndOpen(t *testing.T) {
+	flat := func(v float64, n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	cat := func(parts ...[]float64) []float64 {
+		var out []float64
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	type want struct {
+		before, after, shift float64
+		worse, open          bool
+	}
+	for _, tc := range []struct {
+		name   string
+		metric string
+		values []float64
+		at     []int
+		want   []want
+	}{
+		{"latency up: worse, open", MetricLatency, cat(flat(10, 10), flat(20, 10)), []int{10},
+			[]want{{10, 20, 100, true, true}}},
+		{"success rate up: better", MetricSuccessRate, cat(flat(80, 10), flat(100, 10)), []int{10},
+			[]want{{80, 100, 25, false, true}}},
+		{"tokens up then back: the first is undone, the second better", MetricActiveTokens, cat(flat(100, 10), flat(150, 10), flat(110, 10)), []int{10, 20},
+			[]want{{100, 150, 50, true, false}, {150, 110, -100.0 * 40 / 150, false, true}}},
+		{"tool calls up twice: both open", MetricToolCalls, cat(flat(4, 10), flat(6, 10), flat(8, 10)), []int{10, 20},
+			[]want{{4, 6, 50, true, true}, {6, 8, 100.0 / 3, true, true}}},
+		// Levels are the runs around a change, at most the window (40)
+		// each side: the 50 runs at 1 long before do not count.
+		{"level from the nearest window", MetricLatency, cat(flat(1, 50), flat(2, 40), flat(4, 10)), []int{50, 90},
+			[]want{{1, 2, 100, true, true}, {2, 4, 100, true, true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &History{}
+			s := &Series{Metric: tc.metric, Mode: "ghx", Values: tc.values}
+			for i := range tc.values {
+				h.Runs = append(h.Runs, &Run{Commit: "c" + string(rune('a'+i%26))})
+				s.Runs = append(s.Runs, i)
+			}
+			var cps []changepoint.ChangePoint
+			for _, at := range tc.at {
+				cps = append(cps, changepoint.ChangePoint{Index: at, PValue: 0.0003})
+			}
+			got := h.changes(s, cps, 1, changepoint.DefaultWindow)
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d change points, want %d", len(got), len(tc.want))
+			}
+			for i, w := range tc.want {
+				c := got[i]
+				if c.BeforeLevel != w.before || c.AfterLevel != w.after || c.ShiftPct == nil || *c.ShiftPct < w.shift-1e-9 || *c.ShiftPct > w.shift+1e-9 ||
+					c.Worse != w.worse || c.Open != w.open {
+					t.Errorf("change %d: %v -> %v shift %v worse %v open %v; want %+v", i, c.BeforeLevel, c.AfterLevel, *c.ShiftPct, c.Worse, c.Open, w)
+				}
+				if c.Before.Index != tc.at[i]-1 || c.After.Index != tc.at[i] {
+					t.Errorf("change %d between runs %d and %d, want %d and %d", i, c.Before.Index, c.After.Index, tc.at[i]-1, tc.at[i])
+				}
+				// Constant sides: every resample has the same medians, so
+				// the interval is the shift itself.
+				if c.LowPct == nil || c.HighPct == nil || *c.LowPct != *c.ShiftPct || *c.HighPct != *c.ShiftPct {
+					t.Errorf("change %d: interval [%v, %v] does not hold %v", i, *c.LowPct, *c.HighPct, *c.ShiftPct)
+				}
+			}
+		})
+	}
+}
+
+// TestRatioIsWorseWhenGhxLosesGround: for the ratio ghx/agent_direct, a
+// higher ratio of tokens is worse, a lower ratio of success rates is.
+func TestRatioIsWorseWhenGhxLosesGround(t *testing.T) {
+	for _, tc := range []struct {
+		metric string
+		from   float64
+		to     float64
+		worse  bool
+	}{
+		{MetricActiveTokens, 0.5, 0.8, true},
+		{MetricLatency, 0.9, 0.7, false},
+		{MetricSuccessRate, 1, 0.8, true},
+		{MetricSuccessRate, 0.8, 1, false},
+	} {
+		h := &History{}
+		s := &Series{Metric: tc.metric, Mode: RatioMode}
+		for i := 0; i < 20; i++ {
+			v := tc.from
+			if i >= 10 {
+				v = tc.to
+			}
+			h.Runs = append(h.Runs, &Run{})
+			s.Runs, s.Values = append(s.Runs, i), append(s.Values, v)
+		}
+		got := h.changes(s, []changepoint.ChangePoint{{Index: 10}}, 1, changepoint.DefaultWindow)
+		if got[0].Worse != tc.worse {
+			t.Errorf("%s ratio %v -> %v: worse %v, want %v", tc.metric, tc.from, tc.to, got[0].Worse, tc.worse)
+		}
+	}
+}
