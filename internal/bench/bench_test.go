@@ -325,13 +325,15 @@ func TestNormalizeScenarioIDRawBytes(t *testing.T) {
 		{"pr-view-001\u00a0", ""},          // a no-break space is not trimmed
 		{"\u00a0pr-view-001", ""},          //
 		{"pr-view-\uff10\uff10\uff11", ""}, // full-width digits
+		{"pr-vi\u0435w-001", ""},           // a Cyrillic е
+		{"pr-view-001\u200b", ""},          // a zero-width space
 	} {
 		got, err := NormalizeScenarioID(tc.id)
 		if tc.want == "" {
 			if err == nil {
 				t.Errorf("NormalizeScenarioID(%q) = %q, want it refused", tc.id, got)
-			} else if !strings.Contains(err.Error(), strconv.Quote(tc.id)) {
-				t.Errorf("NormalizeScenarioID(%q): error %q does not quote the ID as written", tc.id, err)
+			} else if !strings.Contains(err.Error(), strconv.QuoteToASCII(tc.id)) {
+				t.Errorf("NormalizeScenarioID(%q): error %q does not quote the ID as written, in ASCII", tc.id, err)
 			}
 			continue
 		}

@@ -71,7 +71,9 @@ func CheckSetName(set string) error {
 func NormalizeScenarioID(id string) (string, error) {
 	n := asciiLower(strings.Trim(id, " \t\r\n"))
 	if !ident.ScenarioID.Match(n) {
-		return "", fmt.Errorf("scenario id %q: expected %s", id, ident.ScenarioID.Expected)
+		// Quoted in ASCII: a look-alike (a Cyrillic е, the Kelvin sign)
+		// would otherwise print exactly as the ID it imitates.
+		return "", fmt.Errorf("scenario id %+q: expected %s", id, ident.ScenarioID.Expected)
 	}
 	return n, nil
 }

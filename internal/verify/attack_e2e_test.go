@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,5 +164,63 @@ if [ "$whole" = no ] && [ "$mode" = ghx ]; then kill -TERM $PPID; fi`
 	case !strings.Contains(tr.Error, want):
 		// A machine fast enough hashes 2 GiB within the budget.
 		t.Logf("the check finished within the stop budget:\n%s", stderr)
+	}
+}
+
+// TestSetKilledRunFolderCanBeDeleted: benchgate, as an ordinary user, is
+// killed with SIGKILL during a rerun, so attempt 0's folder stays
+// read-only. The commands docs/verify.md gives delete the set folder, as
+// that user: `chmod -R u+w` the set folder, then `rm -rf` it; without the
+// chmod, rm is refused. The private copies left in TMPDIR go with rm -rf.
+func TestSetKilledRunFolderCanBeDeleted(t *testing.T) {
+	m := newMisbehaving(t, "attack", nil)
+	script := `
+if [ "$whole" = no ] && [ "$mode" = ghx ]; then echo yes > "$dir/rerun"; sleep 100000; fi`
+	if err := os.WriteFile(filepath.Join(m.work, "attack.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.chaos(rule{"scenario": "workflow-runs-list-001", "behavior": "flaky"})
+	cmd := m.asOrdinaryUser(t)(m.setArgs("ci-diagnostics")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the rerun to start", func() bool {
+		_, err := os.Stat(filepath.Join(m.work, "rerun"))
+		return err == nil
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	set := filepath.Join(m.dir, "out", "ci-diagnostics")
+	a0, _ := filepath.Glob(filepath.Join(set, "_run", "*", "attempt-0"))
+	if len(a0) != 1 {
+		t.Fatalf("attempt 0 folders %q", a0)
+	}
+	if info, err := os.Stat(a0[0]); err != nil || info.Mode().Perm()&0o200 != 0 {
+		t.Fatalf("attempt 0's folder is not read-only after the kill (%v)", err)
+	}
+	asUser := func(argv ...string) error {
+		c := exec.Command("setpriv", append([]string{"--reuid=4321", "--regid=4321", "--clear-groups", "--"}, argv...)...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		return nil
+	}
+	// Its private copies stay too, where docs/verify.md says.
+	copies, _ := filepath.Glob(filepath.Join(m.work, "tmp", "benchgate-judged-*"))
+	if len(copies) != 1 {
+		t.Fatalf("private copies %q, want the killed run's folder", copies)
+	}
+	if err := asUser("rm", "-rf", copies[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := asUser("rm", "-rf", set); err == nil {
+		t.Fatal("rm -rf deleted the killed run's folder without the chmod docs/verify.md gives")
+	}
+	if err := asUser("chmod", "-R", "u+w", set); err != nil {
+		t.Fatal(err)
+	}
+	if err := asUser("rm", "-rf", set); err != nil {
+		t.Fatalf("after chmod -R u+w: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -275,21 +276,23 @@ func TestSetOutDirDanglingLink(t *testing.T) {
 // TestSetLookAlikeScenarioIDs: the Kelvin sign (U+212A) lower-cases to
 // an ASCII k, so "\u212Aelvin-001" once passed as kelvin-001 while a
 // decomposed café-001 was refused. Both are refused now, in the set file
-// and on the command line, with exit 2 and the ID as written.
+// and on the command line, with exit 2 and the ID as written, quoted in
+// ASCII so that a look-alike does not print as the ID it imitates.
 func TestSetLookAlikeScenarioIDs(t *testing.T) {
-	for _, id := range []string{"\u212Aelvin-001", "cafe\u0301-001"} {
+	for _, id := range []string{"\u212Aelvin-001", "cafe\u0301-001", "pr-vi\u0435w-001"} {
 		t.Run(id, func(t *testing.T) {
 			f := newFixture(t, "none.json", nil)
 			sets := filepath.Join(f.dir, "scenario-sets.json")
 			writeJSON(t, sets, map[string]any{"pr-exec": []string{"pr-view-001", id}})
 			f2 := newFixture(t, "none.json", map[string]any{"scenario_sets": sets})
 			code, _, stderr := f2.run(f2.setArgs("pr-exec")...)
-			want := `set "pr-exec" item 2: scenario id "` + id + `": expected lower-case words`
+			quoted := strconv.QuoteToASCII(id)
+			want := `set "pr-exec" item 2: scenario id ` + quoted + `: expected lower-case words`
 			if code != 2 || !strings.Contains(stderr, want) {
 				t.Errorf("set file: exit %d, want 2 and %q\n%s", code, want, stderr)
 			}
 			code, _, stderr = f.run(f.setArgs("pr-exec", "--scenario-id", id)...)
-			want = `scenario id "` + id + `": expected lower-case words`
+			want = `scenario id ` + quoted + `: expected lower-case words`
 			if code != 2 || !strings.Contains(stderr, want) {
 				t.Errorf("--scenario-id: exit %d, want 2 and %q\n%s", code, want, stderr)
 			}
