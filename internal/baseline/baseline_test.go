@@ -256,3 +256,88 @@ func TestFlips(t *testing.T) {
 		}
 	}
 }
+
+// simValues is sim with each scenario's five repetitions kept, as a run
+// record written from suite files keeps them: log-normal noise of sd
+// noise per repetition, tool calls Poisson around 4·scale.
+func simValues(r *rand.Rand, n int, growthPct, noise float64) (base, cur runrecord.Mode) {
+	base = runrecord.Mode{Mode: "ghx", Source: "base.jsonl", RunIDs: []string{"b"}}
+	cur = runrecord.Mode{Mode: "ghx", Source: "cur.jsonl", RunIDs: []string{"c"}}
+	poisson := func(l float64) float64 {
+		k, p := 0, math.Exp(-l)
+		for s, u := p, r.Float64(); u > s; s += p {
+			k++
+			p *= l / float64(k)
+		}
+		return float64(k)
+	}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s%03d", i)
+		scale := math.Exp(r.Float64() * math.Log(10))
+		mk := func(mult float64) runrecord.Scenario {
+			s := runrecord.Scenario{ID: id, Rows: 5, Passed: 5, Stable: 5}
+			for k := 0; k < 5; k++ {
+				s.ActiveTokens = append(s.ActiveTokens, math.Round(1000*scale*mult*math.Exp(r.NormFloat64()*noise)))
+				s.LatencyMs = append(s.LatencyMs, math.Round(20000*scale*mult*math.Exp(r.NormFloat64()*noise)))
+				s.ToolCalls = append(s.ToolCalls, poisson(4*scale*mult))
+			}
+			s.MedianActiveTokens = runrecord.Median(append([]float64(nil), s.ActiveTokens...))
+			s.MedianLatencyMs = runrecord.Median(append([]float64(nil), s.LatencyMs...))
+			s.MedianToolCalls = runrecord.Median(append([]float64(nil), s.ToolCalls...))
+			return s
+		}
+		base.Scenarios = append(base.Scenarios, mk(1))
+		cur.Scenarios = append(cur.Scenarios, mk(1+growthPct/100))
+	}
+	return base, cur
+}
+
+// TestCompareSuiteScopeErrorRates: records that keep their repetitions
+// are judged in the statistical gate's suite scope. Over 200 seeded
+// pairs of runs of 6 scenarios × 5: a growth exactly at the tolerance
+// (+10%) is called fine (pass) in at most 5% of runs plus the
+// Monte-Carlo error, per metric; no change is called a regression in at
+// most 5%; a 40% growth at low noise is a regression in nearly every
+// run; and every comparison says it was judged in the suite scope.
+func TestCompareSuiteScopeErrorRates(t *testing.T) {
+	const runs = 200
+	mc := 2 * math.Sqrt(0.05*0.95/runs)
+	for _, tc := range []struct {
+		name      string
+		growth    float64
+		noise     float64
+		verdict   string
+		maxShare  float64 // at most this share of metric verdicts equal verdict
+		minShare  float64 // at least
+		metricsOf []string
+	}{
+		{"growth exactly at the tolerance", 10, 0.25, Pass, 0.05 + mc, 0, []string{MetricActiveTokens, MetricLatency, MetricToolCalls}},
+		{"no change", 0, 0.25, Fail, 0.05 + mc, 0, []string{MetricActiveTokens, MetricLatency, MetricToolCalls}},
+		{"40% growth, low noise", 40, 0.05, Fail, 1, 0.95, []string{MetricActiveTokens, MetricLatency}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(40, uint64(tc.growth)))
+			count := map[string]int{}
+			for i := 0; i < runs; i++ {
+				base, cur := simValues(r, 6, tc.growth, tc.noise)
+				c := compare(t, base, cur)
+				m := c.Modes[0]
+				if m.Scope != "suite" || m.Note != "" {
+					t.Fatalf("judged in scope %q (%s), expected the suite scope", m.Scope, m.Note)
+				}
+				for _, e := range m.Efficiency {
+					if string(e.Verdict) == tc.verdict {
+						count[e.Name]++
+					}
+				}
+			}
+			for _, name := range tc.metricsOf {
+				share := float64(count[name]) / runs
+				t.Logf("%s: %s in %.1f%% of runs", name, tc.verdict, share*100)
+				if share > tc.maxShare || share < tc.minShare {
+					t.Errorf("%s: %s in %.1f%% of runs, expected between %.1f%% and %.1f%%", name, tc.verdict, share*100, tc.minShare*100, tc.maxShare*100)
+				}
+			}
+		})
+	}
+}
