@@ -135,7 +135,7 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 			}
 			*in.from = "`" + r.shown(dir) + "`"
 			if in.input == "baseline" {
-				lp.BaselineRun = r.shown(dir)
+				lp.BaselineRun = "folder " + r.shown(dir)
 			}
 			p.Args = append(p.Args, in.flag, dir)
 			if in.input == "history" {

@@ -211,7 +211,7 @@ func TestSetHistoryFromBaseBranch(t *testing.T) {
 	}
 	sum := s.summary(t)
 	for _, w := range []string{
-		"❌ **benchgate set: fail**: pr-exec: failing rows after reruns (success, output_valid, error null) 2 rows, needs ≤ 0 rows · 1 check failed, 1 scenario failing (1 new)\n",
+		"❌ **benchgate set: fail**: pr-exec: failing rows after reruns (success, output_valid, error null) 2 rows, needs ≤ 0 rows · 1 check failed (and 1 recorded only), 1 scenario failing (1 new against the history)\n",
 		"- **new** `pr-exec/pr-merge-execute-001`: 2 of 2 iterations failed in agent_direct and ghx; first error: `success: expected true, got false`; ",
 		"`pr-merge-execute-001` fail(s) in both agent_direct and ghx: a fixture or scenario problem rather than ghx.",
 		"gh workflow run rerun-scenarios.yml --ref bench -f set=pr-exec -f scenario_ids=pr-merge-execute-001\n",

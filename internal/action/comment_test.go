@@ -54,7 +54,7 @@ func TestCommentBody(t *testing.T) {
 	body := commentBody(marker, s)
 	gfm.Require(t, "comment", body)
 	for _, want := range []string{
-		marker + "\n❌ **benchgate report: fail**: active-token reduction -30.00% [-33.40%, -26.30%], needs ≥ 15.00%; latency reduction 10.00% [-5.00%, 20.00%], needs ≥ 15.00% (undecided); and 2 more · 2 checks failed, 2 undecided, 14 scenarios failing (1 new)",
+		marker + "\n❌ **benchgate report: fail**: active-token reduction -30.00% [-33.40%, -26.30%], needs ≥ 15.00%; latency reduction 10.00% [-5.00%, 20.00%], needs ≥ 15.00% (undecided); and 2 more · 2 checks failed, 2 undecided, 14 scenarios failing (1 new against the history)",
 		"| ❌ | active-token reduction | -30.00% [-33.40%, -26.30%] | ≥ 15.00% | **decided the exit code**; paired estimate over 12 scenarios, 98.33% interval; gate v2's median of per-scenario reductions: -28.00% |",
 		"| ⚠️ | tool-call reduction | not measured | ≥ 20.00% | **decided the exit code**; no scenario has values in both modes; gate v2's median of per-scenario reductions: 0.00% |",
 		"latency: about 34 scenarios at 3 repetitions would give 80% power to decide it at the observed reduction (10.00%; this run's 12 give 31%) |",

@@ -141,7 +141,7 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 				"A reliability check failed"}},
 		{name: "inconclusive noisy change", prepare: report(map[string]string{"stats": "true"}, realSuites), code: 1, status: "fail",
 			mark: "❌", first: "**benchgate report: fail**: active-token reduction 40.96% [2.61%, 55.22%], needs ≥ 15.00% (undecided)",
-			comment: []string{"The data do not decide an efficiency check"}},
+			comment: []string{"The data do not decide active-token reduction, latency reduction: the table says how much more would"}},
 		{name: "ordered run failing at set 3", code: 1, status: "fail",
 			prepare: func(t *testing.T) (*step, *ghfake.Server) {
 				s := benchStep(t, map[string]string{"mode": "ordered", "provider": "openai"})

@@ -129,7 +129,7 @@ func TestJudge(t *testing.T) {
 			want: "❌ **benchgate set: fail**: pr-exec: failing rows after reruns (success, output_valid, error null) 2 rows, needs ≤ 0 rows · 1 check failed, 1 scenario failing", never: []string{"not enforced"}},
 		{name: "ordered stopping at set 3", mode: "ordered", m: ordered, code: 1,
 			res:  results{Sets: []*setResult{set("pr-exec", "pass", &verify.GateRecord{Ran: true, Passed: false, Profile: "verify_pr"}, 0), set("pr-thread-mutations", "pass", nil, 0), set("issues", "terminal_fail", nil, 3)}},
-			want: "❌ **benchgate ordered: fail**: issues: failing rows after reruns (success, output_valid, error null) 3 rows, needs ≤ 0 rows · 1 check failed, 1 scenario failing, 6 of 9 sets not run", never: []string{"not enforced"}},
+			want: "❌ **benchgate ordered: fail**: issues: failing rows after reruns (success, output_valid, error null) 3 rows, needs ≤ 0 rows · 1 check failed (and 1 recorded only), 1 scenario failing, 6 of 9 sets not run", never: []string{"not enforced"}},
 		{name: "swebench with fail-on never", mode: "swebench-batch", code: 0,
 			res:  results{Batch: &batchResult{Instances: []instanceStatus{{InstanceID: "a", Status: "success"}, {InstanceID: "b", Status: "failed", FailureReasonCode: "patch_check"}, {InstanceID: "c", Status: "incomplete"}}}},
 			want: "⚠️ **benchgate swebench-batch: pass**: not enforced (fail-on: never); it would have failed on instances that did not succeed 2 instances, needs ≤ 0 instances"},
@@ -236,7 +236,7 @@ func TestSummaryOf300ScenariosNineSets(t *testing.T) {
 	t.Logf("whole %d bytes, written %d bytes", len(full), len(out))
 	gfm.Require(t, "job summary", out)
 	top := out[:strings.Index(out, "\n## Set ")]
-	if !strings.HasPrefix(top, "❌ **benchgate ordered: fail**: pr-thread-mutations: failing rows after reruns (success, output_valid, error null) 1800 rows, needs ≤ 0 rows; release-delivery: failing rows after reruns (success, output_valid, error null) 1800 rows, needs ≤ 0 rows; and 2 more · 4 checks failed, 1200 scenarios failing\n") {
+	if !strings.HasPrefix(top, "❌ **benchgate ordered: fail**: pr-thread-mutations: failing rows after reruns (success, output_valid, error null) 1800 rows, needs ≤ 0 rows; release-delivery: failing rows after reruns (success, output_valid, error null) 1800 rows, needs ≤ 0 rows; and 2 more · 4 checks failed (and 6 recorded only), 1200 scenarios failing\n") {
 		t.Errorf("headline:\n%s", top[:600])
 	}
 	for _, s := range res.Sets {

@@ -122,7 +122,8 @@ func baselineChecks(c *baseline.Comparison) []verdict.Check {
 		for _, e := range m.Efficiency {
 			lo, hi := -e.HighPct+0, -e.LowPct+0
 			out = append(out, verdict.Check{Group: "baseline", ID: "baseline_" + m.Mode + "_" + e.Name, Name: m.Mode + ": " + e.Name + " change against the baseline",
-				Value: -e.EstimatePct + 0, Low: &lo, High: &hi, Threshold: c.TolerancePct, Unit: "%", Direction: verdict.AtMost, Status: status(string(e.Verdict))})
+				Value: -e.EstimatePct + 0, Low: &lo, High: &hi, Threshold: c.TolerancePct, Unit: "%", Direction: verdict.AtMost, Status: status(string(e.Verdict)),
+				Method: e.Reason})
 		}
 	}
 	return out
@@ -163,8 +164,7 @@ func judge(in judgeInput) *verdict.Verdict {
 	if v.Checks == nil {
 		v.Checks = []verdict.Check{}
 	}
-	lb := m.Lookback
-	if lb != nil && lb.History != nil {
+	if lb := m.Lookback; lb != nil {
 		markNew(v, lb)
 	}
 	switch {
@@ -182,13 +182,36 @@ func judge(in judgeInput) *verdict.Verdict {
 	return v
 }
 
-// markNew marks the failing scenarios that passed in every earlier run,
-// puts them first, and lists the flaky ones.
+// markNew marks the failing scenarios that passed before and names
+// those that failed before and pass now, against one reference so that
+// the first line gives one count of what broke: the baseline when its
+// scenarios were compared (what the baseline checks count), else the
+// history (passed, or failed, in every earlier run). New failures go
+// first; the history's flaky scenarios are listed either way.
 func markNew(v *verdict.Verdict, lb *Lookback) {
-	h := lb.History
 	isNew := map[string]bool{}
-	for _, s := range h.NewFailures {
-		isNew[s.Mode+"/"+s.ID] = true
+	if c := lb.Comparison; c != nil && comparedScenarios(c) {
+		v.NewAgainst = "baseline"
+		for _, m := range c.Modes {
+			for _, id := range m.Success.NewlyFailing {
+				isNew[m.Mode+"/"+id] = true
+			}
+			for _, id := range m.Success.NewlyPassing {
+				v.Recovered = append(v.Recovered, verdict.Recovered{Mode: m.Mode, ID: id})
+			}
+		}
+	} else if h := lb.History; h != nil {
+		v.NewAgainst = "history"
+		for _, s := range h.NewFailures {
+			isNew[s.Mode+"/"+s.ID] = true
+		}
+		for _, s := range h.Scenarios {
+			if s.InCurrent && !s.FailingNow && s.EarlierSeen > 0 && s.EarlierPassed == 0 {
+				v.Recovered = append(v.Recovered, verdict.Recovered{Mode: s.Mode, ID: s.ID, EarlierRuns: s.EarlierSeen})
+			}
+		}
+	} else {
+		return
 	}
 	for i := range v.Failing {
 		for _, mode := range v.Failing[i].Modes {
@@ -198,9 +221,22 @@ func markNew(v *verdict.Verdict, lb *Lookback) {
 		}
 	}
 	sort.SliceStable(v.Failing, func(i, j int) bool { return v.Failing[i].New && !v.Failing[j].New })
-	for _, s := range h.Flaky {
-		v.Flaky = append(v.Flaky, verdict.Flaky{Mode: s.Mode, ID: s.ID, RunsPassed: s.EarlierPassed, RunsSeen: s.EarlierSeen, FailingNow: s.FailingNow})
+	if h := lb.History; h != nil {
+		for _, s := range h.Flaky {
+			v.Flaky = append(v.Flaky, verdict.Flaky{Mode: s.Mode, ID: s.ID, RunsPassed: s.EarlierPassed, RunsSeen: s.EarlierSeen, FailingNow: s.FailingNow})
+		}
 	}
+}
+
+// comparedScenarios says the baseline held scenarios to compare (not a
+// summary alone, whose success is untested).
+func comparedScenarios(c *baseline.Comparison) bool {
+	for _, m := range c.Modes {
+		if m.Success.Verdict != "" && m.Success.Verdict != baseline.Untested {
+			return true
+		}
+	}
+	return false
 }
 
 // setsOf judges set and ordered: per set, the row check that decides
@@ -398,11 +434,16 @@ func nextSteps(v *verdict.Verdict, in judgeInput) ([]verdict.Step, *verdict.Reru
 			break
 		}
 	}
+	// Undecided checks that failed the step, and those allowed to pass:
+	// the advice differs, and must not contradict the first line.
 	for _, ch := range v.Deciding() {
 		if ch.Status == verdict.Undecided {
 			next = append(next, verdict.UndecidedCheck)
 			break
 		}
+	}
+	if len(v.UndecidedAllowed()) > 0 {
+		next = append(next, verdict.UndecidedAllowed)
 	}
 	notRun, stopped := false, false
 	for _, s := range v.Sets {

@@ -91,10 +91,24 @@ func (reportMode) judge(v *verdict.Verdict, in judgeInput) {
 	if lb := in.Mode.Lookback; lb != nil {
 		checks = append(checks, baselineChecks(lb.Comparison)...)
 	}
+	// An undecided check fails the step only when it is one of the
+	// statistical gate's efficiency checks and undecided checks are not
+	// allowed to pass; a baseline check fails it only when it regressed.
+	undecidedFails := false
+	if rep := in.Mode.Report; rep != nil && rep.Stats != nil {
+		undecidedFails = !rep.Stats.AllowUndecided
+	}
 	for i := range checks {
 		c := &checks[i]
 		c.Recorded = !gateOn
-		c.Decided = gateOn && (in.Code == exitOK || c.Status != verdict.Pass)
+		switch c.Status {
+		case verdict.Pass:
+			c.Decided = gateOn && in.Code == exitOK
+		case verdict.Fail:
+			c.Decided = gateOn
+		default:
+			c.Decided = gateOn && in.Code != exitOK && undecidedFails && c.Group == "efficiency"
+		}
 	}
 	v.Checks = checks
 	v.Failing = failingOf("", in.Res.Suites, in.Res.SuiteOrder, in)

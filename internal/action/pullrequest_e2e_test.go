@@ -13,8 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/verdict"
 )
 
 // prComment is the one comment on pull request 1 and its first line
@@ -180,5 +182,147 @@ func writeGeneratedSuites(t *testing.T, ws string) {
 		if err := os.WriteFile(filepath.Join(ws, "cur", name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// copySuites writes the real upstream suites of 2026-02-25 into each of
+// the workspace folders dirs, as <mode>-suite.jsonl.
+func copySuites(t *testing.T, ws string, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		for _, m := range []string{"agent_direct", "ghx"} {
+			copyFile(t, filepath.Join("..", "..", "testdata", "suites", "2026-02-25-"+m+"-suite.jsonl"), filepath.Join(ws, d, m+"-suite.jsonl"))
+		}
+	}
+}
+
+// keptVerdict reads the verdict.json the step kept in its run folder.
+func keptVerdict(t *testing.T, s *step) verdict.Verdict {
+	t.Helper()
+	var v verdict.Verdict
+	b, err := os.ReadFile(filepath.Join(s.ws, s.outputs(t)["out-dir"], action.VerdictFile))
+	if err != nil {
+		t.Fatalf("no verdict kept: %v", err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestUnchangedRunIsACleanPass: rows judged against a baseline and a
+// history holding the same rows (four scenarios, as the benchmark's
+// real suites have). Nothing moved, so the
+// run is a clean ✅ that says it is unchanged against the baseline, with
+// nothing undecided and no advice to let undecided checks pass. Before,
+// the ties of identical rows made six baseline checks "undecided, and
+// allowed to pass", the table marked them "decided the exit code" while
+// the exit code ignored them, and "Next" told the reader to set
+// stats-allow-undecided after the first line said they were allowed.
+// Then undecided checks a user did allow (stats-allow-undecided: true)
+// pass the step without being called decisive, and "Next" says how much
+// more data would decide them instead of asking for what is set.
+func TestUnchangedRunIsACleanPass(t *testing.T) {
+	t.Run("same rows as the baseline", func(t *testing.T) {
+		s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": "true", "upload-artifacts": "false",
+			"baseline": "baseline", "history": "history"})
+		// Four scenarios: too few for a baseline interval to decide
+		// anything, so only identical rows can be a clean pass.
+		for day, dir := range map[int]string{1: "history/run-1", 2: "history/run-2", 3: "baseline", 4: "cur"} {
+			os.MkdirAll(filepath.Join(s.ws, dir), 0o755)
+			os.WriteFile(filepath.Join(s.ws, dir, "agent_direct-suite.jsonl"), []byte(suiteText("agent_direct", day, 4, 1000)), 0o644)
+			os.WriteFile(filepath.Join(s.ws, dir, "ghx-suite.jsonl"), []byte(suiteText("ghx", day, 4, 500)), 0o644)
+		}
+		gh := prStep(t, s, "octo/bench")
+		s.run(t)
+		body, first := prComment(t, gh, s)
+		sameOpening(t, s, first, 0, "pass")
+		want := "✅ **benchgate report: pass**: all 17 checks pass; unchanged against the baseline · 0 checks failed, 0 scenarios failing · head [`" + prHead[:7] + "`]"
+		if !strings.HasPrefix(first, want) {
+			t.Errorf("first line\n%s\nwant it to start\n%s", first, want)
+		}
+		if !strings.HasSuffix(first, " and baseline folder baseline") {
+			t.Errorf("first line does not name the baseline as a folder: %s", first)
+		}
+		for _, bad := range []string{"⚠️", "undecided", "decided the exit code", "stats-allow-undecided", "**Next**"} {
+			if strings.Contains(body, bad) {
+				t.Errorf("an unchanged run's comment says %q:\n%s", bad, body)
+			}
+		}
+		if !strings.Contains(body, "| ✅ | ghx: active_tokens change against the baseline | 0.00% [0.00%, 0.00%] | ≤ 10.00% | unchanged: each of the 4 paired scenarios has the same median as in the baseline |") {
+			t.Errorf("the table does not say the baseline check is unchanged:\n%s", body)
+		}
+		if out := s.outputs(t); out["baseline-verdict"] != "pass" {
+			t.Errorf("baseline-verdict output %q, want pass", out["baseline-verdict"])
+		}
+		for _, c := range keptVerdict(t, s).Checks {
+			if c.Status != verdict.Pass || !c.Decided {
+				t.Errorf("verdict.json: %s is %s (decided %v), want a pass that decided the exit code", c.ID, c.Status, c.Decided)
+			}
+		}
+	})
+	t.Run("undecided checks allowed to pass", func(t *testing.T) {
+		s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": "true", "upload-artifacts": "false",
+			"stats": "true", "stats-allow-undecided": "true"})
+		copySuites(t, s.ws, "cur")
+		gh := prStep(t, s, "octo/bench")
+		s.run(t)
+		body, first := prComment(t, gh, s)
+		sameOpening(t, s, first, 0, "pass")
+		want := "⚠️ **benchgate report: pass**: 8 of 10 checks pass; undecided, and allowed to pass: active-token reduction 40.96% [2.61%, 55.22%], needs ≥ 15.00% (undecided); latency reduction"
+		if !strings.HasPrefix(first, want) {
+			t.Errorf("first line\n%s\nwant it to start\n%s", first, want)
+		}
+		if strings.Contains(body, "decided the exit code") || strings.Contains(body, "stats-allow-undecided") {
+			t.Errorf("checks allowed to pass are called decisive, or Next asks for what is set:\n%s", body)
+		}
+		for _, w := range []string{"| ⚠️ | active-token reduction | 40.96% [2.61%, 55.22%] | ≥ 15.00% | undecided, allowed to pass;",
+			"**Next**: The data do not decide active-token reduction, latency reduction, which did not fail the step: the table says how much more would."} {
+			if !strings.Contains(body, w) {
+				t.Errorf("comment lacks %q:\n%s", w, body)
+			}
+		}
+		for _, c := range keptVerdict(t, s).Checks {
+			if c.Status == verdict.Undecided && c.Decided {
+				t.Errorf("verdict.json: undecided %s decided the exit code of a pass", c.ID)
+			}
+		}
+	})
+}
+
+// TestRecoveredScenarioIsNamed: a scenario that failed in every earlier
+// run of the history passes now, while another fails for the first time.
+// The comment names the new failure first, with one count of what broke
+// and where it was measured, and then the recovered scenario as good
+// news. Before, the recovered scenario was only in a collapsed section
+// of the job summary.
+func TestRecoveredScenarioIsNamed(t *testing.T) {
+	s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": "false", "upload-artifacts": "false", "history": "history"})
+	for day, dir := range map[int]string{1: "history/run-1", 2: "history/run-2", 3: "cur"} {
+		fail := []int{3} // s-003 failed in both earlier runs
+		if dir == "cur" {
+			fail = []int{5} // and passes now, while s-005 fails
+		}
+		os.MkdirAll(filepath.Join(s.ws, dir), 0o755)
+		os.WriteFile(filepath.Join(s.ws, dir, "agent_direct-suite.jsonl"), []byte(suiteText("agent_direct", day, 12, 1000)), 0o644)
+		os.WriteFile(filepath.Join(s.ws, dir, "ghx-suite.jsonl"), []byte(suiteText("ghx", day, 12, 500, fail...)), 0o644)
+	}
+	gh := prStep(t, s, "octo/bench")
+	s.run(t)
+	body, first := prComment(t, gh, s)
+	sameOpening(t, s, first, 0, "pass")
+	if !strings.Contains(first, ", 1 scenario failing (1 new against the history) · ") {
+		t.Errorf("first line does not count the new failure against the history: %s", first)
+	}
+	failing := strings.Index(body, "**Failing scenarios** (1):\n\n- **new** `s-005`")
+	recovered := strings.Index(body, "**Recovered, passing now** (1): `ghx/s-003` (failed in all 2 earlier runs).")
+	if failing < 0 || recovered < 0 || recovered < failing {
+		t.Errorf("the comment does not name the new failure, then the recovered scenario:\n%s", body)
+	}
+	if v := keptVerdict(t, s); len(v.Recovered) != 1 || v.Recovered[0].ID != "s-003" || v.NewAgainst != "history" {
+		t.Errorf("verdict.json: recovered %+v, new against %q", v.Recovered, v.NewAgainst)
 	}
 }

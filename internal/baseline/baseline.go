@@ -312,12 +312,21 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 	}
 	for _, r := range res {
 		r.Reason = changeReason(r, opts.TolerancePct)
-		if same && r.Scenarios > 0 {
+		switch {
+		case same && r.Scenarios > 0:
 			// A copy of this run: the change is exactly 0 and there is
 			// no second sample whose noise a test could weigh.
 			r.Verdict, r.ToDecide = stats.Pass, ""
 			r.EstimatePct, r.LowPct, r.HighPct = 0, 0, 0
 			r.Reason = fmt.Sprintf("the two runs hold the same values in every one of the %d paired scenarios (a copy of this run): the change is exactly 0%%, below the tolerance +%s%%", r.Scenarios, strconvTrim(opts.TolerancePct))
+		case unchanged(r):
+			// The same medians as the baseline in every paired scenario
+			// (a baseline that kept medians only, or the scenario
+			// scope): there is no change to test, and ties must not
+			// make the same rows read as undecided.
+			r.Verdict, r.ToDecide, r.MoreScenarios, r.RepetitionsNeeded = stats.Pass, "", 0, 0
+			r.EstimatePct, r.LowPct, r.HighPct = 0, 0, 0
+			r.Reason = fmt.Sprintf("unchanged: each of the %d paired scenarios has the same median as in the baseline", r.Scenarios)
 		}
 		if r.Scope == stats.ScopeSuite && r.ToDecide != "" {
 			// The planner's sentence speaks of reductions; against a
@@ -327,6 +336,20 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 		m.Efficiency = append(m.Efficiency, Efficiency{Result: r, MovedMost: movedMost(r.Pairs)})
 	}
 	return m, nil
+}
+
+// unchanged says a metric has values in both runs and the same value in
+// each paired scenario: the run did not alter it.
+func unchanged(r stats.Result) bool {
+	if len(r.Pairs) == 0 || r.Scenarios == 0 {
+		return false
+	}
+	for _, p := range r.Pairs {
+		if p.Base != p.Target {
+			return false
+		}
+	}
+	return true
 }
 
 // ChangeInterval writes a metric's change against the baseline with its

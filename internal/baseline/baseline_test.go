@@ -84,7 +84,7 @@ func TestCompareKnownEffects(t *testing.T) {
 		{name: "growth at the tolerance with noise", n: 20, effect: 10, noise: 0.3, wantSuccess: Pass, wantEfficiency: Inconclusive, wantOverallVerdict: Inconclusive},
 		{name: "eight scenarios start failing", n: 20, curFail: []int{0, 1, 2, 3, 4, 5, 6, 7}, wantSuccess: Fail, wantEfficiency: Pass, wantNewlyFailing: 8, wantOverallVerdict: Fail},
 		{name: "two start failing, one recovers", n: 20, baseFail: []int{9}, curFail: []int{0, 1}, wantSuccess: Inconclusive, wantEfficiency: Pass, wantNewlyFailing: 2, wantOverallVerdict: Inconclusive},
-		{name: "three scenarios cannot decide", n: 3, curFail: []int{0}, wantSuccess: Underpowered, wantEfficiency: Underpowered, wantNewlyFailing: 1, wantOverallVerdict: Inconclusive},
+		{name: "three scenarios cannot decide", n: 3, noise: 0.02, curFail: []int{0}, wantSuccess: Underpowered, wantEfficiency: Underpowered, wantNewlyFailing: 1, wantOverallVerdict: Inconclusive},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,6 +112,36 @@ func TestCompareKnownEffects(t *testing.T) {
 				t.Errorf("paired = %d, want %d", m.Paired, tt.n)
 			}
 		})
+	}
+}
+
+// TestCompareSameRunsIsUnchanged: a run compared with itself, at four
+// scenarios (too few for any interval to decide) and at twenty, is a
+// pass that says it is unchanged, never undecided: the same rows have
+// nothing to test.
+func TestCompareSameRunsIsUnchanged(t *testing.T) {
+	for _, n := range []int{4, 20} {
+		base, _ := sim(3, n, 0, 0.2, nil, nil)
+		cur := base
+		cur.Source, cur.RunIDs = "cur.jsonl", []string{"c"}
+		c := compare(t, base, cur)
+		if c.Verdict != Pass {
+			t.Errorf("%d scenarios: overall %s, want pass", n, c.Verdict)
+		}
+		for _, e := range c.Modes[0].Efficiency {
+			if string(e.Verdict) != Pass || !strings.HasPrefix(e.Reason, "unchanged: each of the ") || e.ToDecide != "" {
+				t.Errorf("%d scenarios: %s = %s (%s; %s), want an unchanged pass", n, e.Name, e.Verdict, e.Reason, e.ToDecide)
+			}
+		}
+	}
+	// One scenario moved: no longer unchanged, judged as before.
+	base, _ := sim(3, 4, 0, 0.2, nil, nil)
+	cur := base
+	cur.Scenarios = append([]runrecord.Scenario(nil), base.Scenarios...)
+	cur.Scenarios[0].MedianActiveTokens = f(*base.Scenarios[0].MedianActiveTokens * 1.01)
+	c := compare(t, base, cur)
+	if e := c.Modes[0].Efficiency[0]; string(e.Verdict) == Pass {
+		t.Errorf("four scenarios, one moved: %s = pass (%s), want undecided", e.Name, e.Reason)
 	}
 }
 

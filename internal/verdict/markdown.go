@@ -84,8 +84,9 @@ func (v *Verdict) Why() string {
 		}
 	}
 	switch {
-	case len(d) > 0 && len(undecided) == len(d):
-		return fmt.Sprintf("%d of %d checks pass; undecided, and allowed to pass: %s", n-len(d), n, sentences(d))
+	case len(undecided) > 0 && v.ExitCode == 0:
+		// They did not decide the exit code: the step passed with them.
+		return fmt.Sprintf("%d of %d checks pass; undecided, and allowed to pass: %s", n-len(undecided), n, sentences(undecided))
 	case len(d) > 0:
 		return sentences(d)
 	}
@@ -103,10 +104,34 @@ func (v *Verdict) Why() string {
 		}
 		s += ")"
 	}
+	if v.unchanged() {
+		// Nothing moved: the check nearest its threshold is where it was.
+		return s + "; unchanged against the baseline"
+	}
 	if c, ok := v.closest(); ok && n > 1 {
 		s += "; closest to its threshold: " + c.Sentence()
 	}
 	return s
+}
+
+// unchanged says the baseline was compared and nothing moved: no
+// scenario fails that passed there, and every change against it is
+// 0.00% with an interval of [0.00%, 0.00%].
+func (v *Verdict) unchanged() bool {
+	n := 0
+	for _, c := range v.Checks {
+		if c.Group != "baseline" {
+			continue
+		}
+		n++
+		if c.Status != Pass || c.Value != 0 {
+			return false
+		}
+		if c.Unit == "%" && (c.Low == nil || c.High == nil || *c.Low != 0 || *c.High != 0) {
+			return false
+		}
+	}
+	return n > 0
 }
 
 // closest is the passing check nearest its threshold, relative to the
@@ -116,7 +141,9 @@ func (v *Verdict) closest() (Check, bool) {
 	var best Check
 	found, bestMargin := false, 0.0
 	for _, c := range v.Checks {
-		if c.Direction == "" || c.Status != Pass || (c.Recorded && v.Enforced) {
+		// A count that needs none (no scenario failing that passed in the
+		// baseline) sits on its threshold whenever it passes: no margin.
+		if c.Direction == "" || c.Status != Pass || (c.Recorded && v.Enforced) || (c.Unit != "%" && c.Unit != "points") {
 			continue
 		}
 		val := c.Value
@@ -171,12 +198,20 @@ func plural(n int, one, many string) string {
 func (v *Verdict) countsText() string {
 	c := v.Counts()
 	s := plural(c.ChecksFailed, "check failed", "checks failed")
+	if c.RecordedFailed > 0 {
+		s += fmt.Sprintf(" (and %d recorded only)", c.RecordedFailed)
+	}
 	if c.ChecksUndecided > 0 {
 		s += fmt.Sprintf(", %d undecided", c.ChecksUndecided)
 	}
-	s += ", " + plural(c.ScenariosFailing, "scenario failing", "scenarios failing")
+	one, many := v.Nouns()
+	s += ", " + plural(c.ScenariosFailing, one+" failing", many+" failing")
 	if c.NewFailures > 0 {
-		s += fmt.Sprintf(" (%d new)", c.NewFailures)
+		s += fmt.Sprintf(" (%d new", c.NewFailures)
+		if v.NewAgainst != "" {
+			s += " against the " + v.NewAgainst
+		}
+		s += ")"
 	}
 	notRun := 0
 	for _, st := range v.Sets {
@@ -251,6 +286,8 @@ func (v *Verdict) tableRows() [][]string {
 		switch {
 		case c.Decided && c.Status != Pass:
 			notes = append(notes, "**decided the exit code**")
+		case c.Status == Undecided && !c.Decided && !c.Recorded && v.Enforced && v.ExitCode == 0:
+			notes = append(notes, "undecided, allowed to pass")
 		case c.Recorded && !v.Enforced && v.Switch != "":
 			notes = append(notes, "not enforced ("+v.Switch+")")
 		case c.Recorded:
@@ -326,7 +363,11 @@ func (v *Verdict) Blocks() []string {
 			}
 			items = append(items, "- "+s.ScenarioLine())
 		}
-		out = append(out, fmt.Sprintf("**Failing scenarios** (%d):\n\n%s", len(v.Failing), strings.Join(items, "\n")))
+		_, many := v.Nouns()
+		out = append(out, fmt.Sprintf("**Failing %s** (%d):\n\n%s", many, len(v.Failing), strings.Join(items, "\n")))
+	}
+	if len(v.Recovered) > 0 {
+		out = append(out, v.recoveredText())
 	}
 	if len(v.Flaky) > 0 {
 		var ids []string
@@ -350,6 +391,39 @@ func (v *Verdict) Blocks() []string {
 		out = append(out, strings.Join(ls, " · "))
 	}
 	return out
+}
+
+// recoveredText names the scenarios that failed before and pass now:
+// good news, after the failures.
+func (v *Verdict) recoveredText() string {
+	var ids []string
+	for i, r := range v.Recovered {
+		if i == MaxListed {
+			ids = append(ids, fmt.Sprintf("and %d more", len(v.Recovered)-MaxListed))
+			break
+		}
+		where := "failed in the baseline"
+		switch {
+		case r.EarlierRuns == 1:
+			where = "failed in the earlier run"
+		case r.EarlierRuns > 1:
+			where = fmt.Sprintf("failed in all %d earlier runs", r.EarlierRuns)
+		}
+		ids = append(ids, fmt.Sprintf("%s (%s)", textfmt.Code(r.Mode+"/"+r.ID), where))
+	}
+	return fmt.Sprintf("**Recovered, passing now** (%d): %s.", len(v.Recovered), strings.Join(ids, ", "))
+}
+
+// Nouns are what the mode's failing units are called: scenarios,
+// instances (swebench-batch) or questions (qa-audit).
+func (v *Verdict) Nouns() (one, many string) {
+	switch v.Mode {
+	case "swebench-batch":
+		return "instance", "instances"
+	case "qa-audit":
+		return "question", "questions"
+	}
+	return "scenario", "scenarios"
 }
 
 func (v *Verdict) setsText() string {

@@ -31,11 +31,14 @@ const (
 	ReliabilityFailed Step = "reliability-failed"
 	// UndecidedCheck: the data do not decide a deciding check.
 	UndecidedCheck Step = "undecided"
+	// UndecidedAllowed: checks the data do not decide were allowed to
+	// pass, and the step passed.
+	UndecidedAllowed Step = "undecided-allowed"
 	// StoppedAtSet: an ordered run stopped at a set before later ones.
 	StoppedAtSet Step = "stopped-at-set"
 )
 
-var stepKnown = map[Step]bool{FixInput: true, FixNamedInput: true, NewFailures: true, BothModes: true, ReliabilityFailed: true, UndecidedCheck: true, StoppedAtSet: true}
+var stepKnown = map[Step]bool{FixInput: true, FixNamedInput: true, NewFailures: true, BothModes: true, ReliabilityFailed: true, UndecidedCheck: true, UndecidedAllowed: true, StoppedAtSet: true}
 
 func (s Step) known() bool { return stepKnown[s] }
 
@@ -64,7 +67,11 @@ func (v *Verdict) sentence(s Step) string {
 		return "Fix the input named above and run again; nothing was judged."
 	case NewFailures:
 		if n := v.Counts().NewFailures; n > 0 {
-			return fmt.Sprintf("%d failing scenario(s) passed in every earlier run: this change is the first suspect.", n)
+			where := "in every earlier run"
+			if v.NewAgainst == "baseline" {
+				where = "in the baseline"
+			}
+			return fmt.Sprintf("%d failing scenario(s) passed %s: this change is the first suspect.", n, where)
 		}
 	case BothModes:
 		var ids []string
@@ -83,7 +90,23 @@ func (v *Verdict) sentence(s Step) string {
 	case ReliabilityFailed:
 		return "A reliability check failed: read the first errors of the failing scenarios before the efficiency figures."
 	case UndecidedCheck:
-		return "The data do not decide an efficiency check: the table says how much more would (or set stats-allow-undecided: true to let undecided checks pass)."
+		var names []string
+		for _, c := range v.Deciding() {
+			if c.Status == Undecided {
+				names = append(names, c.Name)
+			}
+		}
+		if len(names) > 0 {
+			return "The data do not decide " + checkNames(names) + ": the table says how much more would (or set stats-allow-undecided: true to let undecided checks pass)."
+		}
+	case UndecidedAllowed:
+		var names []string
+		for _, c := range v.UndecidedAllowed() {
+			names = append(names, c.Name)
+		}
+		if len(names) > 0 {
+			return "The data do not decide " + checkNames(names) + ", which did not fail the step: the table says how much more would."
+		}
 	case StoppedAtSet:
 		stoppedAt, notRun := "", 0
 		for _, st := range v.Sets {
@@ -100,6 +123,24 @@ func (v *Verdict) sentence(s Step) string {
 		}
 	}
 	return ""
+}
+
+// maxNamedChecks is how many checks a next step names; the rest are
+// counted.
+const maxNamedChecks = 2
+
+// checkNames are check names in a sentence: the first two, on one line
+// each, then how many more.
+func checkNames(names []string) string {
+	var out []string
+	for i, n := range names {
+		if i == maxNamedChecks {
+			out = append(out, fmt.Sprintf("%d more", len(names)-maxNamedChecks))
+			break
+		}
+		out = append(out, textfmt.Cell(textfmt.Truncate(n, 100)))
+	}
+	return strings.Join(out, ", ")
 }
 
 // idCode shows an identifier from data as a code span, cut to a length
@@ -201,6 +242,7 @@ func (v *Verdict) Inert() *Verdict {
 	c.Checks = append([]Check(nil), v.Checks...)
 	c.Failing = append([]Scenario(nil), v.Failing...)
 	c.Flaky = append([]Flaky(nil), v.Flaky...)
+	c.Recovered = append([]Recovered(nil), v.Recovered...)
 	c.Sets = append([]Set(nil), v.Sets...)
 	c.Next = append([]Step(nil), v.Next...)
 	c.Links = append([]Link(nil), v.Links...)
@@ -235,6 +277,9 @@ func (v *Verdict) Texts() []*string {
 	}
 	for i := range v.Flaky {
 		out = append(out, &v.Flaky[i].Mode, &v.Flaky[i].ID)
+	}
+	for i := range v.Recovered {
+		out = append(out, &v.Recovered[i].Mode, &v.Recovered[i].ID)
 	}
 	for i := range v.Sets {
 		out = append(out, &v.Sets[i].Name, &v.Sets[i].Status)

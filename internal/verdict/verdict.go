@@ -67,6 +67,13 @@ type Verdict struct {
 	Failing []Scenario `json:"failing"`
 	// Flaky are scenarios that both passed and failed in earlier runs.
 	Flaky []Flaky `json:"flaky,omitempty"`
+	// Recovered are scenarios that failed where New is measured (every
+	// earlier run of the history, or the baseline) and pass now.
+	Recovered []Recovered `json:"recovered,omitempty"`
+	// NewAgainst says where a failing scenario's New was measured:
+	// "history" (it passed in every earlier run) or "baseline" (it
+	// passed in the baseline); "" when neither was compared.
+	NewAgainst string `json:"newAgainst,omitempty"`
 	// Sets are set and ordered's sets, in order, those not run included.
 	Sets []Set `json:"sets,omitempty"`
 	// Compared is what was judged against what.
@@ -139,7 +146,8 @@ type Scenario struct {
 	// relative to the workspace or inside the artifact; URL links it.
 	Where string `json:"where,omitempty"`
 	URL   string `json:"url,omitempty"`
-	// New: it passed in every earlier run and fails now.
+	// New: it passed where the verdict's NewAgainst says (every earlier
+	// run of the history, or the baseline) and fails now.
 	New bool `json:"new,omitempty"`
 }
 
@@ -150,6 +158,15 @@ type Flaky struct {
 	RunsPassed int    `json:"runsPassed"`
 	RunsSeen   int    `json:"runsSeen"`
 	FailingNow bool   `json:"failingNow"`
+}
+
+// Recovered is a scenario that failed before and passes now.
+type Recovered struct {
+	Mode string `json:"mode"`
+	ID   string `json:"id"`
+	// EarlierRuns is how many earlier runs of the history it failed in
+	// (all of them); 0 when it failed in the baseline.
+	EarlierRuns int `json:"earlierRuns"`
 }
 
 // Set is one set of set or ordered.
@@ -190,6 +207,9 @@ type Link struct {
 // Counts are the figures of the headline.
 type Counts struct {
 	ChecksFailed, ChecksUndecided, ScenariosFailing, NewFailures int
+	// RecordedFailed are failed checks that are only recorded (a set's
+	// gate) under an enforced verdict: in the table, not in ChecksFailed.
+	RecordedFailed int
 }
 
 // Counts counts the failed checks (those that could decide the step;
@@ -199,6 +219,9 @@ func (v *Verdict) Counts() Counts {
 	var c Counts
 	for _, ch := range v.Checks {
 		if ch.Recorded && v.Enforced {
+			if ch.Status == Fail {
+				c.RecordedFailed++
+			}
 			continue
 		}
 		switch ch.Status {
@@ -224,6 +247,21 @@ func (v *Verdict) Deciding() []Check {
 	var out []Check
 	for _, c := range v.Checks {
 		if c.Decided && c.Status != Pass {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// UndecidedAllowed are the undecided checks of a passing, enforced
+// verdict that did not decide its exit code: the step passed with them.
+func (v *Verdict) UndecidedAllowed() []Check {
+	var out []Check
+	if !v.Enforced || v.ExitCode != 0 {
+		return nil
+	}
+	for _, c := range v.Checks {
+		if c.Status == Undecided && !c.Decided && !c.Recorded {
 			out = append(out, c)
 		}
 	}
@@ -371,6 +409,11 @@ func (v *Verdict) Validate() error {
 	}
 	if !statusPattern.MatchString(v.Status) {
 		return fmt.Errorf("verdict status %q, expected pass, fail, incomplete or error", v.Status)
+	}
+	switch v.NewAgainst {
+	case "", "history", "baseline":
+	default:
+		return fmt.Errorf("verdict newAgainst %q, expected history, baseline or nothing", v.NewAgainst)
 	}
 	for _, sha := range []string{v.Compared.Head, v.Compared.Base} {
 		if sha != "" && !shaPattern.MatchString(sha) {
