@@ -291,7 +291,9 @@ func Title(changes []Change) string {
 const maxBody = 60000
 
 // Body renders the pull request description: every changed case with its
-// verdict before and after and the execution proof of the fix.
+// verdict before and after and the execution proof of the fix. Paths and
+// case IDs are code spans, which GitHub shows as written and never as a
+// link or mention; the proof makes its own texts inert (audit.Proof).
 func Body(changes []Change) string {
 	var sb strings.Builder
 	sb.WriteString("Automated remediation by `benchgate qa-audit`. Every fixed case below was re-verified by executing one pytest file per option; the verdict was computed from the test outcomes, not by a model.\n\n")
@@ -299,7 +301,7 @@ func Body(changes []Change) string {
 	for _, c := range changes {
 		fmt.Fprintf(&sb, "\n## %s\n", textfmt.Code(c.Path))
 		for _, cc := range c.Cases {
-			fmt.Fprintf(&sb, "\n### %s: %s → %s\n\n%s\n", textfmt.Code(cc.CaseID), textfmt.Cell(cc.Before), textfmt.Cell(cc.After), strings.TrimSpace(cc.Proof))
+			fmt.Fprintf(&sb, "\n### %s: %s → %s\n\n%s\n", textfmt.Code(cc.CaseID), textfmt.InertCell(cc.Before), textfmt.InertCell(cc.After), strings.TrimSpace(cc.Proof))
 		}
 	}
 	out := sb.String()

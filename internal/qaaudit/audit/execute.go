@@ -480,7 +480,9 @@ func (k ByKind) AuditCase(ctx context.Context, c *questions.Case) pipeline.CaseR
 // words the totals use: an audit error and a skipped case say so (the
 // totals count them as errors and skipped, not by verdict), and a case's
 // verdict is the one of the question as written, with the verdict after a
-// verified fix beside it and the reason of any verdict but Valid.
+// verified fix beside it and the reason of any verdict but Valid. The
+// line is a log line (textfmt.LogLine): a case ID holding a line break
+// and "::warning::" is printed, refused, as text.
 func progress(out io.Writer) func(*questions.Case, qreport.Case) {
 	return func(c *questions.Case, rc qreport.Case) {
 		line := fmt.Sprintf("%s:%d %s: ", c.File, c.Line, c.ID)
@@ -505,7 +507,10 @@ func progress(out io.Writer) func(*questions.Case, qreport.Case) {
 				line += " (needs human review)"
 			}
 		}
-		fmt.Fprintln(out, line)
+		// The file, the case ID, a problem and a reason come from the
+		// question file or a model: one line, and no workflow command
+		// wherever it is printed (a plain run: step reads them).
+		fmt.Fprintln(out, textfmt.LogLine(line))
 	}
 }
 

@@ -42,7 +42,7 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, ", %d pytest runs in %.1f s, %d model calls.\n\n", t.TestRuns, float64(t.TestDuration)/1e9, t.ModelCalls)
 	if r.Sandbox != "" {
-		fmt.Fprintf(&b, "Sandbox: %s.\n\n", textfmt.OneLine(r.Sandbox))
+		fmt.Fprintf(&b, "Sandbox: %s.\n\n", textfmt.InertCell(r.Sandbox))
 	}
 	b.WriteString("| Valid | Ambiguous | Incorrect | Inconclusive | Skipped | Errors | Fixed | Needs human review |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -101,9 +101,9 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 	if len(skipped) > 0 {
 		fmt.Fprintf(&b, "\n## Skipped (%d)\n\n", len(skipped))
 		for _, c := range skipped {
-			fmt.Fprintf(&b, "- `%s` (%s:%d): %s\n", c.ID, c.File, c.Line, textfmt.OneLine(c.Skipped))
+			fmt.Fprintf(&b, "- %s (%s:%d): %s\n", caseID(c.ID), textfmt.InertCell(c.File), c.Line, textfmt.InertCell(c.Skipped))
 			for _, p := range c.Problems {
-				fmt.Fprintf(&b, "  - line %d, `%s`: %s\n", p.Line, p.Field, textfmt.OneLine(p.Message))
+				fmt.Fprintf(&b, "  - line %d, `%s`: %s\n", p.Line, p.Field, textfmt.InertCell(p.Message))
 			}
 			flush(false)
 		}
@@ -112,7 +112,7 @@ func (r *Report) WriteMarkdownTo(w io.Writer) error {
 	if len(valid) > 0 {
 		fmt.Fprintf(&b, "\n## Valid (%d)\n\n", len(valid))
 		for _, c := range valid {
-			fmt.Fprintf(&b, "- `%s` (%s:%d)\n", c.ID, c.File, c.Line)
+			fmt.Fprintf(&b, "- %s (%s:%d)\n", caseID(c.ID), textfmt.InertCell(c.File), c.Line)
 			flush(false)
 		}
 	}
@@ -129,10 +129,10 @@ func (c Case) Markdown() []byte {
 }
 
 func writeCase(b *bytes.Buffer, c Case) {
-	fmt.Fprintf(b, "\n### `%s`\n\n", c.ID)
-	fmt.Fprintf(b, "%s:%d", c.File, c.Line)
+	fmt.Fprintf(b, "\n### %s\n\n", caseID(c.ID))
+	fmt.Fprintf(b, "%s:%d", textfmt.InertCell(c.File), c.Line)
 	if c.CorrectAnswer != "" {
-		fmt.Fprintf(b, " · key **%s**", c.CorrectAnswer)
+		fmt.Fprintf(b, " · key **%s**", textfmt.InertCell(c.CorrectAnswer))
 	}
 	if c.OriginalVerdict != "" && c.OriginalVerdict != c.Verdict {
 		fmt.Fprintf(b, " · was %s", c.OriginalVerdict)
@@ -143,20 +143,20 @@ func writeCase(b *bytes.Buffer, c Case) {
 	}
 	b.WriteString("\n\n")
 	if c.Question != "" {
-		fmt.Fprintf(b, "> %s\n\n", textfmt.OneLine(c.Question))
+		fmt.Fprintf(b, "> %s\n\n", textfmt.InertCell(c.Question))
 	}
 	if c.Error != "" {
-		fmt.Fprintf(b, "Error: %s\n", textfmt.OneLine(c.Error))
+		fmt.Fprintf(b, "Error: %s\n", textfmt.InertCell(c.Error))
 		return
 	}
 	if c.Reason != "" {
-		fmt.Fprintf(b, "%s.\n\n", capitalize(textfmt.OneLine(strings.TrimSuffix(c.Reason, "."))))
+		fmt.Fprintf(b, "%s.\n\n", capitalize(textfmt.InertCell(strings.TrimSuffix(c.Reason, "."))))
 	}
 	for _, p := range c.Problems {
-		fmt.Fprintf(b, "- line %d, `%s`: %s\n", p.Line, p.Field, textfmt.OneLine(p.Message))
+		fmt.Fprintf(b, "- line %d, `%s`: %s\n", p.Line, p.Field, textfmt.InertCell(p.Message))
 	}
 	for _, p := range c.Warnings {
-		fmt.Fprintf(b, "- warning, line %d, `%s`: %s\n", p.Line, p.Field, textfmt.OneLine(p.Message))
+		fmt.Fprintf(b, "- warning, line %d, `%s`: %s\n", p.Line, p.Field, textfmt.InertCell(p.Message))
 	}
 	if len(c.Problems)+len(c.Warnings) > 0 {
 		b.WriteString("\n")
@@ -176,24 +176,24 @@ func writeCase(b *bytes.Buffer, c Case) {
 			// what it proves, or why it proves nothing.
 			msg := ""
 			if o.Message != "" && o.Outcome != sandbox.StatusPassed {
-				msg = textfmt.Cell(textfmt.Truncate(textfmt.OneLine(o.Message), 240))
+				msg = textfmt.InertCell(textfmt.Truncate(textfmt.OneLine(o.Message), 240))
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", textfmt.Cell(o.Key), textfmt.Cell(o.Text), textfmt.Cell(outcome), textfmt.Cell(string(o.Truth)), msg, test)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", textfmt.InertCell(o.Key), textfmt.InertCell(o.Text), textfmt.InertCell(outcome), textfmt.InertCell(string(o.Truth)), msg, test)
 		}
 	}
 	if c.ProposedFix != nil {
 		b.WriteString("\nProposed fix:\n\n")
 		if c.ProposedFix.Question != nil {
-			fmt.Fprintf(b, "- question: %s\n", textfmt.OneLine(*c.ProposedFix.Question))
+			fmt.Fprintf(b, "- question: %s\n", textfmt.InertCell(*c.ProposedFix.Question))
 		}
 		for _, k := range sortedKeys(c.ProposedFix.Options) {
-			fmt.Fprintf(b, "- option %s: %s\n", k, textfmt.OneLine(c.ProposedFix.Options[k]))
+			fmt.Fprintf(b, "- option %s: %s\n", textfmt.InertCell(k), textfmt.InertCell(c.ProposedFix.Options[k]))
 		}
 		if c.ProposedFix.CorrectAnswer != nil {
-			fmt.Fprintf(b, "- correct_answer: %s\n", textfmt.OneLine(*c.ProposedFix.CorrectAnswer))
+			fmt.Fprintf(b, "- correct_answer: %s\n", textfmt.InertCell(*c.ProposedFix.CorrectAnswer))
 		}
 		if c.ProposedFix.Explanation != nil {
-			fmt.Fprintf(b, "- explanation: %s\n", textfmt.OneLine(*c.ProposedFix.Explanation))
+			fmt.Fprintf(b, "- explanation: %s\n", textfmt.InertCell(*c.ProposedFix.Explanation))
 		}
 	}
 	// Every remediation attempt, with the engineer's rationale and what
@@ -213,18 +213,22 @@ func writeCase(b *bytes.Buffer, c Case) {
 			}
 			fmt.Fprintf(b, "- %d: %s", a.Number, verdict)
 			if a.Reason != "" {
-				fmt.Fprintf(b, " (%s)", textfmt.OneLine(a.Reason))
+				fmt.Fprintf(b, " (%s)", textfmt.InertCell(a.Reason))
 			}
 			if a.Rationale != "" {
-				fmt.Fprintf(b, "; rationale: %s", textfmt.OneLine(a.Rationale))
+				fmt.Fprintf(b, "; rationale: %s", textfmt.InertCell(a.Rationale))
 			}
 			if a.Error != "" {
-				fmt.Fprintf(b, "; error: %s", textfmt.OneLine(a.Error))
+				fmt.Fprintf(b, "; error: %s", textfmt.InertCell(a.Error))
 			}
 			b.WriteString("\n")
 		}
 	}
 }
+
+// caseID shows a case's ID, which the question file chose (and which
+// may be malformed), as an inert code span on one line.
+func caseID(id string) string { return textfmt.Code(textfmt.Inert(id)) }
 
 func capitalize(s string) string {
 	if s == "" {
@@ -246,9 +250,9 @@ func writeErrorGroups(b *bytes.Buffer, cases []Case, flush func()) {
 	}
 	for _, e := range order {
 		group := byErr[e]
-		fmt.Fprintf(b, "\n### %d case(s): %s\n\n", len(group), textfmt.OneLine(e))
+		fmt.Fprintf(b, "\n### %d case(s): %s\n\n", len(group), textfmt.InertCell(e))
 		for _, c := range group {
-			fmt.Fprintf(b, "- `%s` (%s:%d)\n", c.ID, c.File, c.Line)
+			fmt.Fprintf(b, "- %s (%s:%d)\n", caseID(c.ID), textfmt.InertCell(c.File), c.Line)
 			flush()
 		}
 	}
@@ -264,7 +268,7 @@ func writeLimits(b *bytes.Buffer, cases []Case) {
 		for _, at := range c.Attempts {
 			for _, o := range at.Options {
 				if o.Limit != "" {
-					lines = append(lines, fmt.Sprintf("- `%s` attempt %d, `%s`: %s\n", c.ID, at.Number, o.Key, textfmt.Truncate(textfmt.OneLine(o.Message), 240)))
+					lines = append(lines, fmt.Sprintf("- %s attempt %d, %s: %s\n", caseID(c.ID), at.Number, textfmt.Code(textfmt.Inert(o.Key)), textfmt.Truncate(textfmt.InertCell(o.Message), 240)))
 				}
 			}
 		}

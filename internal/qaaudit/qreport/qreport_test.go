@@ -229,7 +229,7 @@ func TestMarkdownGolden(t *testing.T) {
 		t.Errorf("Markdown differs from %s:\n%s", golden, got)
 	}
 	md := string(got)
-	for _, s := range []string{"[] \\| empty list", "**needs human review**", "## Ambiguous (1)", "## Skipped (2)", "- correct_answer: A", "| 1 | 1 | 1 | 1 | 2 | 1 | 1 | 3 |"} {
+	for _, s := range []string{"\\[\\] \\| empty list", "**needs human review**", "## Ambiguous (1)", "## Skipped (2)", "- correct_answer: A", "| 1 | 1 | 1 | 1 | 2 | 1 | 1 | 3 |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary lacks %q", s)
 		}
