@@ -595,7 +595,7 @@ def is_c_callable(obj):
     return inspect.isbuiltin(obj) or type(obj).__name__ in ("method_descriptor", "wrapper_descriptor", "method-wrapper", "builtin_function_or_method")
 
 
-_KW_REFUSED = re.compile(r"unexpected keyword argument|invalid keyword argument|takes no keyword arguments|got some positional-only arguments passed as keyword")
+_KW_REFUSED = re.compile(r"unexpected keyword argument|invalid keyword argument|takes no keyword arguments")
 
 
 def _refused(obj, kw):
@@ -615,6 +615,86 @@ def _refused(obj, kw):
     return False
 
 
+# ------------------------------------------------------------ parameters
+# A parameter is judged from the signature, whatever its kind: sorted's
+# iterable is positional-only, and a keyword check cannot disprove it. The
+# signature is inspect's, else a C function's __text_signature__, else the
+# call line that opens its docstring (functools.reduce's
+# "reduce(function, iterable[, initial]) -> value").
+
+PARAM_KINDS = {
+    inspect.Parameter.POSITIONAL_ONLY: "positional-only",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional-or-keyword",
+    inspect.Parameter.KEYWORD_ONLY: "keyword-only",
+    inspect.Parameter.VAR_POSITIONAL: "var-positional",
+    inspect.Parameter.VAR_KEYWORD: "var-keyword",
+}
+
+
+def doc_signature(obj):
+    """The parameter names of the call line that opens obj's docstring
+    ("deque([iterable[, maxlen]]) --> deque object"), or None when it has
+    none. Their kinds are not known from it."""
+    name = getattr(obj, "__name__", None)
+    doc = getattr(obj, "__doc__", None)
+    if not name or not isinstance(doc, str):
+        return None
+    first = doc.lstrip().split("\n", 1)[0]
+    m = re.match(r"\s*" + re.escape(name) + r"\((.*)\)", first)
+    if not m:
+        return None
+    return {n: None for n in re.findall(r"\**([A-Za-z_][A-Za-z0-9_]*)(?:\s*=[^,\[\]]*)?", m.group(1))}
+
+
+def signature_params(obj):
+    """The parameters of obj by name and kind ("positional-only", ...,
+    None when only the name is known), and where they were read; None
+    when no signature can be had."""
+    try:
+        return {n: PARAM_KINDS[p.kind] for n, p in inspect.signature(obj).parameters.items()}, "its signature"
+    except (TypeError, ValueError):
+        pass
+    text = getattr(obj, "__text_signature__", None)
+    if text:
+        out, kind = {}, "positional-or-keyword"
+        for tok in text.strip("()").split(","):
+            tok = tok.strip()
+            if tok == "/":
+                out = {n: "positional-only" for n in out}
+                continue
+            if tok == "*":
+                kind = "keyword-only"
+                continue
+            m = re.match(r"(\*{0,2})([A-Za-z_][A-Za-z0-9_]*)", tok)
+            if m:
+                star = m.group(1)
+                out[m.group(2)] = "var-positional" if star == "*" else "var-keyword" if star == "**" else kind
+        out.pop("$module", None)
+        out.pop("$self", None)
+        return out, "its text signature"
+    doc = doc_signature(obj)
+    if doc is not None:
+        return doc, "the call line of its docstring"
+    return None
+
+
+def parameter(obj, answer, want):
+    """Whether answer is a parameter of obj, of the kind the question names
+    (want, "" when it names none): "present", "absent: why" when the
+    signature holds it as another kind, or None when the signature does
+    not hold it (keyword rules decide then)."""
+    got = signature_params(obj)
+    if got is None or answer not in got[0]:
+        return None
+    kind, name = got[0][answer], getattr(obj, "__qualname__", repr(obj))
+    if not want or kind == want or (want == "keyword" and kind in ("positional-or-keyword", "keyword-only")) \
+            or (want == "positional" and kind in ("positional-only", "positional-or-keyword")):
+        return "present"
+    if kind is None:
+        return "%s is a parameter of %s (%s), whose kind is not known from it" % (answer, name, got[1])
+    return "absent: %s is a %s parameter of %s (%s), not a %s one" % (answer, kind, name, got[1], want)
+
+
 def c_keyword(obj, answer):
     """A C callable's keywords, when its signature cannot be read: one call
     with only that keyword, which the argument parser refuses before doing
@@ -631,8 +711,15 @@ def c_keyword(obj, answer):
             return "absent"
     if not is_c_callable(obj):
         return "the signature of %s cannot be read" % name
+    documented = doc_signature(obj)
     r = _refused(obj, answer)
     if r is True:
+        if documented is None:
+            # The argument parser knows its keywords, not the names of its
+            # positional-only parameters (functools.reduce's initial): with
+            # no signature to read them from, the world is not closed.
+            return ("%s has no readable signature, and a refused keyword does not tell whether %s is the name of a "
+                    "positional-only parameter" % (name, answer))
         return "absent"
     if r is False:
         # Accepted: a keyword, unless it accepts any (dict(x=1)).
@@ -709,7 +796,7 @@ def keyword(obj, answer, owner=None):
 # the end). A function's attributes, a negation, a docstring and a value
 # of no known shape prove nothing; they skip as UNDECIDED, for a prover.
 
-def member(obj, answer, kind, owner, top=""):
+def member(obj, answer, kind, owner, top="", param_kind=""):
     """Whether answer is a member of obj for a claim of kind "attribute"
     (a method, attribute, field, enum member, submodule), "keyword" (a
     call parameter) or "either": "present", "absent" (or "absent: why")
@@ -735,6 +822,10 @@ def member(obj, answer, kind, owner, top=""):
             return "absent: " + str(e)
         except pytest.skip.Exception as e:
             return str(e)
+    if kind in ("keyword", "either") and callable(obj) and not isinstance(obj, InstanceAttribute):
+        p = parameter(obj, answer, param_kind)
+        if p == "present" or (p is not None and kind == "keyword"):
+            return p
     if inspect.isclass(obj):
         a = attribute(obj, answer) if kind != "keyword" else "absent"
         if a == "present" or kind == "attribute":
@@ -917,9 +1008,16 @@ def exception_class(answer, objs, ns):
 def check_exception(answer, objs, call):
     """Run the call the question writes and compare what it raises with
     the answer: a subclass of the answer counts (ValueError for
-    json.JSONDecodeError)."""
+    json.JSONDecodeError); an answer in quotes is the message, compared
+    with str() of what is raised."""
     if not call:
         pytest.skip(UNDECIDED + "the question names no call to run, so the exception %s is not checked" % answer)
+    try:
+        tree = ast.parse(call, mode="eval")
+    except SyntaxError as e:
+        pytest.skip(UNDECIDED + "the question's %s is not a Python expression (%s)" % (call, e.msg))
+    if not any(isinstance(n, (ast.Call, ast.BinOp, ast.Subscript)) for n in ast.walk(tree)):
+        pytest.skip(UNDECIDED + "the question's %s calls nothing, so the exception %s is not checked" % (call, answer))
     ns = _call_namespace(call, objs)
     try:
         got = eval(compile(call, "<question>", "eval"), ns)
@@ -927,6 +1025,11 @@ def check_exception(answer, objs, call):
         raised = e
     else:
         raise AssertionError("%s returned %r and raised nothing, not %s" % (call, got, answer))
+    message = literal(answer)
+    if isinstance(message, str):
+        if str(raised) == message:
+            return
+        raise AssertionError("%s raises %s with the message %r, not %r" % (call, type(raised).__name__, str(raised), message))
     cls = exception_class(answer, objs, ns)
     if cls is not None and isinstance(raised, cls):
         return
@@ -948,6 +1051,95 @@ def check_value(answer, objs, shape, value, env):
         check_exception(answer, objs, shape.get("call", ""))
     else:
         pytest.skip(UNDECIDED + "%s is a value, and the question does not say of what" % answer)
+
+
+def _named_classes(names, objs):
+    """The classes the question's names resolve to: dotted names, builtins,
+    and bare names found in the modules of the case's names (`Runner`
+    beside google.adk.runners.InMemoryRunner)."""
+    modules = []
+    for fqn, obj in objs:
+        for m in (sys.modules.get(getattr(obj, "__module__", "") or ""), obj if inspect.ismodule(obj) else None):
+            if m is not None and m not in modules:
+                modules.append(m)
+    out = []
+    for n in names:
+        obj = None
+        if "." in n:
+            try:
+                obj = resolve(n)
+            except BaseException:
+                obj = None
+        else:
+            for where in [builtins] + modules:
+                obj = getattr(where, n, None)
+                if inspect.isclass(obj):
+                    break
+        if inspect.isclass(obj) and obj not in out:
+            out.append(obj)
+    return out
+
+
+def _answer_class(answer, objs, subject):
+    """The class the answer names: a dotted name, a builtin, one of the
+    case's names, a class of the subject's MRO or module."""
+    name = answer.strip()
+    if "." in name:
+        try:
+            obj = resolve(name)
+            if inspect.isclass(obj):
+                return obj
+        except BaseException:
+            pass
+    last = name.rsplit(".", 1)[-1]
+    for fqn, obj in objs:
+        if inspect.isclass(obj) and (fqn.rsplit(".", 1)[-1] == last or obj.__name__ == last):
+            return obj
+    for k in subject.__mro__:
+        if k.__name__ == last:
+            return k
+    for where in (sys.modules.get(subject.__module__), builtins):
+        v = getattr(where, last, None)
+        if inspect.isclass(v):
+            return v
+    return None
+
+
+def _qual(k):
+    return k.__qualname__ if k.__module__ == "builtins" else "%s.%s" % (k.__module__, k.__qualname__)
+
+
+def check_relation(answer, objs, shape):
+    """Check the relation the question asks between the answer and the
+    class it names (its direct base classes, its MRO, a subclass), never
+    the answer's mere existence. A relation these rules do not run (a
+    return type) is undecided."""
+    relation = shape.get("relation", "")
+    if relation not in ("direct_base", "ancestor", "descendant"):
+        pytest.skip(UNDECIDED + "the question asks %s; that %s stands in it is not checked by the rules" % (
+            relation.replace("_", " "), answer))
+    last = answer.strip().rsplit(".", 1)[-1]
+    subjects = [k for k in _named_classes(shape.get("subjects") or [], objs) if k.__name__ != last]
+    subjects += [obj for fqn, obj in objs if inspect.isclass(obj) and fqn.rsplit(".", 1)[-1] != last and obj not in subjects]
+    if not subjects:
+        pytest.skip(UNDECIDED + "the question asks a relation of %s, but names no class it could be checked against" % answer)
+    subject = subjects[0]
+    cls = _answer_class(answer, objs, subject)
+    if relation == "direct_base":
+        bases = ", ".join(_qual(b) for b in subject.__bases__)
+        if cls is not None and cls in subject.__bases__ or cls is None and last in [b.__name__ for b in subject.__bases__]:
+            return
+        raise AssertionError("the direct base classes of %s are (%s), not %s" % (_qual(subject), bases, answer))
+    if relation == "ancestor":
+        mro = ", ".join(_qual(b) for b in subject.__mro__)
+        if cls is not None and cls in subject.__mro__[1:] or cls is None and last in [b.__name__ for b in subject.__mro__[1:]]:
+            return
+        raise AssertionError("the MRO of %s is (%s); %s is not in it" % (_qual(subject), mro, answer))
+    if cls is None:
+        pytest.skip(UNDECIDED + "%s names no class found here, and the subclasses of %s are not enumerable" % (answer, _qual(subject)))
+    if subject in cls.__mro__[1:]:
+        return
+    raise AssertionError("%s is not a subclass of %s (its MRO is %s)" % (_qual(cls), _qual(subject), ", ".join(_qual(b) for b in cls.__mro__)))
 
 
 def check_name(fqn, answer, polarity):
@@ -994,6 +1186,13 @@ def check_answer(answer, fqns, shape):
                 pytest.skip("%s%s; the question asks about %s, and this Python runs on %s" % (UNDECIDED, e, shape["platform"], sys.platform))
             raise
         return
+    if shape.get("relation"):
+        if env and not objs:
+            pytest.skip("cannot check %s: %s" % (answer, "; ".join(env)))
+        if polarity != "positive":
+            pytest.skip(UNDECIDED + "the question asks a relation with a negation, which the rules do not read")
+        check_relation(answer, objs, shape)
+        return
     for fqn, obj in objs:
         if getattr(obj, "__name__", None) == answer or fqn.rsplit(".", 1)[-1] == answer:
             if polarity == "negative":
@@ -1007,7 +1206,7 @@ def check_answer(answer, fqns, shape):
                 owner = parent if inspect.isclass(parent) else None
             except BaseException:
                 owner = None
-        why = member(obj, answer, kind, owner, fqn.split(".")[0])
+        why = member(obj, answer, kind, owner, fqn.split(".")[0], shape.get("param_kind", ""))
         what = {"attribute": "an attribute", "keyword": "a keyword"}.get(kind, "a member or keyword")
         if why == "present":
             if polarity == "negative":

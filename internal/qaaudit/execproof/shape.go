@@ -49,14 +49,28 @@ type Shape struct {
 	Quoted []string `json:"quoted,omitempty"`
 	Words  []string `json:"words,omitempty"`
 	// Call is the call expression an exception question writes in
-	// backquotes (int('x')).
+	// backquotes (int('x'), [].pop(), 'é'.encode('ascii')).
 	Call string `json:"call,omitempty"`
+	// ParamKind is the kind of parameter the question names
+	// ("positional-only", "keyword-only", "var-positional",
+	// "var-keyword"), which the signature must give the answer.
+	ParamKind string `json:"param_kind,omitempty"`
+	// Relation is what the question asks of the answer besides its
+	// name: "direct_base", "ancestor" (a base class, the MRO),
+	// "descendant" (a subclass of what it names), or the words of a
+	// relation the rules do not run ("returns an instance of").
+	Relation string `json:"relation,omitempty"`
+	// Subjects are the dotted and backquoted names of the question, the
+	// class a relation is checked against among them.
+	Subjects []string `json:"subjects,omitempty"`
+	// question is the question as written, for the claims' words.
+	question string
 }
 
 var (
 	// negativeMembership words a claim that the answer is NOT a member:
 	// the answer is the absent name.
-	negativeMembership = regexp.MustCompile(`(?i)(\b(does|do|did|is|are|was|were|has|have|can)\b[^?.,;]{0,40}?\s*\b(not|n't)\s+(have|provide|accept|take|define|support|contain|include|expose|offer|exist|implement|carry|belong|a|an|one|part|available|valid|listed|defined|accepted|supported|present)\b|\b(doesn't|don't|didn't|isn't|aren't|wasn't|weren't|hasn't|haven't)\s+(have|provide|accept|take|define|support|contain|include|expose|offer|exist|implement|carry|belong|a|an|one|part|available|valid|listed|defined|accepted|supported|present)\b|\bno longer\b|\b(was|were|is|are|has been|have been|got|been)\s+(removed|dropped|deleted|gone|retired|eliminated|discontinued|unavailable)\b|\bnot\s+(a|an)\s+(valid\s+)?(method|attribute|parameter|argument|keyword|member|field|function|property|class|constant|submodule)s?\b|\b(lacks?|missing from|absent from)\b)`)
+	negativeMembership = regexp.MustCompile(`(?i)(\b(does|do|did|is|are|was|were|has|have|can)\b(?:[^?.,;]|\.\S){0,60}?\s*\b(not|n't)\s+(have|provide|accept|take|define|support|contain|include|expose|offer|exist|implement|carry|belong|a|an|one|part|available|valid|listed|defined|accepted|supported|present)\b|\b(doesn't|don't|didn't|isn't|aren't|wasn't|weren't|hasn't|haven't)\s+(have|provide|accept|take|define|support|contain|include|expose|offer|exist|implement|carry|belong|a|an|one|part|available|valid|listed|defined|accepted|supported|present)\b|\bno longer\b|\b(was|were|is|are|has been|have been|got|been)\s+(removed|dropped|deleted|gone|retired|eliminated|discontinued|unavailable)\b|\bnot\s+(a|an)\s+(valid\s+)?(method|attribute|parameter|argument|keyword|member|field|function|property|class|constant|submodule)s?\b|\b(lacks?|missing from|absent from)\b)`)
 	// negationWord is any negation; outside the patterns above it makes
 	// the polarity unclear.
 	negationWord = regexp.MustCompile(`(?i)(\b(not|never|no|none|neither|nor|cannot|without|except|lacks?|missing|absent|removed|dropped|deleted|deprecated|obsolete|unsupported|unavailable|invalid|gone|retired|eliminated|discontinued)\b|n't\b)`)
@@ -66,7 +80,29 @@ var (
 	// named like an exception class ask it too.
 	raiseWords     = regexp.MustCompile(`(?i)\b(raises?|raised|raising|throws?|thrown)\b`)
 	exceptionWords = regexp.MustCompile(`(?i)\b(exceptions?|errors?)\b`)
-	exceptionName  = regexp.MustCompile(`(Error|Exception|Warning|Exit|Interrupt)$`)
+	exceptionName  = regexp.MustCompile(`(Error|Exception|Warning|Exit|Interrupt|StopIteration|StopAsyncIteration)$`)
+	// quotedMessage is an answer in quotes: under an exception question,
+	// the message of what the call raises.
+	quotedMessage = regexp.MustCompile(`^(?s)('.*'|".*")$`)
+	// paramKindWords name a kind of parameter.
+	paramKindWords = []struct {
+		re   *regexp.Regexp
+		kind string
+	}{
+		{regexp.MustCompile(`(?i)\bpositional[- ]only\b`), "positional-only"},
+		{regexp.MustCompile(`(?i)\bkeyword[- ]only\b`), "keyword-only"},
+		{regexp.MustCompile(`(?i)\bvar[- ]positional\b|\bvariadic positional\b`), "var-positional"},
+		{regexp.MustCompile(`(?i)\bvar[- ]keyword\b|\bvariadic keyword\b`), "var-keyword"},
+	}
+	// Relations a question asks of its answer. A base class is checked
+	// against __bases__ or the MRO, a subclass against the answer's MRO;
+	// the others are read so that a name's existence never stands for
+	// them.
+	directBaseWords = regexp.MustCompile(`(?i)\b(direct|immediate)\s+(base|parent|super)\s*class(es)?\b|__bases__`)
+	baseWords       = regexp.MustCompile(`(?i)\b(base|parent|super)\s*class(es)?\b|\bancestors?\b|\bMRO\b|__mro__|method resolution order`)
+	inheritWords    = regexp.MustCompile(`(?i)\b(inherits?|inherited|derives?|derived|subclass(es|ed)?)\s+(directly\s+)?(from|of)\b|\bis\s+a\s+subclass\b|\bsubclass(es)?\s+of\b|`+"`"+`[A-Za-z_][A-Za-z0-9_.]*`+"`"+`\s+subclass(es)?\b`)
+	otherRelations  = regexp.MustCompile(`(?i)\breturns?\s+(an?\s+)?(instance|object)s?\s+of\b|\breturn\s+type\b|\bis\s+an\s+instance\s+of\b|\bmetaclass\b`)
+	dottedName      = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+`)
 	// otherPlatform names a platform other than the Linux the sandbox
 	// runs on.
 	otherPlatform = regexp.MustCompile(`(?i)\b(windows|win32|win64|macos|mac os|os x|darwin|freebsd|cygwin|android|ios|wasi|emscripten)\b`)
@@ -76,6 +112,10 @@ var (
 	valueWords  = regexp.MustCompile(`(?i)\b(value|values|equal|equals|evaluates?|returns?|returned|result|holds?|number|how many|how much|what is the (size|length|count))\b`)
 	backquoted  = regexp.MustCompile("`([^`]+)`")
 	callExpr    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\(.*\)$`)
+	// literalCall is a call on a literal receiver ([].pop(),
+	// 'é'.encode('ascii'), {}['k'] is not one) or an operation the
+	// generated test parses and runs the same way (1 / 0).
+	literalCall = regexp.MustCompile(`^(\[.*\]|\(.*\)|\{.*\}|'.*'|".*"|b'.*'|b".*"|[0-9][0-9.]*)\s*(\.[A-Za-z_][A-Za-z0-9_]*\(.*\)|\[.*\]|\s*[-+*/%]{1,2}\s*\S.*)$`)
 	wordPattern = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 	// literalNames are values spelled like identifiers: they are never
 	// looked up as member names.
@@ -84,11 +124,29 @@ var (
 
 // ReadShape reads the shape of a question and one of its answers.
 func ReadShape(question, answer string) Shape {
-	s := Shape{Kind: ClaimKind(question), Polarity: PolarityOf(question)}
+	s := Shape{Kind: ClaimKind(question), Polarity: PolarityOf(question), question: question}
 	if m := otherPlatform.FindString(question); m != "" {
 		s.Platform = m
 	}
-	asksException := raiseWords.MatchString(question) || exceptionWords.MatchString(question) && exceptionName.MatchString(strings.TrimSpace(answer))
+	for _, pk := range paramKindWords {
+		if pk.re.MatchString(question) {
+			s.ParamKind = pk.kind
+			break
+		}
+	}
+	// An exception question is one whose answer is an exception (or the
+	// message of one, in quotes): "which method throws GeneratorExit into
+	// the generator" asks for a method, not what a call raises.
+	a := strings.TrimSpace(answer)
+	asksException := (raiseWords.MatchString(question) || exceptionWords.MatchString(question)) &&
+		(exceptionName.MatchString(a) || quotedMessage.MatchString(a))
+	if !IsValueAnswer(answer) && (!asksException || !raiseWords.MatchString(question)) {
+		// "Which class in the MRO of KeyError ..." asks a relation, even
+		// of an exception; "which exception does f() raise" does not.
+		if s.Relation, s.Subjects = relationOf(question, a); s.Relation != "" {
+			return s
+		}
+	}
 	if !IsValueAnswer(answer) && !asksException && !asksValue.MatchString(question) {
 		return s
 	}
@@ -96,7 +154,7 @@ func ReadShape(question, answer string) Shape {
 	case asksException:
 		s.Value = ValueException
 		for _, m := range backquoted.FindAllStringSubmatch(question, -1) {
-			if c := strings.TrimSpace(m[1]); callExpr.MatchString(c) {
+			if c := strings.TrimSpace(m[1]); callExpr.MatchString(c) || literalCall.MatchString(c) {
 				s.Call = c
 				break
 			}
@@ -152,10 +210,51 @@ func answerClaim(answer string, names []string, s Shape) string {
 	case ValueOther:
 		return fmt.Sprintf("the value %s answers the question about %s", answer, of)
 	}
+	if s.Relation != "" {
+		return relationClaim(answer, names, s)
+	}
 	if s.Polarity == Negative {
 		return fmt.Sprintf("%s is not %s of %s, as the question says", answer, kindWords[s.Kind], strings.Join(owners(names, answer), " or "))
 	}
+	if s.ParamKind != "" {
+		return fmt.Sprintf("the answer %s is a %s parameter of %s", answer, s.ParamKind, of)
+	}
 	return fmt.Sprintf("the answer %s is the name or %s of %s", answer, kindWords[s.Kind], of)
+}
+
+// relationWords word each relation a question may ask.
+var relationWords = map[string]string{
+	"direct_base": "a direct base class of",
+	"ancestor":    "a base class (in the MRO) of",
+	"descendant":  "a subclass of",
+}
+
+// relationClaim words the relation the question asks between the answer
+// and what it names, so that the right answer makes it true.
+func relationClaim(answer string, names []string, s Shape) string {
+	subject := ""
+	isPrefix := func(n string) bool {
+		for _, m := range names {
+			if strings.HasPrefix(m, n+".") {
+				return true // a module of a name (collections), not a class
+			}
+		}
+		return false
+	}
+	for _, n := range append(append([]string{}, s.Subjects...), names...) {
+		if _, last, _ := cutLast(n); last != answer && n != answer && !isPrefix(n) {
+			subject = n
+			break
+		}
+	}
+	if w, ok := relationWords[s.Relation]; ok && subject != "" {
+		return fmt.Sprintf("%s is %s %s, as the question asks", answer, w, subject)
+	}
+	about := subject
+	if about == "" {
+		about = strings.Join(names, " or ")
+	}
+	return fmt.Sprintf("%s stands in the relation the question asks (%s) to %s", answer, strings.ReplaceAll(s.Relation, "_", " "), about)
 }
 
 // owners are the names with a last part that is the answer itself cut to
@@ -187,9 +286,56 @@ func openAnswerClaim(answer string, names []string, s Shape) string {
 	if s.Value == ValueConstant || s.Value == ValueOther {
 		return fmt.Sprintf("the value %s answers the question about %s", answer, strings.Join(names, " or "))
 	}
-	if s.Value != ValueNone || s.Polarity == Negative {
+	if s.Value != ValueNone || s.Polarity == Negative || s.Relation != "" {
 		return answerClaim(answer, names, s)
+	}
+	if s.Polarity == Unclear {
+		// A negation the rules did not read: the claim keeps it, so that
+		// the right answer to "which one does X NOT provide" makes it
+		// true.
+		return fmt.Sprintf("%s is the answer to the question as it is worded, with its negation (%s), about %s", answer,
+			strings.TrimSpace(negationWord.FindString(s.question)), strings.Join(owners(names, answer), " or "))
 	}
 	of := strings.Join(owners(names, answer), " or ")
 	return fmt.Sprintf("%s is %s of %s, or of what it returns or decorates, as the question asks", answer, kindWords[s.Kind], of)
+}
+
+// relationOf reads the relation a question asks of its answer and the
+// names it may ask it of ("the direct base class of collections.Counter").
+// "X inherits from which class" asks an ancestor of X, "which class
+// inherits from X" a descendant: the side the named class stands on
+// decides.
+func relationOf(question, answer string) (string, []string) {
+	var subjects []string
+	seen := map[string]bool{answer: true}
+	add := func(n string) {
+		n = strings.Trim(strings.TrimSpace(n), ".()")
+		if n != "" && !seen[n] && ident.FQN.Match(n) {
+			seen[n] = true
+			subjects = append(subjects, n)
+		}
+	}
+	for _, m := range backquoted.FindAllStringSubmatch(question, -1) {
+		add(m[1])
+	}
+	for _, m := range dottedName.FindAllString(question, -1) {
+		add(m)
+	}
+	switch {
+	case directBaseWords.MatchString(question):
+		return "direct_base", subjects
+	case baseWords.MatchString(question):
+		return "ancestor", subjects
+	case inheritWords.MatchString(question):
+		at := inheritWords.FindStringIndex(question)[0]
+		for _, n := range subjects {
+			if i := strings.Index(question, n); i >= 0 && i > at {
+				return "descendant", subjects
+			}
+		}
+		return "ancestor", subjects
+	case otherRelations.MatchString(question):
+		return strings.ToLower(otherRelations.FindString(question)), subjects
+	}
+	return "", nil
 }

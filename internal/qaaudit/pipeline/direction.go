@@ -32,7 +32,13 @@ var (
 	negatedName = regexp.MustCompile(`(?i)\bdef\s+test\w*?(invalid|not_valid|is_false|false_claim|disprov|distractor|incorrect|is_wrong|fails_to)\w*\s*\(`)
 	negatedNote = regexp.MustCompile(`(?i)(#|"""|''')[^\n]*(\bdistractor\b|prove[sd]?\s+(that\s+)?(it|this|the\s+(option|claim|distractor))\s+(is\s+)?(false|invalid|wrong|does\s+not|doesn't)|passes\s+(only\s+)?(if|when)\s+(the\s+)?(option|claim|distractor)\s+(is\s+)?(false|invalid|wrong))`)
 	saysNoError = regexp.MustCompile(`(?i)\b(no\s+(error|exception)s?\b|without\s+(an?\s+|any\s+)?(error|exception)|does\s*n[o']t\s+raise|raises\s+no(thing)?\b|never\s+raises|runs\s+successfully|succeeds\b|completes\s+successfully|works\s+(fine|correctly|as\s+expected))`)
-	saysError   = regexp.MustCompile(`\b(raises?|raised|throws?|thrown)\b|\b[A-Z]\w*(Error|Exception)\b`)
+	saysError   = regexp.MustCompile(`\b(raises?|raised|throws?|thrown)\b|\b[A-Z]\w*(Error|Exception|Warning|Exit|Interrupt)\b|\bStop(Async)?Iteration\b`)
+	// quotedOption is an option that is a string in quotes: the message
+	// of an exception when the question asks one ('division by zero').
+	quotedOption = regexp.MustCompile(`^(?s)([rbuf]?'[^']*'|[rbuf]?"[^"]*")\.?$`)
+	// checksMessage is a test that compares an exception's message, not
+	// only its type.
+	checksMessage = regexp.MustCompile(`\bmatch\s*=|\bstr\(\s*\w+(\.value)?\s*\)|\.value\.args\b|\.args\[0\]|\.exception\.args\b|\bassertRaisesRegex\b`)
 	expectsErr  = regexp.MustCompile(`\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
 	catchesErr  = regexp.MustCompile(`\bexcept\b|\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
 	// saysFailure covers options that claim a failure, a refusal or an
@@ -50,6 +56,14 @@ func directionProblem(option, code string) string {
 	}
 	if m := negatedNote.FindString(code); m != "" {
 		return "a comment says it proves the option false (" + strings.TrimSpace(m) + ")"
+	}
+	if quotedOption.MatchString(strings.TrimSpace(option)) && expectsErr.MatchString(code) {
+		// An exception's message as the option: the honest test expects
+		// the error and compares its message.
+		if checksMessage.MatchString(code) {
+			return ""
+		}
+		return "the option is a message, but the test expects an error without comparing its message (pytest.raises(..., match=...) or str(excinfo.value) == ...), so it passes whatever the message is"
 	}
 	switch {
 	case saysNoError.MatchString(option):

@@ -37,6 +37,17 @@ func TestDirectionProblem(t *testing.T) {
 		{"uniqueness claim, raises", "Sub-agent names must be unique", raises, ""},
 		{"existence claim, plain test", "json.loads parses a string", plain, ""},
 		{"word raises in the test is not a catch", "It raises KeyError", "def test_option():\n    d = {}\n    assert 'raises' not in d\n", "neither expects"},
+		// An option that is an exception's message: the honest test
+		// expects the error and compares the message.
+		{"message option, raises with match", "'division by zero'", "import re\nimport pytest\n\ndef test_option():\n    with pytest.raises(ZeroDivisionError, match=re.escape('division by zero')):\n        1 / 0\n", ""},
+		{"message option, message compared", "'integer division or modulo by zero'", "import pytest\n\ndef test_option():\n    with pytest.raises(ZeroDivisionError) as excinfo:\n        divmod(1, 0)\n    assert str(excinfo.value) == 'integer division or modulo by zero'\n", ""},
+		{"message option, try and compare", "\"pop from empty list\"", "def test_option():\n    try:\n        [].pop()\n    except IndexError as e:\n        assert str(e) == 'pop from empty list'\n        return\n    assert False\n", ""},
+		{"message option, type only", "'division by zero'", "import pytest\n\ndef test_option():\n    with pytest.raises(ZeroDivisionError):\n        1 / 0\n", "without comparing its message"},
+		// Exception classes whose names end in neither Error nor
+		// Exception are still errors.
+		{"KeyboardInterrupt option, raises", "KeyboardInterrupt", "import pytest\n\ndef test_option():\n    with pytest.raises(KeyboardInterrupt):\n        raise KeyboardInterrupt\n", ""},
+		{"StopIteration option, raises", "StopIteration", "import pytest\n\ndef test_option():\n    with pytest.raises(StopIteration):\n        next(iter([]))\n", ""},
+		{"GeneratorExit option, plain test", "GeneratorExit", plain, "neither expects"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
