@@ -100,7 +100,7 @@ var (
 	// them.
 	directBaseWords = regexp.MustCompile(`(?i)\b(direct|immediate)\s+(base|parent|super)\s*class(es)?\b|__bases__`)
 	baseWords       = regexp.MustCompile(`(?i)\b(base|parent|super)\s*class(es)?\b|\bancestors?\b|\bMRO\b|__mro__|method resolution order`)
-	inheritWords    = regexp.MustCompile(`(?i)\b(inherits?|inherited|derives?|derived|subclass(es|ed)?)\s+(directly\s+)?(from|of)\b|\bis\s+a\s+subclass\b|\bsubclass(es)?\s+of\b|`+"`"+`[A-Za-z_][A-Za-z0-9_.]*`+"`"+`\s+subclass(es)?\b`)
+	inheritWords    = regexp.MustCompile(`(?i)\b(inherits?|inherited|derives?|derived|subclass(es|ed)?)\s+(directly\s+)?(from|of)\b|\bis\s+a\s+subclass\b|\bsubclass(es)?\s+of\b|` + "`" + `[A-Za-z_][A-Za-z0-9_.]*` + "`" + `\s+subclass(es)?\b`)
 	otherRelations  = regexp.MustCompile(`(?i)\breturns?\s+(an?\s+)?(instance|object)s?\s+of\b|\breturn\s+type\b|\bis\s+an\s+instance\s+of\b|\bmetaclass\b`)
 	dottedName      = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+`)
 	// otherPlatform names a platform other than the Linux the sandbox
@@ -108,10 +108,10 @@ var (
 	otherPlatform = regexp.MustCompile(`(?i)\b(windows|win32|win64|macos|mac os|os x|darwin|freebsd|cygwin|android|ios|wasi|emscripten)\b`)
 	// asksValue is a question that asks for a value, whatever the
 	// answer looks like ("what is the default of extra": ignore).
-	asksValue   = regexp.MustCompile(`(?i)^\s*what(\s+is|'s)?\s+the\s+(default|value)\b|^\s*what\s+(default|value)\b`)
-	valueWords  = regexp.MustCompile(`(?i)\b(value|values|equal|equals|evaluates?|returns?|returned|result|holds?|number|how many|how much|what is the (size|length|count))\b`)
-	backquoted  = regexp.MustCompile("`([^`]+)`")
-	callExpr    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\(.*\)$`)
+	asksValue  = regexp.MustCompile(`(?i)^\s*what(\s+is|'s)?\s+the\s+(default|value)\b|^\s*what\s+(default|value)\b`)
+	valueWords = regexp.MustCompile(`(?i)\b(value|values|equal|equals|evaluates?|returns?|returned|result|holds?|number|how many|how much|what is the (size|length|count))\b`)
+	backquoted = regexp.MustCompile("`([^`]+)`")
+	callExpr   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\(.*\)$`)
 	// literalCall is a call on a literal receiver ([].pop(),
 	// 'é'.encode('ascii'), {}['k'] is not one) or an operation the
 	// generated test parses and runs the same way (1 / 0).

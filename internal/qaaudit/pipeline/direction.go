@@ -39,8 +39,8 @@ var (
 	// checksMessage is a test that compares an exception's message, not
 	// only its type.
 	checksMessage = regexp.MustCompile(`\bmatch\s*=|\bstr\(\s*\w+(\.value)?\s*\)|\.value\.args\b|\.args\[0\]|\.exception\.args\b|\bassertRaisesRegex\b`)
-	expectsErr  = regexp.MustCompile(`\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
-	catchesErr  = regexp.MustCompile(`\bexcept\b|\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
+	expectsErr    = regexp.MustCompile(`\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
+	catchesErr    = regexp.MustCompile(`\bexcept\b|\bpytest\.raises\s*\(|\braises\s*\(|\bassertRaises\w*\s*\(`)
 	// saysFailure covers options that claim a failure, a refusal or an
 	// absence in other words than "raises": a test may expect an error
 	// for them.
