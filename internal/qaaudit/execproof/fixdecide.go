@@ -82,6 +82,17 @@ func errored(r fixRun) bool {
 // both runs.
 func decideFix(ev fixEvidence) (un, fx checkDecision) {
 	un, fx = ownRun(ev.Unfixed, true), ownRun(ev.Fixed, false)
+	// A failure the machine causes (a locale or a time zone it lacks)
+	// proves nothing about the code: another machine runs it.
+	for _, d := range []*checkDecision{&un, &fx} {
+		if d.Truth == verdict.Unknown {
+			continue
+		}
+		if m := envFailure.FindString(d.Message); m != "" && !strings.HasPrefix(d.Message, "every test passed") {
+			d.Truth = verdict.Unknown
+			d.Message = fmt.Sprintf("depends on the environment: this machine lacks what the test asks for (%s), so the run proves nothing about the code: %s", m, failureLine(d.Message))
+		}
+	}
 	if ev.Unfixed.Status == "" || ev.Fixed.Status == "" {
 		return un, fx
 	}
@@ -136,6 +147,10 @@ func ownRun(r fixRun, unfixed bool) checkDecision {
 	}
 	return d
 }
+
+// envFailure is an error the machine's setup causes, not the code: a
+// locale or a time zone that is not installed.
+var envFailure = regexp.MustCompile(`unsupported locale setting|ZoneInfoNotFoundError|No time zone found with key|UnknownTimeZoneError`)
 
 var notInstalled = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*) is not installed in this Python`)
 

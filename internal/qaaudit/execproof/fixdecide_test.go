@@ -46,6 +46,11 @@ func TestDecideFix(t *testing.T) {
 		{"both need a missing package", fixRun{Status: skipped, Message: "yaml is not installed in this Python"}, fixRun{Status: passed}, nil, "import yaml\n", verdict.Unknown, verdict.True, "the fixed code imports yaml too", ""},
 		{"unfixed run never started", fixRun{}, fixRun{Status: passed}, nil, "", verdict.Unknown, verdict.True, "", ""},
 		{"fixed run never started", fixRun{Status: timeout}, fixRun{}, nil, "", verdict.Unknown, verdict.Unknown, "", ""},
+		// A locale or a time zone the machine lacks is the machine's
+		// failure, not the code's: no proof either way.
+		{"fixed needs a locale not installed", fixRun{Status: failed, Message: "test_price: AssertionError"}, fixRun{Status: failed, Message: "test_price: locale.Error: unsupported locale setting"}, notRan, "", verdict.True, verdict.Unknown, "", "depends on the environment"},
+		{"fixed needs a time zone not installed", fixRun{Status: failed, Message: "assert 1 == 2"}, fixRun{Status: failed, Message: "zoneinfo._common.ZoneInfoNotFoundError: 'No time zone found with key Mars/Olympus'"}, notRan, "", verdict.True, verdict.Unknown, "", "depends on the environment"},
+		{"unfixed fails for a locale, fixed fails too", fixRun{Status: failed, Message: "locale.Error: unsupported locale setting"}, fixRun{Status: failed, Message: "locale.Error: unsupported locale setting"}, notRan, "", verdict.Unknown, verdict.Unknown, "depends on the environment", "depends on the environment"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
