@@ -24,14 +24,20 @@ const (
 )
 
 var (
-	keywordWords   = regexp.MustCompile(`(?i)\b(parameters?|arguments?|args?|keywords?|kwargs?|constructor argument)\b`)
-	attributeWords = regexp.MustCompile(`(?i)\b(methods?|classmethods?|staticmethods?|attributes?|propert(y|ies)|fields?|members?|constants?|functions?|submodules?|enum)\b`)
-	kindWords      = map[string]string{KindAttribute: "an attribute or method", KindKeyword: "a keyword parameter", KindEither: "a member or keyword parameter"}
+	keywordWords     = regexp.MustCompile(`(?i)\b(parameters?|arguments?|args?|keywords?|kwargs?|constructor argument)\b`)
+	attributeWords   = regexp.MustCompile(`(?i)\b(methods?|classmethods?|staticmethods?|attributes?|propert(y|ies)|fields?|members?|constants?|functions?|submodules?|enum)\b`)
+	keywordParameter = regexp.MustCompile(`(?i)\bkeyword[- ](parameters?|arguments?)\b`)
+	kindWords        = map[string]string{KindAttribute: "an attribute or method", KindKeyword: "a keyword parameter", KindEither: "a member or keyword parameter"}
 )
 
 // ClaimKind reads from the question which kind of member the answer
 // names.
 func ClaimKind(question string) string {
+	if keywordParameter.MatchString(question) {
+		// "which keyword parameter ... hides a field": the field is
+		// what the parameter is about, not what is asked.
+		return KindKeyword
+	}
 	kw, attr := keywordWords.MatchString(question), attributeWords.MatchString(question)
 	switch {
 	case kw && !attr:

@@ -27,6 +27,14 @@ func TestParametersAreReadFromTheSignature(t *testing.T) {
 		{"t:dict_get_default", "Which parameter of `dict.get` is returned when the key is missing?", "builtins.dict.get", "default", verdict.Valid, "checked: "},
 		{"t:max_default", "Which parameter of `max` gives the result for an empty iterable?", "builtins.max", "default", verdict.Valid, "checked: "},
 		{"t:deque_capacity_wrong", "Which parameter of `collections.deque` bounds its length?", "collections.deque", "capacity", verdict.Incorrect, "neither the name nor a keyword"},
+		// "takes the function" is no attribute claim when the question
+		// names the kind of parameter.
+		{"t:sorted_key_not_posonly", "Which positional-only parameter of `sorted` takes the function that extracts a comparison key?", "builtins.sorted", "key", verdict.Incorrect, "key is a keyword-only parameter of sorted (its signature), not a positional-only one"},
+		// The negation is the condition's ("when the attribute does not
+		// exist"), not the claim's.
+		{"t:getattr_default", "Which parameter of `getattr` is returned when the attribute does not exist?", "builtins.getattr", "default", verdict.Valid, "checked: "},
+		// "keyword parameter" asks a keyword, though "field" is there.
+		{"t:field_hide_wrong", "Which keyword parameter of `dataclasses.field` hides a field from the generated `__repr__`?", "dataclasses.field", "hide", verdict.Incorrect, "'hide' is neither the name nor a keyword of dataclasses.field"},
 		{"t:list_insert_index", "Which positional-only parameter of `list.insert` says where?", "builtins.list.insert", "index", verdict.Valid, "checked: "},
 	})
 }

@@ -130,7 +130,9 @@ func ReadShape(question, answer string) Shape {
 	}
 	for _, pk := range paramKindWords {
 		if pk.re.MatchString(question) {
-			s.ParamKind = pk.kind
+			// "the positional-only parameter ... that takes the function"
+			// asks a parameter, whatever other words it has.
+			s.ParamKind, s.Kind = pk.kind, KindKeyword
 			break
 		}
 	}
@@ -175,8 +177,20 @@ func ReadShape(question, answer string) Shape {
 
 // PolarityOf reads the polarity of a question.
 func PolarityOf(question string) Polarity {
+	loc := negativeMembership.FindStringIndex(question)
+	negAt := 0
+	if loc != nil {
+		negAt = loc[0]
+		if n := negationWord.FindStringIndex(question[loc[0]:loc[1]]); n != nil {
+			negAt += n[0]
+		}
+	}
 	switch {
-	case negativeMembership.MatchString(question):
+	case loc != nil && subordinate.MatchString(clauseBefore(question, negAt)):
+		// "which parameter is returned when the attribute does not
+		// exist": the negation is the condition's, not the claim's.
+		return Unclear
+	case loc != nil:
 		return Negative
 	case negationWord.MatchString(question):
 		return Unclear
@@ -316,7 +330,8 @@ func relationOf(question, answer string) (string, []string) {
 		}
 	}
 	for _, m := range backquoted.FindAllStringSubmatch(question, -1) {
-		add(m[1])
+		callee, _, _ := strings.Cut(m[1], "(") // open for `open(path)`
+		add(callee)
 	}
 	for _, m := range dottedName.FindAllString(question, -1) {
 		add(m)
@@ -338,4 +353,15 @@ func relationOf(question, answer string) (string, []string) {
 		return strings.ToLower(otherRelations.FindString(question)), subjects
 	}
 	return "", nil
+}
+
+// subordinate opens a clause whose negation conditions the claim instead
+// of negating it.
+var subordinate = regexp.MustCompile(`(?i)\b(when|whenever|if|unless|once|where|after|before|because|since|while)\b`)
+
+// clauseBefore is the question's text from the start of the sentence
+// clause holding position at up to it.
+func clauseBefore(question string, at int) string {
+	start := strings.LastIndexAny(question[:at], "?!;,:")
+	return question[start+1 : at]
 }

@@ -1,0 +1,2 @@
+def price(amount):
+    return f"{amount:.2f}"
