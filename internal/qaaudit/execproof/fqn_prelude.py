@@ -692,7 +692,12 @@ def parameter(obj, answer, want):
         return "present"
     if kind is None:
         return "%s is a parameter of %s (%s), whose kind is not known from it" % (answer, name, got[1])
-    return "absent: %s is a %s parameter of %s (%s), not a %s one" % (answer, kind, name, got[1], want)
+    return "absent: " + WRONG_KIND + "%s is a %s parameter of %s (%s), not a %s one" % (answer, kind, name, got[1], want)
+
+
+# WRONG_KIND marks an absence that is a parameter of another kind than the
+# question names: the name is there, the claim about it is false.
+WRONG_KIND = "wrong kind: "
 
 
 def c_keyword(obj, answer):
@@ -1233,6 +1238,8 @@ def check_answer(answer, fqns, shape):
         pytest.skip(UNDECIDED + "cannot check %s: %s" % (answer, "; ".join(undecided)))
     if not resolved:
         pytest.skip("none of the names of %s resolves" % answer)
+    if why_absent and all(w.startswith(WRONG_KIND) for w in why_absent):
+        raise AssertionError("; ".join(w[len(WRONG_KIND):] for w in why_absent))
     what = {"attribute": "an attribute", "keyword": "a keyword"}.get(kind, "a member")
     raise AssertionError("%r is neither the name nor %s of %s%s" % (
         answer, what, ", ".join(resolved), (": " + "; ".join(why_absent)) if why_absent else ""))
