@@ -86,6 +86,11 @@ func reportChecks(rep *report.Result) []verdict.Check {
 				Method: statsMethod(e),
 				Also:   "gate v2's median of per-scenario reductions: " + report.Percent(e.V2Value),
 				More:   e.PlanSentence()}
+			if n := report.V2Disagreement(e); n != "" {
+				// v2's value and the gate's estimate on opposite sides
+				// of the threshold: the note says why.
+				c.Also = n
+			}
 			if e.Scenarios == 0 {
 				c.Low, c.High, c.Text, c.Method = nil, nil, "not measured", "no scenario has values in both modes"
 			} else if e.NoInterval {
