@@ -45,11 +45,13 @@ if [ "$whole" = no ] && [ "$mode" = ghx ]; then
 	a0=$(dirname "$out")/../attempt-0
 	mv "$a0" "$a0.old" && mkdir "$a0" && cp "$a0.old"/*-suite.jsonl "$a0/" && echo yes > "$dir/tampered"
 fi`},
-		{name: "folder replaced by a link", ordinary: true, change: "rewritten (", restored: true, script: `
+		// The folder a link points to is never written or chmodded:
+		// both modes' files are put back into a folder made again.
+		{name: "folder replaced by a link", ordinary: true, change: "its folder replaced by a symbolic link", restored: true, script: `
 if [ "$whole" = no ] && [ "$mode" = ghx ]; then
 	a0=$(dirname "$out")/../attempt-0
 	mkdir "$dir/elsewhere" && cp "$a0/agent_direct-suite.jsonl" "$dir/elsewhere/" &&
-		` + fail + ` "$a0/ghx-suite.jsonl" > "$dir/elsewhere/ghx-suite.jsonl" &&
+		` + fail + ` "$a0/ghx-suite.jsonl" > "$dir/elsewhere/ghx-suite.jsonl" && chmod 0700 "$dir/elsewhere" &&
 		mv "$a0" "$a0.old" && ln -s "$dir/elsewhere" "$a0" && echo yes > "$dir/tampered"
 fi`},
 		{name: "private copy changed too", change: "appended ", script: `
@@ -109,7 +111,21 @@ fi`},
 					t.Errorf("%s holds %d bytes sha256 %s; tracking.json says %d bytes sha256 %s were judged", file, n, sum, ev.Bytes, ev.SHA256)
 				}
 			}
-			t.Logf("exit %d status %s\nevidence %+v\nerror %s", code, tr.FinalStatus, ev, tr.Error)
+			if c.name == "folder replaced by a link" {
+				if info, err := os.Lstat(filepath.Dir(file)); err != nil || !info.IsDir() {
+					t.Errorf("attempt 0's folder is not a folder again (%v)", err)
+				}
+				if info, err := os.Stat(filepath.Join(m.work, "elsewhere")); err != nil || info.Mode().Perm() != 0o700 {
+					t.Errorf("the folder the link pointed to: %v %v, want its mode 0700 untouched", info.Mode(), err)
+				}
+				if ev.ChangedFile != filepath.Dir(file)+".changed/ghx-suite.jsonl" {
+					t.Errorf("changed_file %q, want the link moved aside", ev.ChangedFile)
+				}
+				other := tr.Attempts[0].Evidence["agent_direct"]
+				if other.Changed != c.change || !other.Restored {
+					t.Errorf("agent_direct evidence %+v: want its folder named replaced and its bytes put back", other)
+				}
+			}
 		})
 	}
 }
@@ -222,5 +238,30 @@ if [ "$whole" = no ] && [ "$mode" = ghx ]; then echo yes > "$dir/rerun"; sleep 1
 	}
 	if err := asUser("rm", "-rf", set); err != nil {
 		t.Fatalf("after chmod -R u+w: %v", err)
+	}
+}
+
+// TestSetNeverChmodsThroughALink: a benchmark leaves a link where its
+// suite file belongs, pointing at a file of someone else's (as a link to
+// /dev/zero once did). The set refuses the link, and the file it points
+// to keeps its mode: benchgate makes judged files read-only through a
+// descriptor of the regular file itself, never through a path that
+// follows links.
+func TestSetNeverChmodsThroughALink(t *testing.T) {
+	m := newMisbehaving(t, "attack", nil)
+	victim := filepath.Join(m.work, "victim")
+	if err := os.WriteFile(victim, []byte("not a suite file\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	script := `if [ "$whole" = yes ] && [ "$mode" = ghx ]; then rm -f "$out" && ln -s "$dir/victim" "$out"; fi`
+	if err := os.WriteFile(filepath.Join(m.work, "attack.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := m.run(m.setArgs("ci-diagnostics")...)
+	if code != 1 || !strings.Contains(stderr, "ghx-suite.jsonl is a symbolic link") {
+		t.Errorf("exit %d, want 1 and the link refused\n%s", code, stderr)
+	}
+	if info, err := os.Stat(victim); err != nil || info.Mode().Perm() != 0o640 {
+		t.Errorf("the file the link points to: %v %v, want its mode 0640 untouched", info.Mode(), err)
 	}
 }

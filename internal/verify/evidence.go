@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/benchgate/benchgate/internal/bench"
 	"github.com/benchgate/benchgate/internal/fsutil"
@@ -49,6 +50,9 @@ type FileState struct {
 	// file ("symbolic link").
 	Missing bool   `json:"missing,omitempty"`
 	Kind    string `json:"kind,omitempty"`
+	// Folder: the attempt's folder itself was replaced, by what it
+	// names ("symbolic link"); what the file held behind it is not read.
+	Folder string `json:"folder,omitempty"`
 }
 
 // readEvidence reads an attempt's suite file as ReadRows does, and says
@@ -129,9 +133,12 @@ func (k *keeper) close() bool {
 // privateDir makes the folder that holds benchgate's copies of the
 // files it judged. It lies outside the set folder (in TMPDIR), readable
 // by benchgate's user only: a benchmark that rewrites the files of an
-// earlier attempt, even one running as root, does not find the copies
-// where it writes. Without it (TMPDIR not writable) the judged files are
-// still checked by their hashes.
+// earlier attempt where it wrote them does not find the copies there. One
+// that looks for them (it runs as the same user, or as root, and gets
+// TMPDIR) can change them too; the change is still found by the hashes
+// held in memory, only the judged bytes cannot be put back. Without the
+// folder (TMPDIR not writable) the judged files are still checked by
+// their hashes.
 func (s *set) privateDir() string {
 	if s.private == "" && s.privateErr == nil {
 		s.private, s.privateErr = os.MkdirTemp("", "benchgate-judged-"+s.t.RunID+"-")
@@ -149,15 +156,33 @@ func (s *set) privateDir() string {
 // recheck finds those changes.
 func protect(a *attempt) {
 	for _, m := range bench.Modes {
-		_ = os.Chmod(a.files[m], 0o444)
+		if f, err := fsutil.OpenRegular(a.files[m], false); err == nil {
+			_ = f.Chmod(0o444)
+			f.Close()
+		}
 	}
-	_ = os.Chmod(a.dir, 0o555)
+	chmodFolder(a.dir, 0o555)
+}
+
+// chmodFolder changes the mode of the folder at path itself: a link the
+// benchmark put in its place is not followed, and what it points to (a
+// folder of anyone's, /dev) is left alone. The attempt's files are
+// changed the same way, through a descriptor of the regular file itself:
+// os.Chmod follows links, and benchgate running as root once made
+// /dev/zero read-only for everyone through a suite file linked to it.
+func chmodFolder(path string, mode os.FileMode) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return
+	}
+	_ = f.Chmod(mode)
+	f.Close()
 }
 
 // unprotect makes an attempt's folder writable again once the set's
 // verdict is final, so that people and tools can delete the run folder
 // (the files stay read-only).
-func unprotect(a *attempt) { _ = os.Chmod(a.dir, 0o755) }
+func unprotect(a *attempt) { chmodFolder(a.dir, 0o755) }
 
 // recheck hashes every judged file again, before the set's verdict, and
 // returns one message per file that no longer holds the bytes judged.
@@ -172,9 +197,12 @@ func unprotect(a *attempt) { _ = os.Chmod(a.dir, 0o755) }
 // finish, and the verdict cannot be a pass.
 func (s *set) recheck(ctx context.Context) (msgs []string, stopped error) {
 	for _, a := range s.attempts {
+		// Every file of the attempt is looked at before any is put back:
+		// putting one back can replace the folder both were found in.
+		founds := map[string]FileState{}
+		errs := map[string]error{}
 		for _, mode := range bench.Modes {
-			ev, ok := a.evidence[mode]
-			if !ok || ev.Changed != "" {
+			if ev, ok := a.evidence[mode]; !ok || ev.Changed != "" {
 				continue
 			}
 			path := a.files[mode]
@@ -183,6 +211,15 @@ func (s *set) recheck(ctx context.Context) (msgs []string, stopped error) {
 				return msgs, fmt.Errorf("set %s: the judged suite files were not all hashed again before the verdict (stopped at %s): %w",
 					s.opts.Set, path, context.Cause(ctx))
 			}
+			founds[mode], errs[mode] = found, err
+		}
+		for _, mode := range bench.Modes {
+			ev, ok := a.evidence[mode]
+			if !ok || ev.Changed != "" {
+				continue
+			}
+			path := a.files[mode]
+			found, err := founds[mode], errs[mode]
 			if err != nil {
 				ev.Changed = "could not be read again: " + err.Error()
 				a.evidence[mode] = ev
@@ -195,7 +232,7 @@ func (s *set) recheck(ctx context.Context) (msgs []string, stopped error) {
 			ev.Found = &found
 			ev.Changed = describeChange(ctx, path, ev, found, a.copies[mode])
 			msg := fmt.Sprintf("%s (%s, %s): judged %s, then %s", path, a.name(), mode, ev.judged(), ev.Changed)
-			if kept, err := restore(path, ev, a.copies[mode]); err == nil {
+			if kept, err := restore(path, ev, found, a.copies[mode]); err == nil {
 				ev.Restored, ev.ChangedFile = true, kept
 				switch {
 				case ev.Missing:
@@ -225,15 +262,21 @@ func (e Evidence) judged() string {
 
 // same reports whether the file still holds what was judged.
 func (f FileState) same(e Evidence) bool {
+	if f.Folder != "" {
+		return false
+	}
 	if e.Missing || f.Missing {
 		return e.Missing == f.Missing
 	}
 	return f.Kind == "" && f.Bytes == e.Bytes && f.SHA256 == e.SHA256
 }
 
-// stateOf hashes what path holds now, without following a link or
-// opening anything but a regular file.
+// stateOf hashes what path holds now, without following a link (its
+// folder's included) or opening anything but a regular file.
 func stateOf(ctx context.Context, path string) (FileState, error) {
+	if info, err := os.Lstat(filepath.Dir(path)); err == nil && !info.IsDir() {
+		return FileState{Folder: fsutil.Kind(info.Mode())}, nil
+	}
 	info, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return FileState{Missing: true}, nil
@@ -267,6 +310,8 @@ func hashFile(ctx context.Context, path string) (string, int64, error) {
 // when there is none), else by the hashes alone.
 func describeChange(ctx context.Context, path string, ev Evidence, found FileState, copy string) string {
 	switch {
+	case found.Folder != "":
+		return "its folder replaced by a " + found.Folder
 	case ev.Missing:
 		if found.Kind != "" {
 			return "created as a " + found.Kind + " after it was judged missing"
@@ -374,8 +419,10 @@ func lineAt(path string, off int64) int {
 
 // restore puts the judged bytes back at path from benchgate's private
 // copy, after moving what was found there to <path>.changed (returned).
-// A file judged missing is moved aside and nothing is put back.
-func restore(path string, ev Evidence, copy string) (kept string, err error) {
+// A file judged missing is moved aside and nothing is put back. A folder
+// found replaced (a link to another folder) is moved aside as a whole to
+// <folder>.changed, never written through, and made again.
+func restore(path string, ev Evidence, found FileState, copy string) (kept string, err error) {
 	if !ev.Missing {
 		if copy == "" {
 			return "", errors.New("there is no intact private copy")
@@ -385,9 +432,15 @@ func restore(path string, ev Evidence, copy string) (kept string, err error) {
 		}
 	}
 	dir := filepath.Dir(path)
-	if err := os.Chmod(dir, 0o755); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", err
+	if info, err := os.Lstat(dir); err == nil && !info.IsDir() {
+		if err := os.Rename(dir, dir+".changed"); err != nil {
+			return "", err
+		}
 	}
+	if found.Folder != "" {
+		kept = filepath.Join(dir+".changed", filepath.Base(path))
+	}
+	chmodFolder(dir, 0o755)
 	if err := fsutil.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}

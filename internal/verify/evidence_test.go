@@ -78,7 +78,7 @@ func TestDescribeChange(t *testing.T) {
 			}
 			// Putting the judged bytes back leaves them at path and what
 			// was found beside it.
-			kept, err := restore(path, ev, copy)
+			kept, err := restore(path, ev, found, copy)
 			if err != nil {
 				t.Fatal(err)
 			}
