@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testenv/mermaid"
 	"github.com/benchgate/benchgate/internal/verdict"
 )
 
@@ -344,4 +346,55 @@ func noisySuite(t *testing.T, mode string, n int, tokens, spread float64) string
 		out = append(out, string(b))
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+var (
+	svgRect = regexp.MustCompile(`<rect x="[^"]*" y="[^"]*" width="([0-9.]+)" height="([0-9.]+)"`)
+	svgLine = regexp.MustCompile(`<g class="line-plot-[0-9]+"><path d="([^"]*)"`)
+	svgText = regexp.MustCompile(`<text [^>]*>([^<]*)</text>`)
+)
+
+// TestOneScenarioChartDrawsBothModes: a report over one scenario, its
+// job summary's charts drawn by mermaid in Chromium as GitHub draws
+// them. Each chart shows agent_direct and ghx as marks with an area or
+// a length, each named. Before, ghx was a line of one point, which
+// mermaid draws as nothing: only agent_direct was visible.
+func TestOneScenarioChartDrawsBothModes(t *testing.T) {
+	s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": "false", "upload-artifacts": "false"})
+	os.MkdirAll(filepath.Join(s.ws, "cur"), 0o755)
+	os.WriteFile(filepath.Join(s.ws, "cur", "agent_direct-suite.jsonl"), []byte(suiteText("agent_direct", 4, 1, 1000)), 0o644)
+	os.WriteFile(filepath.Join(s.ws, "cur", "ghx-suite.jsonl"), []byte(suiteText("ghx", 4, 1, 500)), 0o644)
+	s.run(t)
+	if s.code != 0 {
+		t.Fatalf("exit %d\n%s", s.code, s.stdout)
+	}
+	sum := s.summary(t)
+	gfm.Require(t, "job summary", sum)
+	charts := mermaid.Charts(sum)
+	if len(charts) != 2 {
+		t.Fatalf("%d charts in the summary, want 2 (active tokens, latency)", len(charts))
+	}
+	for i, svg := range mermaid.Render(t, charts...) {
+		marks := 0
+		for _, m := range svgRect.FindAllStringSubmatch(svg, -1) {
+			if w, _ := strconv.ParseFloat(m[1], 64); w > 0 {
+				if h, _ := strconv.ParseFloat(m[2], 64); h > 0 && w < 900 {
+					marks++ // a bar (the background is the whole 900-wide chart)
+				}
+			}
+		}
+		for _, m := range svgLine.FindAllStringSubmatch(svg, -1) {
+			if strings.Contains(m[1], "L") {
+				marks++ // a line of at least two points
+			}
+		}
+		var texts []string
+		for _, m := range svgText.FindAllStringSubmatch(svg, -1) {
+			texts = append(texts, m[1])
+		}
+		all := strings.Join(texts, "|")
+		if marks != 2 || !strings.Contains(all, "agent_direct") || !strings.Contains(all, "ghx") {
+			t.Errorf("chart %d draws %d visible marks (want one per mode) and says %q:\n%s", i+1, marks, all, charts[i])
+		}
+	}
 }

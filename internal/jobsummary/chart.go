@@ -55,6 +55,15 @@ func TrendChart(title, unit string, runs []string, bars, line Series) string {
 const chartWidth = 900
 
 func xyChart(title, unit string, labels []string, bars, line Series, horizontal bool) string {
+	if len(labels) == 1 && len(bars.Values) == 1 && len(line.Values) == 1 {
+		// mermaid draws a line of one point as nothing: with one
+		// scenario (or run), the two modes are two bars of one series,
+		// each named on its axis.
+		title = fmt.Sprintf("%s: %s", title, labels[0])
+		labels = []string{bars.Name, line.Name}
+		bars = Series{Name: bars.Name + " and " + line.Name, Values: []float64{bars.Values[0], line.Values[0]}}
+		line = Series{}
+	}
 	top := 0.0
 	for _, v := range append(append([]float64(nil), bars.Values...), line.Values...) {
 		top = math.Max(top, v)
@@ -78,7 +87,10 @@ func xyChart(title, unit string, labels []string, bars, line Series, horizontal 
 		b.WriteString(" horizontal")
 	}
 	// mermaid has no legend: the title names the series and their colour.
-	fmt.Fprintf(&b, "\n  title %s\n", quote(fmt.Sprintf("%s (grey bars: %s, blue line: %s)", title, bars.Name, line.Name)))
+	if line.Name != "" {
+		title = fmt.Sprintf("%s (grey bars: %s, blue line: %s)", title, bars.Name, line.Name)
+	}
+	fmt.Fprintf(&b, "\n  title %s\n", quote(title))
 	qs := make([]string, len(labels))
 	for i, l := range labels {
 		qs[i] = quote(l)
@@ -86,7 +98,9 @@ func xyChart(title, unit string, labels []string, bars, line Series, horizontal 
 	fmt.Fprintf(&b, "  x-axis [%s]\n", strings.Join(qs, ", "))
 	fmt.Fprintf(&b, "  y-axis %s 0 --> %s\n", quote(unit), number(NiceCeil(top)))
 	fmt.Fprintf(&b, "  bar [%s]\n", values(bars.Values))
-	fmt.Fprintf(&b, "  line [%s]\n", values(line.Values))
+	if line.Name != "" {
+		fmt.Fprintf(&b, "  line [%s]\n", values(line.Values))
+	}
 	return b.String()
 }
 
