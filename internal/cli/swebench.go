@@ -16,6 +16,7 @@ import (
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 	"github.com/benchgate/benchgate/internal/suggest"
@@ -289,7 +290,7 @@ func swebenchBatch(ctx context.Context, env *Env, args []string) int {
 	resume := fs.String("resume", "", "run root of an earlier batch: skip instances with a terminal status")
 	shard := fs.String("shard", "", "run only shard i/n of the sorted instances (merge the shards with 'swebench merge')")
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
-	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended with these failure codes, comma-separated (runtime_error, missing_image, codex_bootstrap_failed, blocked, incomplete), or every one that is not a success (all)")
+	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended with these failure codes, comma-separated ("+strings.Join(failcode.Names(), ", ")+"), or every one that is not a success (all)")
 	filter := fs.String("filter", "", "run only the instance IDs this regular expression matches")
 	checkTimeout := fs.Duration("endpoint-check-timeout", codex.DefaultProbeTimeout, "time limit of the endpoint check the batch runs after instances in a row failed (model list and a one-token POST /responses, answer and body)")
 	maxFailures := fs.Int("max-consecutive-endpoint-failures", swebench.DefaultMaxEndpointFailures, "stop the batch after this many instances in a row failed with runtime_error while the endpoint preflight fails too")

@@ -88,7 +88,7 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"codex config in the pre-0.134 shape", run("--instance-id", "acme__widget-2", "--codex-binary", dataset, "--codex-config", "old-profile.toml"), "old-profile.toml:3: profiles: a [profiles.*] table is the shape of Codex before 0.134"},
 		{"codex config in the pre-0.134 shape, prepare-images", []string{"prepare-images", "--instance-id", "acme__widget-2", "--codex-binary", dataset, "--codex-config", "old-profile.toml"}, "old-profile.toml:3: profiles"},
 		{"retry without resume", []string{"batch", "--retry-failed", "all", "--dataset-file", dataset}, "--retry-failed needs --resume"},
-		{"retry of an unknown kind", []string{"batch", "--retry-failed", "some", "--dataset-file", dataset}, `--retry-failed "some": "some" is not a failure code (expected one of blocked, codex_bootstrap_failed, incomplete, missing_image, runtime_error), or all`},
+		{"retry of an unknown kind", []string{"batch", "--retry-failed", "some", "--dataset-file", dataset}, `--retry-failed "some": "some" is not a failure code (expected one of blocked, codex_bootstrap_failed, incomplete, missing_image, no_change, runtime_error), or all`},
 		{"bad filter", []string{"batch", "--filter", "(", "--dataset-file", dataset}, `--filter "("`},
 		{"bad slice", []string{"batch", "--slice", "3:1", "--dataset-file", dataset}, `--slice "3:1": END must be greater than START`},
 		{"instance without a dataset record", run("--instance-id", "acme__widget-9"), "--dataset-file: " + dataset + ": no record with instance_id acme__widget-9"},

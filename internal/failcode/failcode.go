@@ -26,6 +26,10 @@ const (
 	Incomplete Code = "incomplete"
 	// RuntimeError: a phase, the engine or the patch check failed.
 	RuntimeError Code = "runtime_error"
+	// NoChange: the agent archived its plans (done), but its final tree
+	// equals the base commit: there is nothing to predict, whatever patch
+	// file it wrote.
+	NoChange Code = "no_change"
 )
 
 // Info is one row of the table.
@@ -49,6 +53,7 @@ var Table = []Info{
 	{Code: Blocked, Meaning: "the agent moved its plans to blocked/"},
 	{Code: Incomplete, Meaning: "the loop budget or an instance budget ended first"},
 	{Code: RuntimeError, Retryable: true, Endpoint: true, Meaning: "a phase, the engine or the patch check failed"},
+	{Code: NoChange, Meaning: "the agent said done, but its final tree equals the base commit"},
 }
 
 // Lookup returns the row of a code.

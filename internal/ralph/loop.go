@@ -94,7 +94,10 @@ type Loop struct {
 	Agent    Agent
 	Prompts  Prompts
 	PlansDir string
-	// PatchPath is the file whose non-empty content marks a real fix.
+	// PatchPath, when set, is the file whose non-empty content marks a
+	// real fix. When empty, archiving the plans is the agent's claim of
+	// done and the caller judges the change itself (the SWE-bench runner
+	// computes the prediction from the final tree).
 	PatchPath string
 	MaxLoops  int
 	// PhaseTimeout is the agent's limit of one phase, named in the detail
@@ -195,7 +198,7 @@ func (l *Loop) classify(out *Outcome) bool {
 		out.Detail = "the agent moved the plan documents to " + filepath.Join(l.PlansDir, "blocked") + blockerHint(l.PlansDir)
 		return true
 	case StateArchived:
-		if nonEmpty(l.PatchPath) {
+		if l.PatchPath == "" || nonEmpty(l.PatchPath) {
 			out.Status, out.Code, out.Detail = StatusSuccess, "", ""
 		} else {
 			out.Status, out.Code = StatusIncomplete, CodeIncomplete

@@ -67,6 +67,9 @@ func TestLoop(t *testing.T) {
 		wantCode   string
 		wantDetail string
 		wantPhases int
+		// callerJudges leaves PatchPath empty: archiving is done, the
+		// caller judges the change (the SWE-bench runner).
+		callerJudges bool
 	}{
 		{name: "archived with patch on pass 2", maxLoops: 5, wantStatus: StatusSuccess, wantPhases: 4,
 			act: planThen(func(s *scripted, r Request) (Result, error) {
@@ -85,6 +88,11 @@ func TestLoop(t *testing.T) {
 				return Result{ThreadID: "t"}, nil
 			})},
 		{name: "archived without patch", maxLoops: 5, wantStatus: StatusIncomplete, wantCode: CodeIncomplete, wantDetail: "is empty", wantPhases: 2,
+			act: planThen(func(s *scripted, r Request) (Result, error) {
+				s.move("archive")
+				return Result{ThreadID: "t"}, nil
+			})},
+		{name: "archived without patch, the caller judges the change", maxLoops: 5, callerJudges: true, wantStatus: StatusSuccess, wantPhases: 2,
 			act: planThen(func(s *scripted, r Request) (Result, error) {
 				s.move("archive")
 				return Result{ThreadID: "t"}, nil
@@ -112,6 +120,9 @@ func TestLoop(t *testing.T) {
 			s.write(SpecFile, "the task\n")
 			l := &Loop{Agent: s, Prompts: mustPrompts(t), PlansDir: plans, PatchPath: s.patch, MaxLoops: tc.maxLoops,
 				Vars: map[string]string{"PLANS_DIR": plans, "CODE_DIR": "/testbed", "PATCH_PATH": s.patch}}
+			if tc.callerJudges {
+				l.PatchPath = ""
+			}
 			out := l.Run(context.Background())
 			if out.Status != tc.wantStatus || out.Code != tc.wantCode {
 				t.Fatalf("outcome %s/%s (%s), want %s/%s", out.Status, out.Code, out.Detail, tc.wantStatus, tc.wantCode)

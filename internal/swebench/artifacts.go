@@ -18,6 +18,19 @@ const ModelName = "qwen3-coder-next-FP8,codex,ralph"
 const (
 	CodeMissingImage    = string(failcode.MissingImage)
 	CodeBootstrapFailed = string(failcode.BootstrapFailed)
+	CodeNoChange        = string(failcode.NoChange)
+)
+
+// How the patch file the agent wrote compares with the prediction
+// computed from its final tree, in status.json's agent_patch.
+const (
+	AgentPatchSame    = "same"
+	AgentPatchDiffers = "differs"
+	// AgentPatchNone: the agent wrote no patch file, or an empty one.
+	AgentPatchNone = "none"
+	// AgentPatchRefused: the file is a link or over MaxPatchBytes; it is
+	// not kept.
+	AgentPatchRefused = "refused"
 )
 
 // Status is <id>.status.json. The first five fields are the contract;
@@ -34,7 +47,19 @@ type Status struct {
 	// a success. A failure it decides is the agent's or the image's, never
 	// the endpoint's: the endpoint circuit breaker leaves it out.
 	PatchCheck string `json:"patch_check,omitempty"`
-	Image      string `json:"image,omitempty"`
+	// AgentPatch says how the agent's own patch file (<id>.patch, kept as
+	// it wrote it) compares with the prediction computed from its final
+	// tree (AgentPatch*); set when the loop ended in a success.
+	AgentPatch string `json:"agent_patch,omitempty"`
+	// IgnoredNewFiles names (up to 100, sorted) the files the agent
+	// created that .gitignore keeps out of the prediction;
+	// IgnoredNewFileCount counts them all.
+	IgnoredNewFiles     []string `json:"ignored_new_files,omitempty"`
+	IgnoredNewFileCount int      `json:"ignored_new_file_count,omitempty"`
+	// NestedRepositories are the folders with their own .git whose files
+	// are in the prediction as ordinary files.
+	NestedRepositories []string `json:"nested_repositories,omitempty"`
+	Image              string   `json:"image,omitempty"`
 	// CodexVersion is `codex --version` of the codex that ran, the
 	// image's own or the runner's mounted one.
 	CodexVersion  string         `json:"codex_version,omitempty"`

@@ -103,12 +103,16 @@ func BenchmarkBatch100(b *testing.B) {
 	}
 }
 
-// BenchmarkPatchCheck measures what the patch check adds to one success:
-// the base commit read before the first phase (git rev-parse) and, at the
-// end, a fresh container of the image in which the harness's commands
-// apply the prediction's model_patch to the image's working tree and,
-// after a reset, to the base commit, with the real git.
-func BenchmarkPatchCheck(b *testing.B) {
+// BenchmarkPrediction measures what the prediction adds to one success:
+// before the first phase, the base commit (git rev-parse) and the image's
+// untracked and ignored files (a temporary index); after the loop, the
+// prediction computed from the final tree (the agent's leftover processes
+// stopped, git add -A into a temporary index, git diff against the base);
+// then the check, in a fresh container of the image: the harness's
+// commands apply the prediction to the image's working tree, the tree
+// left is read and compared with the agent's, and after a reset the
+// commands apply it to the base commit again. All with the real git.
+func BenchmarkPrediction(b *testing.B) {
 	dc := dockerClient(b)
 	id := "acme__benchcheck-1"
 	image := ImageName(DefaultImageTemplate, id)
@@ -122,13 +126,22 @@ func BenchmarkPatchCheck(b *testing.B) {
 	if err := dc.Start(ctx, cid); err != nil {
 		b.Fatal(err)
 	}
-	patch := []byte("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n")
+	if err := dc.CopyIn(ctx, cid, []container.File{{Path: "/testbed/f", Mode: 0o644, Data: []byte("new\n")}}); err != nil {
+		b.Fatal(err)
+	}
 	o := Options{Docker: dc, CodeDir: "/testbed", InstanceID: id}
 	logf := func(string, ...any) {}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		base := o.baseCommit(ctx, cid)
-		if check, detail := o.checkPrediction(ctx, image, base, patch, logf); check != PatchApplies {
+		if err := o.snapshotBase(ctx, cid, &base); err != nil {
+			b.Fatal(err)
+		}
+		ft, err := o.computeTree(ctx, cid, base)
+		if err != nil || len(ft.patch) == 0 {
+			b.Fatalf("%v, a patch of %d bytes", err, len(ft.patch))
+		}
+		if check, detail := o.checkPrediction(ctx, image, base, ft.patch, ft.entries, logf); check != PatchApplies {
 			b.Fatalf("%s: %s", check, detail)
 		}
 	}

@@ -23,6 +23,10 @@ const (
 	// of the image, whose untracked files (build output) are there too.
 	PatchHarnessFails = "harness_does_not_apply"
 	PatchNotChecked   = "not_checked"
+	// PatchNotReproduced: the harness applies the patch, but the tree it
+	// leaves is not the agent's final tree (contents, exec bits, link
+	// targets; .git and ignored files aside).
+	PatchNotReproduced = "does_not_reproduce"
 )
 
 // HarnessApplyCommands are the commands the SWE-bench harness tries, in
@@ -40,7 +44,14 @@ const HarnessPatchPath = "/tmp/patch.diff"
 
 // baseState is the commit the instance's code is checked out at before
 // the agent runs, or why there is none.
-type baseState struct{ sha, problem string }
+type baseState struct {
+	sha, problem string
+	// untracked are the untracked files of the image that .gitignore
+	// lets through, as they were before the first phase; ignored are the
+	// ignored ones (see snapshotBase).
+	untracked treeEntries
+	ignored   map[string]bool
+}
 
 // baseCommit reads the code's commit before the agent runs: the patch is
 // checked against it, whatever the agent leaves in the working tree or
@@ -80,9 +91,10 @@ func (o *Options) exec(ctx context.Context, cid, dir string, cmd ...string) (str
 // output included. It runs the harness's commands (HarnessApplyCommands)
 // on that working tree, then resets the code to the base commit (tracked
 // files at the commit, untracked ones removed) and runs them again. Both
-// must apply the patch; the result (Patch*) and, unless it applies, the
-// detail name the one that failed and what each command said.
-func (o *Options) checkPrediction(ctx context.Context, image string, base baseState, modelPatch []byte, logf func(string, ...any)) (string, string) {
+// must apply the patch, and the first must leave the agent's final tree
+// (want; computed as computeTree computes it). The result (Patch*) and,
+// unless it applies, the detail name the step that failed and why.
+func (o *Options) checkPrediction(ctx context.Context, image string, base baseState, modelPatch []byte, want treeEntries, logf func(string, ...any)) (string, string) {
 	notChecked := func(why string) (string, string) { return PatchNotChecked, "the patch could not be checked: " + why }
 	if base.sha == "" {
 		return notChecked(base.problem)
@@ -115,6 +127,15 @@ func (o *Options) checkPrediction(ctx context.Context, image string, base baseSt
 	if err != nil {
 		return notChecked(err.Error())
 	}
+	var differ int
+	var named []string
+	if inImage {
+		got, err := o.treeAfterApply(ctx, cid, base.sha)
+		if err != nil {
+			return notChecked("read the tree after applying: " + err.Error())
+		}
+		differ, named = treeDifferences(want, got, 5)
+	}
 	if out, code, err := o.git(ctx, cid, "reset", "-q", "--hard", base.sha); err != nil || code != 0 {
 		return notChecked(fmt.Sprintf("git reset --hard %s exited %d: %v %s", base.sha, code, err, textfmt.Truncate(out, 300)))
 	}
@@ -135,6 +156,9 @@ func (o *Options) checkPrediction(ctx context.Context, image string, base baseSt
 	case !inImage:
 		return PatchHarnessFails, fmt.Sprintf("the patch applies to %s at commit %s but not as the harness applies it, to the working tree of a fresh container of image %s "+
 			"(untracked files of the image are there, e.g. build output a `git add -N .` put in the patch): %s", o.CodeDir, base.sha, image, imageLog)
+	case differ > 0:
+		return PatchNotReproduced, fmt.Sprintf("the patch applies as the harness applies it, but the tree it leaves in a fresh container of image %s differs from the agent's final tree in %d path(s): %s",
+			image, differ, strings.Join(named, "; "))
 	}
 	return PatchApplies, ""
 }

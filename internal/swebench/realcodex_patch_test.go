@@ -36,12 +36,16 @@ func TestRunRealCodexPatchKinds(t *testing.T) {
 		untracked         map[string]string
 		check, detail     string
 		applied           string // what the check command prints once the harness applied the row
+		agentPatch        string // agent_patch of a success
 	}{
 		{name: "a Latin-1 file", edit: `printf 'caf\351 cr\350me\n' > /testbed/README`, check: PatchNotUTF8, detail: "(in the diff of README) holds bytes of another encoding"},
-		{name: "8 MB of markup", edit: `printf 'fixed code\n' > /testbed/README && ` + markup, check: PatchApplies, applied: "page=110000"},
-		{name: "CRLF line ends", edit: `printf 'fixed code\n' > /testbed/README`, after: ` && sed -i "s/\$/$(printf '\r')/" PATCH`, check: PatchApplies, applied: "readme=fixed code"},
+		{name: "8 MB of markup", edit: `printf 'fixed code\n' > /testbed/README && ` + markup, check: PatchApplies, applied: "page=110000", agentPatch: AgentPatchSame},
+		// The agent's patch file is its own: the prediction is computed
+		// from its tree, so CRLF line ends in the file and build output a
+		// `git add -N .` put in it are no longer in the prediction.
+		{name: "CRLF line ends", edit: `printf 'fixed code\n' > /testbed/README`, after: ` && sed -i "s/\$/$(printf '\r')/" PATCH`, check: PatchApplies, applied: "readme=fixed code", agentPatch: AgentPatchDiffers},
 		{name: "git add -N . over build output", edit: `printf 'fixed code\n' > /testbed/README && git -C /testbed add -N .`, untracked: map[string]string{"build/out.o": "built\n"},
-			check: PatchHarnessFails, detail: "build/out.o: already exists in working directory"},
+			check: PatchApplies, applied: "readme=fixed code", agentPatch: AgentPatchDiffers},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,8 +100,11 @@ func TestRunRealCodexPatchKinds(t *testing.T) {
 				return
 			}
 			patch, _ := os.ReadFile(p.Patch)
-			if st.Status != ralph.StatusSuccess || row.ModelPatch != string(patch) {
-				t.Fatalf("status %s; model_patch of %d bytes, patch of %d", st.Status, len(row.ModelPatch), len(patch))
+			if st.Status != ralph.StatusSuccess || st.AgentPatch != tc.agentPatch || (row.ModelPatch == string(patch)) != (tc.agentPatch == AgentPatchSame) {
+				t.Fatalf("status %s, agent_patch %q (want %q); model_patch of %d bytes, the agent's patch of %d", st.Status, st.AgentPatch, tc.agentPatch, len(row.ModelPatch), len(patch))
+			}
+			if strings.Contains(row.ModelPatch, "\r") || strings.Contains(row.ModelPatch, "build/out.o") {
+				t.Errorf("model_patch holds CRLF line ends or the image's build output:\n%.2000s", row.ModelPatch)
 			}
 			code, applied := swebenchtest.ApplyAsHarness(t, dc, image, []byte(row.ModelPatch),
 				`echo "readme=$(cat /testbed/README)"; [ -f /testbed/page.html ] && echo "page=$(grep -c '<div' /testbed/page.html)"; true`)

@@ -1,6 +1,7 @@
 package swebench
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"errors"
@@ -161,12 +162,12 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		})
 		defer timer.Stop()
 	}
-	outcome, base := o.process(instCtx, stopInstance, p, &st, logf)
+	outcome, base, ft, ftErr := o.process(instCtx, stopInstance, p, &st, logf)
 	if cause := context.Cause(instCtx); ctx.Err() == nil && errors.Is(cause, errBudget) {
 		logf("budget: %v", cause)
 		outcome.Status, outcome.Code, outcome.Detail, outcome.Interrupted = ralph.StatusIncomplete, ralph.StatusIncomplete, cause.Error(), false
 	}
-	patch, pred := o.judge(ctx, p, &st, &outcome, base, logf)
+	patch, pred := o.judge(ctx, p, &st, &outcome, base, ft, ftErr, logf)
 	if outcome.Status == ralph.StatusFailed {
 		// The runner log names the failing step and its phase logs.
 		st.ErrorLog = runnerLogPath
@@ -290,15 +291,15 @@ func (st *Status) record(out ralph.Outcome) {
 	}
 }
 
-// judge reads the patch the agent left and decides whether a finished
-// loop is a success: the prediction is built from the patch and read
-// back as the harness reads it, and exactly that model_patch must apply
-// (checkPrediction). It returns the patch and the .pred's bytes to
-// write; the prediction carries the patch only on success. The patch is
-// the agent's file: it is read without following a link (a link to a
-// host file would put that file in the prediction) and with a size cap.
-// A refused patch fails the instance, named.
-func (o *Options) judge(ctx context.Context, p Paths, st *Status, out *ralph.Outcome, base baseState, logf func(string, ...any)) (patch, pred []byte) {
+// judge decides whether a finished loop is a success: the prediction is
+// the change of the agent's final tree against the base commit (ft, from
+// computeTree), read back as the harness reads it, and exactly that
+// model_patch must apply and reproduce the tree (checkPrediction). It
+// returns the agent's own patch file, kept as an artifact, and the
+// .pred's bytes to write; the prediction carries the patch only on
+// success. The agent's file is read without following a link (a link to a
+// host file would put that file in the artifacts) and with a size cap.
+func (o *Options) judge(ctx context.Context, p Paths, st *Status, out *ralph.Outcome, base baseState, ft finalTree, ftErr error, logf func(string, ...any)) (patch, pred []byte) {
 	fail := func(check, detail string) {
 		st.PatchCheck = check
 		out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, detail
@@ -311,22 +312,62 @@ func (o *Options) judge(ctx context.Context, p Paths, st *Status, out *ralph.Out
 		patch, err = nil, nil
 	}
 	if err != nil {
-		logf("patch refused: %v", err)
+		logf("warning: the agent's patch file is not kept: %v", err)
 		patch = nil
-		st.PatchCheck = ""
-		out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, "patch: "+err.Error()
+		st.AgentPatch = AgentPatchRefused
+		// A success judged failed says, too, what the agent's file was.
+		defer func() {
+			if out.Status == ralph.StatusFailed {
+				out.Detail += "; the agent's patch file is not kept: " + err.Error()
+			}
+		}()
 	}
 	empty, _ := EncodePred(Pred{ModelNameOrPath: ModelName, InstanceID: o.InstanceID})
 	if out.Status != ralph.StatusSuccess {
 		return patch, empty
 	}
-	pred, modelPatch, check, detail := predictionFor(o.InstanceID, patch)
+	if ftErr != nil {
+		logf("patch check: %s %v", PatchNotChecked, ftErr)
+		fail(PatchNotChecked, "the prediction could not be computed from the final tree: "+ftErr.Error())
+		return patch, empty
+	}
+	if n := len(ft.ignored); n > 0 {
+		st.IgnoredNewFiles, st.IgnoredNewFileCount = ft.ignored[:min(n, maxNamedIgnored)], n
+		logf("left out of the prediction, ignored by .gitignore: %d new file(s): %s", n, strings.Join(ft.ignored[:min(n, maxLoggedIgnored)], ", "))
+	}
+	if len(ft.nested) > 0 {
+		st.NestedRepositories = ft.nested
+		logf("nested repositories whose files are in the prediction as ordinary files: %s", strings.Join(ft.nested, ", "))
+	}
+	if st.AgentPatch == "" {
+		switch {
+		case len(patch) == 0:
+			st.AgentPatch = AgentPatchNone
+		case bytes.Equal(patch, ft.patch):
+			st.AgentPatch = AgentPatchSame
+		default:
+			st.AgentPatch = AgentPatchDiffers
+			logf("the agent's patch file (%d bytes) differs from the prediction computed from its final tree (%d bytes)", len(patch), len(ft.patch))
+		}
+	}
+	if len(ft.patch) == 0 {
+		out.Status, out.Code = ralph.StatusFailed, CodeNoChange
+		out.Detail = fmt.Sprintf("the agent archived its plans, but its final tree in %s equals the base commit %s: there is nothing to predict", o.CodeDir, base.sha)
+		if st.AgentPatch == AgentPatchDiffers {
+			out.Detail += fmt.Sprintf(" (its patch file %s is not empty, but the change it describes is not in the tree)", p.Patch)
+		}
+		if n := len(ft.ignored); n > 0 {
+			out.Detail += fmt.Sprintf("; %d new file(s) are ignored by .gitignore (ignored_new_files)", n)
+		}
+		return patch, empty
+	}
+	pred, modelPatch, check, detail := predictionFor(o.InstanceID, ft.patch)
 	if check != "" {
 		logf("patch check: %s %s", check, detail)
 		fail(check, detail)
 		return patch, empty
 	}
-	check, detail = o.checkPrediction(ctx, st.Image, base, modelPatch, logf)
+	check, detail = o.checkPrediction(ctx, st.Image, base, modelPatch, ft.entries, logf)
 	logf("patch check: %s %s", check, detail)
 	st.PatchCheck = check
 	if check != PatchApplies {
@@ -336,40 +377,59 @@ func (o *Options) judge(ctx context.Context, p Paths, st *Status, out *ralph.Out
 	return patch, pred
 }
 
+// How many new ignored files status.json names, and the log.
+const (
+	maxNamedIgnored  = 100
+	maxLoggedIgnored = 1000
+)
+
 // process runs the agent's steps that can fail per instance and returns
-// the outcome, and the code's base commit as the container had it before
-// the agent ran; the caller judges and writes the outcome whatever it
-// is. stop ends the instance early with a cause (a spent budget).
-func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p Paths, st *Status, logf func(string, ...any)) (out ralph.Outcome, base baseState) {
+// the outcome, the code's base commit as the container had it before the
+// agent ran and, for a loop that ended in a success, the final tree the
+// prediction is computed from (or why it could not be); the caller judges
+// and writes the outcome whatever it is. stop ends the instance early
+// with a cause (a spent budget).
+func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p Paths, st *Status, logf func(string, ...any)) (out ralph.Outcome, base baseState, ft finalTree, ftErr error) {
 	fail := func(code, detail string) ralph.Outcome {
 		return ralph.Outcome{Status: ralph.StatusFailed, Code: code, Detail: detail, Interrupted: ctx.Err() != nil}
 	}
 	if err := o.writeTask(p); err != nil {
-		return fail(ralph.CodeRuntimeError, err.Error()), base
+		return fail(ralph.CodeRuntimeError, err.Error()), base, ft, nil
 	}
 	if out, ok := o.findImage(ctx, st, logf); !ok {
-		return out, base
+		return out, base, ft, nil
 	}
 	cid, cleanup, out, ok := o.startContainer(ctx, st, logf)
 	if !ok {
-		return out, base
+		return out, base, ft, nil
 	}
 	defer cleanup()
 	base = o.baseCommit(ctx, cid)
 	if base.sha != "" {
-		logf("code %s at commit %s", o.CodeDir, base.sha)
+		if err := o.snapshotBase(ctx, cid, &base); err != nil {
+			base = baseState{problem: "the tree before the first phase could not be read: " + err.Error()}
+		}
+	}
+	if base.sha != "" {
+		logf("code %s at commit %s (%d untracked and %d ignored file(s) of the image)", o.CodeDir, base.sha, len(base.untracked), len(base.ignored))
 	} else {
-		logf("warning: the patch cannot be checked: %s", base.problem)
+		logf("warning: the prediction cannot be computed: %s", base.problem)
 	}
 	codexBin, out, ok := o.ensureCodex(ctx, cid, st, logf)
 	if !ok {
-		return out, base
+		return out, base, ft, nil
 	}
 	env, err := o.agentEnv(p)
 	if err != nil {
-		return fail(ralph.CodeRuntimeError, err.Error()), base
+		return fail(ralph.CodeRuntimeError, err.Error()), base, ft, nil
 	}
-	return o.runLoop(ctx, stop, cid, codexBin, env, p, logf), base
+	out = o.runLoop(ctx, stop, cid, codexBin, env, p, logf)
+	if out.Status == ralph.StatusSuccess && ctx.Err() == nil {
+		start := time.Now()
+		ft, ftErr = o.computeTree(ctx, cid, base)
+		logf("prediction computed from the final tree in %s: %d byte(s), %d path(s) in the tree", time.Since(start).Round(time.Millisecond), len(ft.patch), len(ft.entries))
+	}
+	return out, base, ft, ftErr
 }
 
 // writeTask seeds the plans folder with the instance's specification.
@@ -496,7 +556,9 @@ func (o *Options) runLoop(ctx context.Context, stop context.CancelCauseFunc, cid
 	var spent int64
 	agent := &containerAgent{dc: o.Docker, containerID: cid, binary: codexBin, codeDir: o.CodeDir, env: env, timeout: o.PhaseTimeout, idle: o.IdleTimeout, logs: p.Logs, root: o.OutputDir}
 	loop := &ralph.Loop{
-		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, PatchPath: p.Patch, MaxLoops: o.MaxLoops, PhaseTimeout: o.PhaseTimeout,
+		// No PatchPath: archiving is the agent's claim of done; the
+		// prediction is computed from its final tree (see judge).
+		Agent: agent, Prompts: o.Prompts, PlansDir: p.Plans, MaxLoops: o.MaxLoops, PhaseTimeout: o.PhaseTimeout,
 		Vars: map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": o.CodeDir, "INSTANCE_ID": o.InstanceID},
 		OnPhase: func(r ralph.Record) {
 			logf("%s pass=%d exit=%d timed_out=%v failed=%v state=%s log=%s errors=%q", r.Phase, r.Pass, r.ExitCode, r.TimedOut, r.Failed, r.StateAfter, agent.lastLog, r.Errors)

@@ -42,16 +42,16 @@ func TestRunEndToEnd(t *testing.T) {
 		{name: "success on pass 2", scenario: "success", image: "codex", wantStatus: "success", wantPatch: true, wantPhases: 4, wantCheck: "applies"},
 		{name: "blocked", scenario: "blocked", image: "codex", wantStatus: "failed", wantCode: "blocked", wantDetail: "toolchain is missing", wantPhases: 2},
 		{name: "incomplete at the loop budget", scenario: "noop", image: "codex", maxLoops: 2, wantStatus: "incomplete", wantCode: "incomplete", wantDetail: "after 2 execute passes", wantPhases: 5},
-		{name: "archived without patch", scenario: "archive_no_patch", image: "codex", wantStatus: "incomplete", wantCode: "incomplete", wantDetail: "is empty", wantPhases: 2},
+		{name: "archived without a change", scenario: "archive_no_patch", image: "codex", wantStatus: "failed", wantCode: "no_change", wantDetail: "its final tree in /testbed equals the base commit", wantPhases: 2},
 		{name: "missing image", scenario: "success", image: "", wantStatus: "failed", wantCode: "missing_image", wantDetail: "is not present"},
 		{name: "bootstrap", scenario: "success", image: "bare", bootstrap: "fake", wantStatus: "success", wantPatch: true, wantPhases: 2, wantCheck: "applies"},
 		{name: "bootstrap without binary", scenario: "success", image: "bare", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "no --codex-binary"},
 		{name: "bootstrap with a broken binary", scenario: "success", image: "bare", bootstrap: "broken", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "does not run"},
 		{name: "bootstrap with a binary for another architecture", scenario: "success", image: "bare", bootstrap: "foreign", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "codex --version exited 1: exec /opt/benchgate/bin/codex: exec format error (the binary is built for EM_VAX, the image is amd64: use the Codex CLI built for the image's platform"},
 		{name: "bootstrap with a binary that fails silently", scenario: "success", image: "bare", bootstrap: "silent", wantStatus: "failed", wantCode: "codex_bootstrap_failed", wantDetail: "codex --version exited 3 with no output"},
-		{name: "a patch that is no diff", scenario: "badpatch", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "with any of the harness's commands: git apply --verbose exited 128: error: No valid patches in input", wantPhases: 2, wantCheck: "does_not_apply"},
-		{name: "a diff of lines the code does not have", scenario: "badcontext", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the patch does not apply to /testbed at commit ", wantPhases: 2, wantCheck: "does_not_apply"},
-		{name: "no git in the image", scenario: "handpatch", image: "nogit", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the patch could not be checked: git is not available in the image (exit 126: OCI runtime exec failed", wantPhases: 2, wantCheck: "not_checked"},
+		{name: "a patch file that is no diff, and no change", scenario: "badpatch", image: "codex", wantStatus: "failed", wantCode: "no_change", wantDetail: "equals the base commit", wantPhases: 2},
+		{name: "a patch file of lines the code does not have, and no change", scenario: "badcontext", image: "codex", wantStatus: "failed", wantCode: "no_change", wantDetail: "(its patch file /", wantPhases: 2},
+		{name: "no git in the image", scenario: "handpatch", image: "nogit", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "the prediction could not be computed from the final tree: git is not available in the image (exit 126: OCI runtime exec failed", wantPhases: 2, wantCheck: "not_checked"},
 		{name: "codex crash", scenario: "crash", image: "codex", wantStatus: "failed", wantCode: "runtime_error", wantDetail: "exited with code 3: stream disconnected", wantPhases: 2},
 		{name: "phase timeout", scenario: "hang", image: "codex", timeout: 2 * time.Second, wantStatus: "failed", wantCode: "runtime_error", wantDetail: "execute pass 1: phase timed out after its limit of 2s (--phase-timeout)", wantPhases: 2},
 		{name: "no progress: only retry notices", scenario: "retrying", image: "codex", idle: time.Second, wantStatus: "failed", wantCode: "runtime_error",
@@ -175,6 +175,11 @@ func TestRunEndToEnd(t *testing.T) {
 			if st.Status == ralph.StatusSuccess {
 				assertCalls(t, o.OutputDir)
 				assertGitDiff(t, dc, ImageName(tmpl, id), pred.ModelPatch)
+				// The agent wrote its patch with the prompt's command: the
+				// same bytes as the prediction computed from its tree.
+				if st.AgentPatch != AgentPatchSame {
+					t.Errorf("agent_patch %q, want %q", st.AgentPatch, AgentPatchSame)
+				}
 			}
 			if tc.owner != "" {
 				// Files the agent created as root belong to the owner.
