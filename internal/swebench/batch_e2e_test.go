@@ -353,7 +353,7 @@ func TestBatchStopsOnAFailingEndpoint(t *testing.T) {
 	}{
 		{"endpoint answers", "crash", nil, 5, false},
 		{"endpoint down", "crash", down, 3, true},
-		{"patches that do not apply, endpoint down", "badcontext", down, 5, false},
+		{"predictions the patch check refuses (Latin-1), endpoint down", "latin1", down, 5, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := batchFixture(t, ids, "")
