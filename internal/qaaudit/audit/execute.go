@@ -278,6 +278,9 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		for _, note := range it.Notes {
 			fmt.Fprintf(cfg.Stdout, "qa-audit: note: the sandbox has %s\n", note)
 		}
+		if u := runner.Unenforced(); u != "" {
+			fmt.Fprintf(cfg.Stdout, "qa-audit: note: the sandbox has %s\n", u)
+		}
 		for _, m := range it.Missing {
 			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: %s does not import in %s; every check that needs it is Inconclusive (library not installed)\n", m, it.Python)
 		}

@@ -251,3 +251,24 @@ func ParseSize(s string) (int64, error) {
 	}
 	return n << shift, nil
 }
+
+// Unenforced says, after Preflight, which limit the sandbox cannot hold
+// in total on this machine, so that the audit can say so before any test
+// runs: without a cgroup of its own (an ordinary user, as on a
+// GitHub-hosted runner) memory is bounded per process, by the address
+// space, and by the number of processes, not in total. Processes (the
+// user namespace's process limit) and disk (the tmpfs sizes) are bounded
+// in total either way. "" when the test gets a cgroup, in a container
+// (whose cgroup bounds it), and without a sandbox (warned apart).
+func (r *Runner) Unenforced() string {
+	if r.Image != "" || r.NoSandbox || r.cgroup != "" {
+		return ""
+	}
+	l := r.Limits.effective(r.timeout())
+	why := "no cgroup of its own"
+	if r.noCgroup != "" {
+		why += " (" + r.noCgroup + ")"
+	}
+	return fmt.Sprintf("%s: memory is not limited in total, only per process (address space %s) and by the %d processes a test may have, up to %s; processes and disk (the test's folder %s, /tmp and /dev/shm %s each) are limited in total",
+		why, bytesText(l.MemoryBytes), l.Processes, bytesText(l.MemoryBytes*l.Processes), bytesText(l.FolderBytes), bytesText(l.TmpBytes))
+}
