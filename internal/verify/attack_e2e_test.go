@@ -265,3 +265,78 @@ func TestSetNeverChmodsThroughALink(t *testing.T) {
 		t.Errorf("the file the link points to: %v %v, want its mode 0640 untouched", info.Mode(), err)
 	}
 }
+
+// TestOrderedEarlierSetFolderFiles: in an ordered run, the second set's
+// benchmark appends a failing row to the first set's derived ghx suite
+// file, replaces its latest-summary.md and edits its tracking.json. The
+// attempt files are untouched, but these are the files reports and
+// baselines read: each is named, the run's pass and the first set's are
+// refused, and the suite file is derived again from the judged rows, the
+// summary put back and tracking.json written again.
+func TestOrderedEarlierSetFolderFiles(t *testing.T) {
+	m := newMisbehaving(t, "attack", nil)
+	script := `
+if [ "$set" = pr-thread-mutations ] && [ "$mode" = ghx ]; then
+	s="$(dirname "$out")/../../../../pr-exec"
+	head -n 1 "$s/ghx-suite.jsonl" | sed 's/"success":true/"success":false/' >> "$s/ghx-suite.jsonl" &&
+		echo 'all good' > "$s/latest-summary.md" &&
+		sed -i 's/"rows_actual"/"rows_actual_edited"/' "$s/tracking.json" && echo yes > "$dir/tampered"
+fi`
+	if err := os.WriteFile(filepath.Join(m.work, "attack.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(m.dir, "run")
+	code, _, stderr := m.run("ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest, "--out-dir", base)
+	if data, _ := os.ReadFile(filepath.Join(m.work, "tampered")); strings.TrimSpace(string(data)) != "yes" {
+		t.Fatalf("the second set's benchmark did not change the first set's files\n%s", stderr)
+	}
+	set := filepath.Join(base, "pr-exec")
+	first := readTracking(t, filepath.Join(set, "tracking.json"))
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	if code != 1 || c.Status != verify.StatusFail || first.FinalStatus != verify.StatusFail || !strings.Contains(first.Error, "after the set ended: ") {
+		t.Errorf("exit %d consolidated %s pr-exec %s error %q: want 1, fail, fail\n%s", code, c.Status, first.FinalStatus, first.Error, stderr)
+	}
+	for _, name := range []string{"ghx-suite.jsonl", "latest-summary.md", "tracking.json"} {
+		if !strings.Contains(c.Error, filepath.Join(set, name)+": written with sha256 ") {
+			t.Errorf("the consolidated error does not name %s:\n%s", name, c.Error)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(set, "ghx-suite.jsonl")); strings.Contains(string(data), `"success":false`) {
+		t.Errorf("pr-exec's ghx suite file still holds the appended row")
+	}
+	if data, _ := os.ReadFile(filepath.Join(set, "latest-summary.md")); string(data) == "all good\n" {
+		t.Errorf("pr-exec's latest-summary.md was not put back")
+	}
+	if data, _ := os.ReadFile(filepath.Join(set, "tracking.json")); strings.Contains(string(data), "rows_actual_edited") {
+		t.Errorf("pr-exec's tracking.json was not written again")
+	}
+}
+
+// TestSetFolderMadeReadOnly: a rerun's benchmark, running as the set
+// folder's owner, makes the set folder read-only. The set's suite files
+// cannot be derived into it, so the set fails, but tracking.json still
+// gets its final status (it was left at state running), and stderr
+// says what was undone.
+func TestSetFolderMadeReadOnly(t *testing.T) {
+	m := newMisbehaving(t, "attack", nil)
+	script := `if [ "$whole" = no ] && [ "$mode" = ghx ]; then chmod 0500 "$(dirname "$out")/../../.."; fi`
+	if err := os.WriteFile(filepath.Join(m.work, "attack.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.chaos(rule{"scenario": "workflow-runs-list-001", "behavior": "flaky"})
+	cmd := m.asOrdinaryUser(t)(m.setArgs("ci-diagnostics")...)
+	var errb lockedBuffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("%v, want exit 1\n%s", err, errb.String())
+	}
+	tr := readTracking(t, filepath.Join(m.dir, "out", "ci-diagnostics", "tracking.json"))
+	if tr.State != "done" || tr.FinalStatus != verify.StatusFail || !strings.Contains(tr.Error, "permission denied") {
+		t.Errorf("state %s status %s error %q: want done, fail and why\n%s", tr.State, tr.FinalStatus, tr.Error, errb.String())
+	}
+	if !strings.Contains(errb.String(), "was made read-only (0500) during the run; made writable again") {
+		t.Errorf("stderr does not say the folder was made writable again:\n%s", errb.String())
+	}
+}

@@ -485,6 +485,13 @@ func evidenceError(set string, msgs []string) error {
 		set, textfmt.Count(len(msgs), "judged suite file", "judged suite files"), pronoun(len(msgs)), strings.Join(msgs, "\n    "))
 }
 
+func pronounObj(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
 func pronoun(n int) string {
 	if n == 1 {
 		return "it was"

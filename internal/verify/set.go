@@ -130,12 +130,17 @@ func (r *SetResult) recheckEvidence(ctx context.Context) error {
 	}
 	s := r.judged
 	changed, stopped := s.recheck(ctx)
-	if len(changed) == 0 && stopped == nil {
+	rewritten := s.recheckWritten(ctx)
+	if len(changed) == 0 && stopped == nil && len(rewritten) == 0 {
 		return nil
 	}
 	err := stopped
 	if len(changed) > 0 {
 		err = errors.Join(evidenceError(s.opts.Set, changed), stopped)
+	}
+	if len(rewritten) > 0 {
+		err = errors.Join(err, fmt.Errorf("set %s: %s changed after the set wrote %s:\n    %s", s.opts.Set,
+			textfmt.Count(len(rewritten), "file of its folder", "files of its folder"), pronounObj(len(rewritten)), strings.Join(rewritten, "\n    ")))
 	}
 	s.t.Attempts = s.t.Attempts[:0]
 	for _, a := range s.attempts {
@@ -200,7 +205,16 @@ type set struct {
 	// was when the set started; it is checked again before each rerun
 	// and before the verdict.
 	manifest bench.ManifestIdentity
+	// written is what a set that ordered runs wrote last into its set
+	// folder (its suite files, summaries and tracking.json), by path,
+	// so that ordered can check them again after its last set; summaries
+	// keeps the summaries' bytes, to put them back.
+	written   []writtenFile
+	summaries map[string][]byte
 }
+
+// writtenFile is a file the set wrote and the SHA-256 it wrote there.
+type writtenFile struct{ path, sha256 string }
 
 // RunSet verifies one scenario set. It returns an error wrapping
 // ErrBadInput for bad input; tracking.json is written in every case in
@@ -734,13 +748,102 @@ func (s *set) stop(status string, cause error) error {
 			fmt.Fprintf(s.log, "set %s: %s\n", s.opts.Set, p)
 		}
 	}
+	s.writableAgain()
 	if werr := s.t.write(s.path); werr != nil {
 		s.trackingErr = werr
 		fmt.Fprintf(s.log, "set %s: %s; could not write tracking.json: %v\n", s.opts.Set, status, werr)
 		return errors.Join(cause, fmt.Errorf("set %s: could not write tracking.json: %w", s.opts.Set, werr))
 	}
 	fmt.Fprintf(s.log, "set %s: %s (tracking: %s)\n", s.opts.Set, status, s.path)
+	if s.opts.InRun {
+		s.noteWritten()
+	}
 	return cause
+}
+
+// writableAgain gives the set folder back its owner's write permission
+// when a benchmark took it away during the run (benchgate runs as the
+// folder's owner, as the benchmark does): tracking.json must still get
+// its final status.
+func (s *set) writableAgain() {
+	dir := filepath.Dir(s.path)
+	info, err := os.Lstat(dir)
+	if err != nil || !info.IsDir() || info.Mode().Perm()&0o200 != 0 {
+		return
+	}
+	chmodFolder(dir, info.Mode().Perm()|0o700)
+	fmt.Fprintf(s.log, "set %s: the set folder %s was made read-only (%04o) during the run; made writable again to write tracking.json\n",
+		s.opts.Set, dir, info.Mode().Perm())
+}
+
+// noteWritten records what the set wrote last into its folder, for
+// ordered: a later set's benchmark can reach these files as it can the
+// attempt files.
+func (s *set) noteWritten() {
+	s.written, s.summaries = nil, map[string][]byte{}
+	var paths []string
+	for _, m := range bench.Modes {
+		paths = append(paths, s.suitePath(m))
+	}
+	paths = append(paths, s.summaryJSON(), s.summaryMD(), s.path)
+	for _, p := range paths {
+		sum, _, err := hashFile(context.Background(), p)
+		if err != nil {
+			continue // never written (a set stopped early)
+		}
+		s.written = append(s.written, writtenFile{p, sum})
+		if p == s.summaryJSON() || p == s.summaryMD() {
+			if data, err := os.ReadFile(p); err == nil {
+				s.summaries[p] = data
+			}
+		}
+	}
+}
+
+// recheckWritten hashes again what noteWritten recorded and returns one
+// message per file that changed. The suite files are derived again from
+// the judged rows and the summaries put back from their bytes;
+// tracking.json is written again by the caller.
+func (s *set) recheckWritten(ctx context.Context) []string {
+	var msgs []string
+	remerge := false
+	for _, w := range s.written {
+		sum, n, err := hashFile(ctx, w.path)
+		if err == nil && sum == w.sha256 {
+			continue
+		}
+		if err != nil && ctx.Err() != nil {
+			return append(msgs, fmt.Sprintf("%s: not hashed again: %v", w.path, context.Cause(ctx)))
+		}
+		now := "deleted"
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			now = "unreadable: " + err.Error()
+		default:
+			now = fmt.Sprintf("changed (%s now, sha256 %s)", textfmt.Count(int(n), "byte", "bytes"), sum)
+		}
+		msg := fmt.Sprintf("%s: written with sha256 %s, then %s", w.path, w.sha256, now)
+		if data, ok := s.summaries[w.path]; ok {
+			if err := fsutil.WriteFileAtomic(w.path, data, 0o644); err != nil {
+				msg += "; could not be put back: " + err.Error()
+			} else {
+				msg += "; put back"
+			}
+		} else if w.path != s.path {
+			remerge = true
+			msg += "; derived again from the judged rows"
+		} else {
+			msg += "; written again"
+		}
+		msgs = append(msgs, msg)
+	}
+	if remerge {
+		if err := s.writeMerged(); err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	return msgs
 }
 
 // ModelSlug makes a model name safe for a path segment, as upstream does.
