@@ -30,6 +30,9 @@ type suiteDesign struct {
 	spread       float64 // sd of the scenarios' own log ratios around the mean (heterogeneous effects)
 	big          bool    // scenario 0 at 10× the others' scale
 	missing      float64 // chance that a repetition is lost (each arm keeps one)
+	// ratios, when set, are the scenarios' own true ratios (cycled),
+	// the same for every metric; truth is then their estimand.
+	ratios []float64
 	// gateMin/gateMax bound the share of runs whose gate passes;
 	// passMax bounds every check's pass share (the false pass).
 	gateMin, gateMax float64
@@ -52,6 +55,7 @@ var (
 var calibrationDesigns = []suiteDesign{
 	{name: "clear win 50%, 2 × 4", scenarios: 2, baseReps: 4, tgtReps: 4, truth: win(50), lambda: 4, gateMin: 0.2, gateMax: 1},
 	{name: "clear win 40%, 4 × 5", scenarios: 4, baseReps: 5, tgtReps: 5, truth: win(40), lambda: 4, gateMin: 0.3, gateMax: 1},
+	{name: "clear win 40%, 2 × 4", scenarios: 2, baseReps: 4, tgtReps: 4, truth: win(40), lambda: 4, gateMax: 1},
 	{name: "clear win 40%, 3 × 3", scenarios: 3, baseReps: 3, tgtReps: 3, truth: win(40), lambda: 4, gateMax: 1},
 	{name: "clear win 50%, 15 × 5", scenarios: 15, baseReps: 5, tgtReps: 5, truth: win(50), lambda: 4, gateMin: 0.95, gateMax: 1},
 	{name: "moderate 25%, 15 × 4", scenarios: 15, baseReps: 4, tgtReps: 4, truth: [3]float64{25, 25, 35}, lambda: 4, gateMax: 1},
@@ -62,6 +66,8 @@ var calibrationDesigns = []suiteDesign{
 	{name: "on the thresholds, 4 × 5", scenarios: 4, baseReps: 5, tgtReps: 5, truth: thr, lambda: 4, gateMax: 0.05},
 	{name: "on the thresholds, 15 × 5", scenarios: 15, baseReps: 5, tgtReps: 5, truth: thr, lambda: 4, gateMax: 0.05},
 	{name: "on the thresholds, 16 × 4, heterogeneous (sd 0.3)", scenarios: 16, baseReps: 4, tgtReps: 4, truth: thr, lambda: 4, spread: 0.3, gateMax: 0.05},
+	{name: "on the thresholds, 16 × 4, 9 scenarios 20% worse, 7 much better", scenarios: 16, baseReps: 4, tgtReps: 4, truth: win(15), lambda: 4, ratios: nineWorse(), gateMax: 0.05},
+	{name: "3 × 10, reductions 90%, 10%, 10% (estimand 56.7%)", scenarios: 3, baseReps: 10, tgtReps: 10, truth: win(100 * (1 - math.Cbrt(0.1*0.9*0.9))), lambda: 4, ratios: []float64{0.1, 0.9, 0.9}, gateMax: 1},
 	{name: "on the thresholds, 4 × 5, heavy tails", scenarios: 4, baseReps: 5, tgtReps: 5, truth: thr, lambda: 4, heavy: true, gateMax: 0.05},
 	{name: "on the thresholds, 8 × 5, one scenario at 10×, heterogeneous", scenarios: 8, baseReps: 5, tgtReps: 5, truth: thr, lambda: 4, big: true, spread: 0.3, gateMax: 0.05},
 	{name: "on the thresholds, 4 × 5 vs 2", scenarios: 4, baseReps: 5, tgtReps: 2, truth: thr, lambda: 4, gateMax: 0.05},
@@ -71,6 +77,22 @@ var calibrationDesigns = []suiteDesign{
 	{name: "no effect, 2 × 4", scenarios: 2, baseReps: 4, tgtReps: 4, truth: none, lambda: 4, gateMax: 0},
 	{name: "no effect, 4 × 5", scenarios: 4, baseReps: 5, tgtReps: 5, truth: none, lambda: 4, gateMax: 0},
 	{name: "no effect, 15 × 4, 1.5 tool calls", scenarios: 15, baseReps: 4, tgtReps: 4, truth: none, lambda: 1.5, gateMax: 0},
+}
+
+// nineWorse are 16 scenarios' ratios: 9 use 20% more, 7 so much less
+// that the mean log ratio is exactly log 0.85, the 15% threshold of
+// tokens and latency (tool calls, against 20%, then sit 5 points below
+// theirs).
+func nineWorse() []float64 {
+	x := math.Exp((16*math.Log(0.85) - 9*math.Log(1.2)) / 7)
+	out := make([]float64, 16)
+	for i := range out {
+		out[i] = x
+		if i < 9 {
+			out[i] = 1.2
+		}
+	}
+	return out
 }
 
 // quickDesigns run by default (without BENCHGATE_CALIBRATE).
@@ -147,6 +169,9 @@ func (d suiteDesign) simulate(rng *rand.Rand) [3][]Scenario {
 		var ratio [3]float64
 		for k := range ratio {
 			ratio[k] = math.Exp(LogRatioOf(d.truth[k]) + offsets[k][s])
+			if d.ratios != nil {
+				ratio[k] = d.ratios[s%len(d.ratios)]
+			}
 		}
 		var sc [3]Scenario
 		for i := range sc {
