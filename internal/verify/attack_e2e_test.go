@@ -1,11 +1,13 @@
 package verify_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/verify"
@@ -338,5 +340,87 @@ func TestSetFolderMadeReadOnly(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "was made read-only (0500) during the run; made writable again") {
 		t.Errorf("stderr does not say the folder was made writable again:\n%s", errb.String())
+	}
+}
+
+// TestSetTwoSignalsOfEitherKind: the benchmark writes its rows and
+// stays, deaf to SIGTERM. Two signals of any kinds, the second while
+// benchgate waits for the grace: tracking.json gets its final status,
+// the rows written count, and the exit code is the second signal's
+// (128+2 or 128+15), by benchgate itself, not by the hard exit.
+func TestSetTwoSignalsOfEitherKind(t *testing.T) {
+	for _, c := range []struct {
+		first, second syscall.Signal
+		code          int
+	}{
+		{syscall.SIGTERM, syscall.SIGTERM, 143},
+		{syscall.SIGINT, syscall.SIGTERM, 143},
+		{syscall.SIGTERM, syscall.SIGINT, 130},
+	} {
+		t.Run(c.first.String()+" then "+c.second.String(), func(t *testing.T) {
+			t.Parallel()
+			m := newMisbehaving(t, "linger", nil)
+			out := filepath.Join(m.dir, "out", "pr-exec")
+			cmd, errb, wait := m.start(t, m.setArgs("pr-exec")...)
+			waitFor(t, "both modes to write their rows and linger", func() bool {
+				return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
+			})
+			cmd.Process.Signal(c.first)
+			waitFor(t, "benchgate to take the first signal", func() bool {
+				return strings.Contains(errb.String(), "benchgate: received SIG")
+			})
+			cmd.Process.Signal(c.second)
+			code := wait()
+			stderr := errb.String()
+			if code != c.code || strings.Contains(stderr, "still running") {
+				t.Errorf("exit %d, want %d without the hard exit\n%s", code, c.code, stderr)
+			}
+			tr := readTracking(t, filepath.Join(out, "tracking.json"))
+			if tr.State != "done" || tr.FinalStatus != verify.StatusFail || tr.RowsActual["ghx"] != 9 {
+				t.Errorf("tracking: state %s final_status %q rows %v", tr.State, tr.FinalStatus, tr.RowsActual)
+			}
+			for i, a := range tr.Attempts {
+				for mode, ev := range a.Evidence {
+					if ev.Changed != "" {
+						t.Errorf("attempt %d %s: changed %q, but nothing changed the file", i, mode, ev.Changed)
+					}
+				}
+			}
+			m.assertNothingLeft(t)
+		})
+	}
+}
+
+// TestOrderedManifestTouchedOnly: the first set's benchmark touches the
+// shared manifest and replaces it with a copy of the same bytes (a new
+// file, another modification time). Its identity is its content and
+// repository, so nothing changed: the run passes.
+func TestOrderedManifestTouchedOnly(t *testing.T) {
+	m := newMisbehaving(t, "attack", nil)
+	script := `if [ "$set" = pr-exec ] && [ "$mode" = ghx ]; then
+	cp "$SHARED_MANIFEST" "$SHARED_MANIFEST.new" && mv "$SHARED_MANIFEST.new" "$SHARED_MANIFEST" &&
+		touch -d 2001-01-01 "$SHARED_MANIFEST" && echo yes > "$dir/tampered"
+fi`
+	if err := os.WriteFile(filepath.Join(m.work, "attack.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := map[string]any{}
+	data, err := os.ReadFile(m.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["env"] = []string{"SHARED_MANIFEST=" + m.manifest}
+	writeJSON(t, m.config, cfg)
+	base := filepath.Join(m.dir, "run")
+	code, _, stderr := m.run("ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest, "--out-dir", base)
+	if data, _ := os.ReadFile(filepath.Join(m.work, "tampered")); strings.TrimSpace(string(data)) != "yes" {
+		t.Fatalf("the benchmark did not touch the manifest\n%s", stderr)
+	}
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	if code != 0 || c.Status != verify.StatusPass {
+		t.Errorf("exit %d status %s error %q: want a pass\n%s", code, c.Status, c.Error, stderr)
 	}
 }
