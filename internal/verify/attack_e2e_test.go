@@ -424,3 +424,52 @@ fi`
 		t.Errorf("exit %d status %s error %q: want a pass\n%s", code, c.Status, c.Error, stderr)
 	}
 }
+
+// TestSetWriterOutsideBenchgateHoldsTheFile: a process benchgate did not
+// start (an earlier step's daemon, as the same ordinary user) opens
+// attempt 0's ghx file for appending while the benchmark writes it, and
+// appends a failing row through that descriptor once the rerun runs.
+// The read-only file and folder do not stop a descriptor opened before
+// them, and benchgate cannot end a process it did not start; the second
+// hash finds the row, refuses the pass and puts the judged bytes back.
+func TestSetWriterOutsideBenchgateHoldsTheFile(t *testing.T) {
+	m := newMisbehaving(t, "attack", nil)
+	// The benchmark of attempt 0 waits until the daemon holds its file.
+	script := `if [ "$whole" = yes ] && [ "$mode" = ghx ]; then
+	echo "$out" > "$dir/target"
+	while [ ! -e "$dir/opened" ]; do sleep 0.05; done
+fi`
+	if err := os.WriteFile(filepath.Join(m.work, "attack.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.chaos(rule{"scenario": "workflow-runs-list-001", "behavior": "flaky"})
+	run := m.asOrdinaryUser(t)
+	daemon := exec.Command("setpriv", "--reuid=4321", "--regid=4321", "--clear-groups", "--", "sh", "-c", `
+		while [ ! -s "$1/target" ]; do sleep 0.05; done
+		target=$(cat "$1/target")
+		exec 3>>"$target"
+		touch "$1/opened"
+		while [ -z "$(ls "$(dirname "$target")"/../attempt-1/ghx-suite.jsonl 2>/dev/null)" ]; do sleep 0.05; done
+		head -n 1 "$target" | sed 's/"success":true/"success":false/' >&3 && echo yes > "$1/tampered"`, "sh", m.work)
+	if err := daemon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { daemon.Process.Kill(); daemon.Wait() })
+	cmd := run(m.setArgs("ci-diagnostics")...)
+	var errb lockedBuffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	daemon.Wait()
+	if data, _ := os.ReadFile(filepath.Join(m.work, "tampered")); strings.TrimSpace(string(data)) != "yes" {
+		t.Fatalf("the daemon did not write\n%s", errb.String())
+	}
+	ee, ok := err.(*exec.ExitError)
+	tr := readTracking(t, filepath.Join(m.dir, "out", "ci-diagnostics", "tracking.json"))
+	ev := tr.Attempts[0].Evidence["ghx"]
+	if !ok || ee.ExitCode() != 1 || tr.FinalStatus != verify.StatusFail || !strings.HasPrefix(ev.Changed, "appended ") || !ev.Restored {
+		t.Errorf("%v status %s evidence %+v: want exit 1, fail, appended and put back\n%s", err, tr.FinalStatus, ev, errb.String())
+	}
+	if sum, n := sha256File(t, tr.Attempts[0].SuiteFiles["ghx"]); sum != ev.SHA256 || n != ev.Bytes {
+		t.Errorf("the file holds %d bytes %s, evidence %+v", n, sum, ev)
+	}
+}
