@@ -376,6 +376,16 @@ func readSuite(ctx context.Context, path string, skipBad bool) (*fileAcc, error)
 	return fa, nil
 }
 
+// shownSet is a set's values as checkCohort's message shows them: sorted,
+// each as suite.ShowID shows an ID, joined by commas.
+func shownSet(m map[string]struct{}) string {
+	vs := sortedSet(m)
+	for i, v := range vs {
+		vs[i] = suite.ShowID(v)
+	}
+	return strings.Join(vs, ",")
+}
+
 // checkCohort refuses to compare suites that did not run the same thing:
 // the scenario sets, scenario ids, model signatures and (when both are
 // known) git commits of agent_direct and ghx must be equal.
@@ -387,7 +397,10 @@ func checkCohort(ad, ghx *modeAcc) error {
 			return
 		}
 		if as != gs {
-			problems = append(problems, fmt.Sprintf("%s: agent_direct=%s ghx=%s", name, as, gs))
+			// A value from the rows is shown escaped where it holds a
+			// line break or a control character, so that the message
+			// stays one line that no runner reads as a workflow command.
+			problems = append(problems, fmt.Sprintf("%s: agent_direct=%s ghx=%s", name, shownSet(a), shownSet(g)))
 		}
 	}
 	cmp("scenario_set", ad.scenarioSets, ghx.scenarioSets, false)
