@@ -124,7 +124,9 @@ func TestResolve(t *testing.T) {
 	}{
 		{name: "whole set in order", set: "ci-diagnostics", want: "check-run-annotations-list-001,workflow-runs-list-001,workflow-run-jobs-list-001,workflow-job-logs-get-001"},
 		{name: "ids normalised and de-duplicated", set: "pr-exec", ids: []string{"pr-branch-update-001", " PR-Branch-Update-001", "pr-merge-execute-001", "pr-branch-update-001"}, want: "pr-branch-update-001,pr-merge-execute-001"},
-		{name: "unknown set", set: "nope", wantErr: `unknown scenario set "nope"`},
+		{name: "unknown set", set: "nope", wantErr: `unknown scenario set "nope" in`},
+		{name: "near miss of a set", set: "pr-exe", wantErr: `unknown scenario set "pr-exe" in ../../examples/scenario-sets.json; did you mean --set pr-exec? (known sets: all,`},
+		{name: "near miss of an id in the set", set: "issues", ids: []string{"issue-clos-001"}, wantErr: `scenario id "issue-clos-001" is not in set "issues" of ../../examples/scenario-sets.json; did you mean --scenario-id issue-close-001?`},
 		{name: "bad set name", set: "../x", wantErr: `set "../x": expected`},
 		{name: "bad id", set: "pr-exec", ids: []string{"pr_exec;rm"}, wantErr: `scenario id "pr_exec;rm": expected`},
 		{name: "id outside the set", set: "pr-exec", ids: []string{"issue-view-001"}, wantErr: `scenario id "issue-view-001" is not in set "pr-exec"`},

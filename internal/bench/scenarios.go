@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/ident"
+	"github.com/benchgate/benchgate/internal/suggest"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -168,7 +169,8 @@ func (s *ScenarioSets) Resolve(set string, ids []string) ([]string, error) {
 	}
 	members, ok := s.Sets[set]
 	if !ok {
-		return nil, fmt.Errorf("unknown scenario set %q in %s (known sets: %s)", set, s.Path, strings.Join(s.Names(), ", "))
+		return nil, fmt.Errorf("unknown scenario set %q in %s%s (known sets: %s)", set, s.Path,
+			suggest.DidYouMean(set, s.Names(), func(n string) string { return "--set " + n }), strings.Join(s.Names(), ", "))
 	}
 	if len(members) == 0 {
 		return nil, fmt.Errorf("scenario sets %s: set %q: expected a non-empty array of scenario IDs, got []", s.Path, set)
@@ -188,7 +190,8 @@ func (s *ScenarioSets) Resolve(set string, ids []string) ([]string, error) {
 			return nil, err
 		}
 		if !in[id] {
-			return nil, fmt.Errorf("scenario id %q is not in set %q of %s", id, set, s.Path)
+			return nil, fmt.Errorf("scenario id %q is not in set %q of %s%s", id, set, s.Path,
+				suggest.DidYouMean(id, members, func(m string) string { return "--scenario-id " + s.Spelling(m) }))
 		}
 		if !seen[id] {
 			seen[id] = true

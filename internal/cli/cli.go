@@ -91,6 +91,9 @@ func Commands() []Command {
 
 // Main runs the subcommand named by args[0] and returns the exit code.
 func Main(ctx context.Context, env *Env, args []string) int {
+	if len(args) > 1 && args[0] == "help" {
+		return runHelp(ctx, env, args[1:])
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(env.Stdout)
 		if len(args) == 0 {
@@ -120,6 +123,27 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	return ExitUsage
 }
 
+// runHelp answers "benchgate help <command> [<subcommand>]" with exactly
+// what "benchgate <command> [<subcommand>] --help" prints, so the two
+// spellings never teach different things; an unknown topic is refused
+// like an unknown command.
+func runHelp(ctx context.Context, env *Env, topic []string) int {
+	name := topic[0]
+	if name == "swebench-batch" {
+		name = "swebench"
+		topic = append([]string{"swebench", "batch"}, topic[1:]...)
+	}
+	for _, c := range Commands() {
+		if c.Name == name {
+			return c.Run(ctx, env, append(append([]string(nil), topic[1:]...), "--help"))
+		}
+	}
+	fmt.Fprintf(env.Stderr, "benchgate help: unknown help topic %q%s (expected one of: %s)\n", name,
+		suggest.DidYouMean(name, append(commandNames(), "swebench-batch"), func(c string) string { return "benchgate help " + c }),
+		strings.Join(commandNames(), ", "))
+	return ExitUsage
+}
+
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
 var Version = "dev"
 
@@ -139,6 +163,6 @@ func usage(w io.Writer) {
 	for _, c := range Commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
 	}
-	fmt.Fprintln(w, "\nRun 'benchgate <command> --help' for its flags and examples.")
+	fmt.Fprintln(w, "\nRun 'benchgate <command> --help' (or 'benchgate help <command>') for its flags and examples.")
 	fmt.Fprintln(w, "\nExit codes: 0 the judged thing holds, 1 it does not, 2 bad flags or bad setup (nothing judged).")
 }

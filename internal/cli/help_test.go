@@ -198,3 +198,40 @@ func TestHelpExamplesRun(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpTopic: "benchgate help <command>" prints what "<command> --help"
+// prints, byte for byte, and an unknown topic is refused with exit 2 and
+// the topic meant.
+func TestHelpTopic(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		env := &Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Dir: t.TempDir()}
+		code := Main(context.Background(), env, args)
+		return code, out.String(), errb.String()
+	}
+	for _, topic := range []string{"report", "set", "ordered", "qa-audit", "pr-comment", "action", "swebench", "swebench run", "swebench batch", "swebench prepare-images", "swebench merge"} {
+		t.Run(topic, func(t *testing.T) {
+			code, out, errs := run(append([]string{"help"}, strings.Fields(topic)...)...)
+			wantCode, want, wantErr := run(append(strings.Fields(topic), "--help")...)
+			if code != wantCode || out != want || errs != wantErr {
+				t.Errorf("help %s: exit %d, %d bytes out, stderr %q; %s --help: exit %d, %d bytes, stderr %q", topic, code, len(out), errs, topic, wantCode, len(want), wantErr)
+			}
+			if code != ExitOK || !strings.HasPrefix(out, "Usage:\n  benchgate "+strings.Fields(topic)[0]) {
+				t.Errorf("help %s: exit %d:\n%s", topic, code, out)
+			}
+		})
+	}
+	code, out, errs := run("help", "swebench-batch")
+	if _, want, _ := run("swebench", "batch", "--help"); code != ExitOK || out != want {
+		t.Errorf("help swebench-batch: exit %d, %q", code, errs)
+	}
+	for _, tc := range []struct{ topic, want string }{
+		{"repot", `benchgate help: unknown help topic "repot"; did you mean benchgate help report? (expected one of: action, ordered,`},
+		{"xyz", `benchgate help: unknown help topic "xyz" (expected one of: action, ordered,`},
+	} {
+		code, out, errs := run("help", tc.topic)
+		if code != ExitUsage || out != "" || !strings.HasPrefix(errs, tc.want) {
+			t.Errorf("help %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.topic, code, out, errs, tc.want)
+		}
+	}
+}
