@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -365,3 +366,42 @@ func expand(tmpl []string, vars map[string]string, lists map[string][]string) []
 
 // String renders the duration as Go does ("1m30s").
 func (d Duration) String() string { return time.Duration(d).String() }
+
+// CheckPrograms finds the program of every command the contract starts
+// (the benchmark, the fixtures command, the confirmations) as the run
+// would start it: a name without a slash on PATH, a path against the
+// benchmark directory. A program that is not there means the run could
+// not start, which is said before anything is run or written, not after
+// a set folder records a failure no row caused.
+func (c Config) CheckPrograms(origin string) error {
+	type use struct{ what, program string }
+	var uses []use
+	if len(c.Benchmark) > 0 {
+		uses = append(uses, use{"benchmark", c.Benchmark[0]})
+	}
+	if len(c.Fixtures) > 0 {
+		uses = append(uses, use{"fixtures", c.Fixtures[0]})
+	}
+	for _, cmd := range c.Confirm {
+		if len(cmd.Argv) > 0 {
+			uses = append(uses, use{"confirm " + cmd.Name, cmd.Argv[0]})
+		}
+	}
+	checked := map[string]bool{}
+	for _, u := range uses {
+		if checked[u.program] {
+			continue
+		}
+		checked[u.program] = true
+		var err error
+		if strings.Contains(u.program, "/") {
+			_, err = exec.LookPath(c.Path(u.program))
+		} else {
+			_, err = exec.LookPath(u.program)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: the %s command cannot start: %w", origin, u.what, err)
+		}
+	}
+	return nil
+}

@@ -95,6 +95,15 @@ func (b *benchFlags) load(env *Env) (bench.Config, error) {
 	if err == nil {
 		f.Close()
 	}
+	origin := "the default contract (the pnpm scripts of @ghx-dev/benchmark)"
+	fix := "install it or put it on PATH, or give --config <contract JSON> naming the benchmark's commands (examples/bench.json runs the simulator, benchsim)"
+	if b.config != "" {
+		origin = abs(env, b.config)
+		fix = "install it or put it on PATH (the simulator: go build -o bin/benchsim ./cmd/benchsim in benchgate's repository, then export PATH=\"$PWD/bin:$PATH\")"
+	}
+	if err := cfg.CheckPrograms(origin); err != nil {
+		return cfg, &exitcode.SetupError{Err: err, Fix: fix}
+	}
 	return cfg, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -98,6 +99,8 @@ type Confirmation struct {
 	Command  string `json:"command"`
 	Ran      bool   `json:"ran"`
 	ExitCode *int   `json:"exit_code,omitempty"`
+	// Log is the file the confirmation's output went to, when it ran.
+	Log string `json:"log,omitempty"`
 }
 
 // OrderedResult is what RunOrdered leaves behind.
@@ -281,6 +284,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 		}
 	}
 
+	var confirmed []Confirmation
 	if c.Status == StatusPass {
 		var failed []string
 		for i, cmd := range o.Config.Confirm {
@@ -297,6 +301,8 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 					failed = append(failed, msg)
 					fmt.Fprintf(o.Log, "ordered: confirmation %s did not succeed\n", msg)
 				}
+				conf.Log = logPath
+				confirmed = append(confirmed, conf)
 			}
 			c.Confirmation = append(c.Confirmation, conf)
 		}
@@ -313,11 +319,48 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	fmt.Fprintln(o.Stdout, res.SummaryJSON)
 	if c.Status == StatusPass && !o.Confirm {
 		fmt.Fprintf(o.Stdout, "All sets passed. %s.\nReady to run:\n", confirmationIntro(o.Model, c.ConfirmationModel))
-		for _, conf := range c.Confirmation {
-			fmt.Fprintf(o.Stdout, "  %s\n", conf.Command)
+		for _, cmd := range o.Config.Confirm {
+			fmt.Fprintf(o.Stdout, "  %s\n", pasteable(o.Config.BenchDir, cmd.Env, cmd.Argv))
+		}
+	}
+	if len(confirmed) > 0 {
+		// With --confirm the confirmations ran: say so where the handoff
+		// would have been, each with its exit code and log.
+		fmt.Fprintf(o.Stdout, "%s:\n", confirmationIntro(o.Model, c.ConfirmationModel))
+		for _, conf := range confirmed {
+			state := "ok"
+			if conf.ExitCode == nil || *conf.ExitCode != 0 {
+				state = "did not succeed"
+			}
+			code := -1
+			if conf.ExitCode != nil {
+				code = *conf.ExitCode
+			}
+			fmt.Fprintf(o.Stdout, "  %s: %s (exit %d, log: %s)\n", conf.Name, state, code, conf.Log)
 		}
 	}
 	return res, nil
+}
+
+// pasteable is a confirmation command as a line a person can paste into
+// a shell and have it run as benchgate would run it: in the benchmark's
+// folder, with the command's program as benchgate found it on its PATH
+// (a program on PATH only inside a script, as the simulator is in
+// scripts/demo.sh, would otherwise not be found).
+func pasteable(dir string, env, argv []string) string {
+	argv = append([]string(nil), argv...)
+	if len(argv) > 0 && !strings.Contains(argv[0], "/") {
+		if p, err := exec.LookPath(argv[0]); err == nil {
+			if ap, err := filepath.Abs(p); err == nil {
+				argv[0] = ap
+			}
+		}
+	}
+	line := envPrefix(env) + proc.String(argv)
+	if dir != "" {
+		line = "cd " + proc.String([]string{dir}) + " && " + line
+	}
+	return line
 }
 
 func envPrefix(env []string) string {
