@@ -100,7 +100,11 @@ func TestSwebenchBadInput(t *testing.T) {
 		{"unknown subcommand", []string{"evaluate"}, "unknown subcommand"},
 		{"merge without roots", []string{"merge", "--output-dir", "m"}, "usage"},
 		{"merge with an unknown fail-on", []string{"merge", "--output-dir", "m", "--fail-on", "always", "typo"}, `--fail-on "always": expected never, failed or incomplete`},
-		{"merge of a folder that is no run root", []string{"merge", "--output-dir", "m", "typo"}, filepath.Join(dir, "typo") + " is not a run root"},
+		{"merge of a folder that does not exist", []string{"merge", "--output-dir", "m", "typo"}, "merge: run root " + filepath.Join(dir, "typo") + " does not exist: give the folder a batch wrote"},
+		{"merge of a folder that is no run root", []string{"merge", "--output-dir", "m", "not-a-root"}, filepath.Join(dir, "not-a-root") + " is not a run root: it has no"},
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "not-a-root"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -228,6 +228,14 @@ func loadRuns(out string, roots []string) ([]*shardRun, error) {
 			return nil, &UsageError{Err: fmt.Errorf("merge: run root %s is given twice (as %s and %s)", abs, prev, root)}
 		}
 		seen[abs] = root
+		// A folder that is not there is most often a mistyped path or a
+		// shard's artifact not yet downloaded: say that, not that the
+		// folder lacks a manifest.
+		if info, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+			return nil, &UsageError{Err: fmt.Errorf("merge: run root %s does not exist: give the folder a batch wrote (results/phase5/ralph-codex-local/<timestamp>, or where a shard's artifact was downloaded)", root)}
+		} else if err == nil && !info.IsDir() {
+			return nil, &UsageError{Err: fmt.Errorf("merge: run root %s is a file: give the folder a batch wrote", root)}
+		}
 		m, err := readManifestIn(abs)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &UsageError{Err: fmt.Errorf("merge: %s is not a run root: it has no %s", root, ManifestFile)}
