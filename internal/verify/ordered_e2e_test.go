@@ -3,6 +3,7 @@ package verify_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -45,13 +46,14 @@ func TestOrderedEndToEnd(t *testing.T) {
 			wantCode: 0, wantStatus: "pass",
 			wantStatuses: []string{"pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"},
 			wantCleanup:  true,
-			wantStdout:   []string{"consolidated-summary.json", "BENCH_PROVIDER_ID=openai BENCH_MODEL_ID=gpt-5.3-codex benchsim confirm verify_pr", "benchsim confirm verify_release"},
+			wantStdout:   []string{"consolidated-summary.json", "Ready to run:\n  cd " + filepath.Join(repoRoot(), "examples") + " && BENCH_PROVIDER_ID=openai BENCH_MODEL_ID=gpt-5.3-codex /", "/benchsim confirm verify_pr\n", "/benchsim confirm verify_release\n"},
 		},
 		{
 			name: "confirmation run when asked", failures: "none.json", extra: []string{"--confirm"},
 			wantCode: 0, wantStatus: "pass",
 			wantStatuses: []string{"pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"},
 			wantCleanup:  true, wantConfirmed: true,
+			wantStdout: []string{"against the same reference:\n  verify_pr: ok (exit 0, log: ", "/logs/confirm-0.log)\n  verify_release: ok (exit 0, log: ", "/logs/confirm-1.log)\n"},
 		},
 		{
 			name: "stops at the first failing set, no cleanup", failures: "issues-fail.json",
@@ -141,6 +143,20 @@ func TestOrderedEndToEnd(t *testing.T) {
 				if _, err := os.Stat(f.manifest); !os.IsNotExist(err) {
 					t.Errorf("shared manifest still present after cleanup: %v", err)
 				}
+			}
+			// The ready-to-run lines run as printed, pasted into a shell
+			// whose PATH lacks the simulator.
+			if _, ready, ok := strings.Cut(stdout, "Ready to run:\n"); ok {
+				for _, line := range strings.Split(strings.TrimSpace(ready), "\n") {
+					paste := exec.Command("bash", "-c", strings.TrimSpace(line))
+					paste.Env = []string{"PATH=/usr/bin:/bin"}
+					out, err := paste.CombinedOutput()
+					if err != nil || !strings.Contains(string(out), "on openai/gpt-5.3-codex: ok") {
+						t.Errorf("pasted %q: %v\n%s", line, err, out)
+					}
+				}
+			} else if !tc.wantConfirmed && tc.wantStatus == "pass" {
+				t.Errorf("no ready-to-run lines:\n%s", stdout)
 			}
 			confirmed := 0
 			for _, conf := range c.Confirmation {
