@@ -209,7 +209,7 @@ func TestHelpTopic(t *testing.T) {
 		code := Main(context.Background(), env, args)
 		return code, out.String(), errb.String()
 	}
-	for _, topic := range []string{"report", "set", "ordered", "qa-audit", "pr-comment", "action", "swebench", "swebench run", "swebench batch", "swebench prepare-images", "swebench merge"} {
+	for _, topic := range []string{"report", "set", "ordered", "qa-audit", "pr-comment", "action", "drift", "swebench", "swebench run", "swebench batch", "swebench prepare-images", "swebench merge"} {
 		t.Run(topic, func(t *testing.T) {
 			code, out, errs := run(append([]string{"help"}, strings.Fields(topic)...)...)
 			wantCode, want, wantErr := run(append(strings.Fields(topic), "--help")...)
@@ -226,8 +226,8 @@ func TestHelpTopic(t *testing.T) {
 		t.Errorf("help swebench-batch: exit %d, %q", code, errs)
 	}
 	for _, tc := range []struct{ topic, want string }{
-		{"repot", `benchgate help: unknown help topic "repot"; did you mean benchgate help report? (expected one of: action, ordered,`},
-		{"xyz", `benchgate help: unknown help topic "xyz" (expected one of: action, ordered,`},
+		{"repot", `benchgate help: unknown help topic "repot"; did you mean benchgate help report? (expected one of: action, `},
+		{"xyz", `benchgate help: unknown help topic "xyz" (expected one of: action, `},
 	} {
 		code, out, errs := run("help", tc.topic)
 		if code != ExitUsage || out != "" || !strings.HasPrefix(errs, tc.want) {

@@ -248,9 +248,16 @@ func TestSetEndToEnd(t *testing.T) {
 			wantCode:  2, wantStatus: "fail", wantStderr: []string{"scenario sets: open", "no-such-file.json: no such file or directory"},
 		},
 		{
+			// A run that cannot start is bad setup: exit 2 before anything
+			// is written, never a tracking.json with a "fail" no row caused.
 			name: "benchmark command not found", failures: "none.json", set: "ci-log-analysis",
 			overrides: map[string]any{"benchmark": []string{"no-such-benchmark-cli", "{mode}", "{output_jsonl}", "{selector}"}},
-			wantCode:  1, wantStatus: "fail", wantReruns: []verify.Rerun{}, wantStderr: []string{"no-such-benchmark-cli", "command did not start"},
+			wantCode:  2, wantStderr: []string{`the benchmark command cannot start: exec: "no-such-benchmark-cli": executable file not found in $PATH; install it or put it on PATH`},
+		},
+		{
+			name: "fixtures command not found", failures: "none.json", set: "pr-exec",
+			overrides: map[string]any{"fixtures": []string{"./no-such-fixtures-cli", "{action}", "{seed_id}", "--out", "{out}"}},
+			wantCode:  2, wantStderr: []string{`the fixtures command cannot start: exec: "`, `no-such-fixtures-cli": stat `},
 		},
 	}
 	for _, tc := range tests {
