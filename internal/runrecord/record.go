@@ -121,6 +121,11 @@ type Scenario struct {
 	ToolCalls    []float64 `json:"tool_calls,omitempty"`
 }
 
+// MaxRecordValues is the most stable rows per mode whose values a
+// record keeps (three numbers each); a larger run keeps only its
+// medians, so that a record stays far below MaxRecordBytes.
+const MaxRecordValues = 100000
+
 // HasValues says whether the record keeps this scenario's stable rows'
 // values (one per stable row in each metric), not only their medians.
 func (s Scenario) HasValues() bool {
@@ -361,6 +366,14 @@ func (b *Builder) Record() *Record {
 				ActiveTokens: s.active, LatencyMs: s.latency, ToolCalls: s.tool})
 		}
 		tot.MedianActiveTokens, tot.MedianLatencyMs = Median(active), Median(latency)
+		if len(active) > MaxRecordValues {
+			// Too many to keep small: medians only (a comparison then
+			// judges the scenarios' medians).
+			for i := range out.Scenarios {
+				sc := &out.Scenarios[i]
+				sc.ActiveTokens, sc.LatencyMs, sc.ToolCalls = nil, nil, nil
+			}
+		}
 		out.Totals = tot
 		rec.Modes = append(rec.Modes, out)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -350,5 +351,32 @@ func TestSalvagedLinesNeedWellFormedNames(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "ghx/s-001" {
 		t.Errorf("scenarios = %q, want only ghx/s-001", got)
+	}
+}
+
+// TestRecordKeepsValues: a record keeps each scenario's stable rows'
+// values (sorted), which survive writing and reading; a record whose
+// values do not match its stable rows is refused naming the field.
+func TestRecordKeepsValues(t *testing.T) {
+	in := row("ghx", "a-001", 1, "r", true, 30, 300, 3) + row("ghx", "a-001", 2, "r", true, 10, 100, 1) + row("ghx", "a-001", 3, "r", false, 99, 99, 9)
+	rec, err := readSuite(strings.NewReader(in), "f.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rec.Modes[0].Scenarios[0]
+	if !s.HasValues() || !slices.Equal(s.ActiveTokens, []float64{10, 30}) || !slices.Equal(s.LatencyMs, []float64{100, 300}) || !slices.Equal(s.ToolCalls, []float64{1, 3}) {
+		t.Fatalf("expected the two stable rows' values, got %+v", s)
+	}
+	enc, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeRecord("r.json", enc)
+	if err != nil || !slices.Equal(back.Modes[0].Scenarios[0].ToolCalls, []float64{1, 3}) {
+		t.Fatalf("round trip: %v, %+v", err, back)
+	}
+	bad := strings.Replace(string(enc), `"tool_calls":[1,3]`, `"tool_calls":[1]`, 1)
+	if _, err := DecodeRecord("r.json", []byte(bad)); err == nil || !strings.Contains(err.Error(), "r.json: modes[0].scenarios[0].tool_calls: expected one value per stable row (2), got 1 values") {
+		t.Errorf("a short tool_calls list: got %v", err)
 	}
 }
