@@ -473,3 +473,39 @@ fi`
 		t.Errorf("the file holds %d bytes %s, evidence %+v", n, sum, ev)
 	}
 }
+
+// TestOrderedCleanupChangesAnEarlierSet: the fixture cleanup, which runs
+// after the last set, appends a failing row to the first set's judged
+// ghx file and edits its tracking.json, which the consolidated summary
+// reads. The judged files are checked again after the cleanup and the
+// confirmations, right before the summary: the run's pass is refused and
+// the file named.
+func TestOrderedCleanupChangesAnEarlierSet(t *testing.T) {
+	m := newMisbehaving(t, "attack", nil)
+	base := filepath.Join(m.dir, "run")
+	script := `if [ "$action" = cleanup ]; then
+	for f in "` + base + `"/pr-exec/_run/*/attempt-0/ghx-suite.jsonl; do
+		chmod u+w "$(dirname "$f")" "$f"
+		head -n 1 "$f" | sed 's/"success":true/"success":false/' >> "$f" && echo yes > "$dir/tampered"
+	done
+	sed -i 's/"rows_actual"/"rows_actual_edited"/' "` + base + `/pr-exec/tracking.json"
+fi`
+	for name, text := range map[string]string{"attack.sh": "", "fixtures-attack.sh": script} {
+		if err := os.WriteFile(filepath.Join(m.work, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr := m.run("ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest, "--out-dir", base)
+	if data, _ := os.ReadFile(filepath.Join(m.work, "tampered")); strings.TrimSpace(string(data)) != "yes" {
+		t.Fatalf("the cleanup did not change the first set's file\n%s", stderr)
+	}
+	first := readTracking(t, filepath.Join(base, "pr-exec", "tracking.json"))
+	c := readConsolidated(t, filepath.Join(base, "consolidated-summary.json"))
+	want := first.Attempts[0].SuiteFiles["ghx"] + " (attempt 0, ghx): judged "
+	if code != 1 || c.Status != verify.StatusFail || !strings.Contains(c.Error, want) || c.Sets[0].Status != verify.StatusFail {
+		t.Errorf("exit %d status %s (pr-exec %s) error %q: want 1, fail and the file named\n%s", code, c.Status, c.Sets[0].Status, c.Error, stderr)
+	}
+	if c.Totals["rows_ghx"] == 0 {
+		t.Errorf("totals %v: the summary read the edited tracking.json", c.Totals)
+	}
+}

@@ -246,20 +246,6 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 		}
 	}
 
-	// What each set judged must still be what its files hold: a later
-	// set's benchmark could reach an earlier set's attempt files.
-	rctx, cancel := proc.AfterStop(ctx)
-	for _, r := range res.Sets {
-		if err := r.recheckEvidence(rctx); err != nil {
-			fmt.Fprintf(o.Log, "ordered: %v\n", err)
-			if c.Status == StatusPass {
-				c.Status = StatusFail
-				c.Error = err.Error()
-			}
-		}
-	}
-	cancel()
-
 	if c.Status == StatusPass || (o.CleanupOnFailure && c.Preflight == "pass") {
 		logPath := filepath.Join(runLogs, "cleanup.log")
 		// Cleanup must run even when the run was cancelled; after a
@@ -311,6 +297,21 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 			c.Error = "confirmation did not succeed: " + strings.Join(failed, "; ")
 		}
 	}
+	// What each set judged must still be what its files hold: a later
+	// set's benchmark could reach an earlier set's files, and so could
+	// the fixture cleanup and the confirmation commands; the summary
+	// below reads each set's tracking.json.
+	rctx, cancel := proc.AfterStop(ctx)
+	for _, r := range res.Sets {
+		if err := r.recheckEvidence(rctx); err != nil {
+			fmt.Fprintf(o.Log, "ordered: %v\n", err)
+			if c.Status == StatusPass {
+				c.Status = StatusFail
+				c.Error = err.Error()
+			}
+		}
+	}
+	cancel()
 	c.Commands = cmds.snapshot()
 	collect(c, o.BaseDir, ran)
 	if err := writeConsolidated(res); err != nil {

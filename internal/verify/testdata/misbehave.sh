@@ -32,7 +32,9 @@
 #   manifest-switch ... rewrites it to name another repository
 #   attack          every benchmark run sources DIR/attack.sh once its rows
 #                   are written, with $mode, $out, $whole (yes for the whole
-#                   set, no for a --scenario rerun) and $set
+#                   set, no for a --scenario rerun) and $set; every
+#                   fixtures command sources DIR/fixtures-attack.sh with
+#                   $action (seed, status, cleanup)
 dir=$1 how=$2 role=$3
 shift 3
 trap '' TERM
@@ -41,6 +43,8 @@ linger() { sleep 100000 & echo $! >> "$dir/pids"; wait $!; }
 echo $$ >> "$dir/pids"
 if [ "$role" = fixtures ]; then
 	if has "$1-hang"; then linger; fi
+	action=$1
+	if has attack && [ -e "$dir/fixtures-attack.sh" ]; then . "$dir/fixtures-attack.sh"; fi
 	exec "$dir/benchsim" fixtures "$@"
 fi
 mode=$1 out= prev= whole=no set=
