@@ -98,9 +98,9 @@ printf '%s\n%s\n' "$T" "$O"
 `
 }
 
-// treeEnv is git's fixed environment: no system or global config, literal
-// pathspecs, the C locale.
-var treeEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_LITERAL_PATHSPECS=1", "LC_ALL=C"}
+// treeEnv is git's fixed environment: no system or global config, no
+// prompts or optional locks, the C locale.
+var treeEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"}
 
 // treeScript runs treePrelude and body as root in the code folder of
 // container cid, with vars (K=V) in its environment; tmp, when set, is

@@ -107,7 +107,7 @@ var Testbed = map[string]string{"README": "code\n", "f": "old\n"}
 // applets are the busybox commands the runner, the fake agent and the
 // real Codex CLI's shell commands use in test images.
 var applets = []string{"sh", "sleep", "cat", "ls", "mv", "mkdir", "rm", "echo", "printf", "cp", "kill", "chmod", "chown",
-	"test", "[", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which", "mktemp", "find", "ln"}
+	"test", "[", "env", "pwd", "uname", "id", "head", "tail", "grep", "sed", "tr", "wc", "which", "mktemp", "find", "ln", "md5sum", "sort", "readlink", "cut"}
 
 // baseFiles are the files every test image has: busybox, Debian's git,
 // bash and GNU patch with their shared libraries, a root user, /tmp and the /testbed
