@@ -26,7 +26,7 @@ const (
 var (
 	keywordWords     = regexp.MustCompile(`(?i)\b(parameters?|arguments?|args?|keywords?|kwargs?|constructor argument)\b`)
 	attributeWords   = regexp.MustCompile(`(?i)\b(methods?|classmethods?|staticmethods?|attributes?|propert(y|ies)|fields?|members?|constants?|functions?|submodules?|enum)\b`)
-	keywordParameter = regexp.MustCompile(`(?i)\bkeyword[- ](parameters?|arguments?)\b`)
+	keywordParameter = regexp.MustCompile(`(?i)\b(which|what)\s+keyword[- ](parameters?|arguments?)\b`)
 	kindWords        = map[string]string{KindAttribute: "an attribute or method", KindKeyword: "a keyword parameter", KindEither: "a member or keyword parameter"}
 )
 
