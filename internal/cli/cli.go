@@ -164,5 +164,5 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
 	}
 	fmt.Fprintln(w, "\nRun 'benchgate <command> --help' (or 'benchgate help <command>') for its flags and examples.")
-	fmt.Fprintln(w, "\nExit codes: 0 the judged thing holds, 1 it does not, 2 bad flags or bad setup (nothing judged).")
+	fmt.Fprintln(w, "\nExit codes: 0 the judged thing holds; 1 it does not, or a run that started stopped\nbefore it could judge (its record says fail and why); 2 it could not start: bad flags,\nbad input or bad setup, found before anything is judged (no record says otherwise);\n20 swebench run's incomplete instance.")
 }

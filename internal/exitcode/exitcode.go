@@ -12,8 +12,8 @@ import (
 // Exit codes of every mode.
 const (
 	OK     = 0 // the mode ran and what it judged holds
-	Failed = 1 // the mode ran and what it judged does not hold, or it could not finish
-	Usage  = 2 // bad flags, bad input or bad setup: nothing was judged
+	Failed = 1 // the mode ran and what it judged does not hold, or a run that started stopped before it could judge (its record says so)
+	Usage  = 2 // the mode could not start: bad flags, bad input or bad setup, found before anything is judged; no record says otherwise
 	// Incomplete is SWE-bench's "ended incomplete, nothing failed" (an
 	// instance out of loops or budget), the code the origin scripts used.
 	Incomplete = 20
