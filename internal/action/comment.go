@@ -23,6 +23,8 @@ var commentInputs = []Input{
 // commentOutputs are the outputs of the pull-request comment.
 var commentOutputs = []Output{
 	{"pr-comment-url", "URL of the pull-request comment created or updated; empty when none was posted."},
+	{"posted-status", "pr-comment: the status of the verdict posted (pass, fail, incomplete or error), that is of the run that kept the comment file; empty when nothing was posted."},
+	{"posted-head-sha", "pr-comment: the head commit the posted verdict judged; empty when nothing was posted."},
 }
 
 // prCommentModes are the values of the pr-comment input.
@@ -63,6 +65,10 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 	if s.Plan.Mode == "pr-comment" {
 		if s.Comment != nil {
 			r.output("pr-comment-url", s.Comment.URL)
+		}
+		if p := s.Verdict.Posted; p != nil {
+			r.output("posted-status", p.Status)
+			r.output("posted-head-sha", p.Compared.Head)
 		}
 		return
 	}

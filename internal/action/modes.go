@@ -322,7 +322,19 @@ func (commentMode) arguments(p *Plan, ev *githubactions.GitHubContext, _ func(st
 
 func (commentMode) collect(*Plan, *Result) *results { return &results{} }
 
-func (commentMode) judge(*verdict.Verdict, judgeInput) {}
+// judge takes the verdict the step posted: the step's views then say
+// what it posted and for which head commit, not the event's commit
+// (the base branch's, in a workflow_run) with nothing judged.
+func (commentMode) judge(v *verdict.Verdict, in judgeInput) {
+	c := in.Mode.Comment
+	if c == nil || c.File == nil || c.File.Verdict == nil {
+		return
+	}
+	posted := *c.File.Verdict
+	posted.Links, posted.Posted = nil, nil
+	v.Posted = &posted
+	v.Compared = posted.Compared
+}
 
 func (commentMode) views(*reporter, *jobsummary.Doc, *jobsummary.Section, *Plan, *results) {}
 

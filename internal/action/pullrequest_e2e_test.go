@@ -6,7 +6,10 @@ package action_test
 // outputs and exit code must tell the same story on every run of a head.
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/prcomment"
 	"github.com/benchgate/benchgate/internal/testenv/gfm"
 	"github.com/benchgate/benchgate/internal/testenv/mermaid"
 	"github.com/benchgate/benchgate/internal/verdict"
@@ -396,5 +400,105 @@ func TestOneScenarioChartDrawsBothModes(t *testing.T) {
 		if marks != 2 || !strings.Contains(all, "agent_direct") || !strings.Contains(all, "ghx") {
 			t.Errorf("chart %d draws %d visible marks (want one per mode) and says %q:\n%s", i+1, marks, all, charts[i])
 		}
+	}
+}
+
+// keptFile is the pr-comment.json a fork's run kept in its comment
+// artifact, as the second stage downloads it.
+func keptFile(t *testing.T, storage string) []byte {
+	t.Helper()
+	var found []byte
+	filepath.WalkDir(storage, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.Contains(p, "pr-comment") {
+			return nil
+		}
+		r, err := zip.OpenReader(p)
+		if err != nil {
+			return nil
+		}
+		defer r.Close()
+		for _, f := range r.File {
+			if f.Name == prcomment.FileName {
+				rc, err := f.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				found, _ = io.ReadAll(rc)
+				rc.Close()
+			}
+		}
+		return nil
+	})
+	if found == nil {
+		t.Fatalf("no %s kept in %s", prcomment.FileName, storedNames(t, storage))
+	}
+	return found
+}
+
+// TestForkSecondStageDescribesWhatItPosted: a pull request from a fork
+// fails its report (its token may only read, so the comment is kept as
+// an artifact); the second stage, a workflow_run workflow on the base
+// branch's commit, posts it. The second stage's job summary, log line
+// and outputs describe what it posted: the failed verdict, its deciding
+// check and counts, and the pull request's head commit, never the base
+// branch's commit the workflow_run checked out. Before, its summary read
+// "✅ pr-comment: pass · 0 checks failed · head <base commit>".
+func TestForkSecondStageDescribesWhatItPosted(t *testing.T) {
+	first := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "suites/agent_direct-suite.jsonl\nsuites/ghx-suite.jsonl", "gate": "true"})
+	for _, f := range []string{"agent_direct-suite.jsonl", "ghx-suite.jsonl"} {
+		copyFile(t, filepath.Join("testdata", "suites", f), filepath.Join(first.ws, "suites", f))
+	}
+	gh := prStep(t, first, "mallory/bench")
+	storage := artifactStorage(t, first)
+	first.run(t)
+	if first.code != 1 {
+		t.Fatalf("the fork's run exited %d, want 1\n%s", first.code, first.stdout)
+	}
+	if n := len(gh.Comments(1)); n != 0 {
+		t.Fatalf("the fork's run posted %d comments", n)
+	}
+
+	// The second stage: workflow_run on main's commit, a token that can write.
+	const mainSHA = "2222222222222222222222222222222222222222"
+	second := newStep(t, map[string]string{"mode": "pr-comment", "comment-file": "kept/" + prcomment.FileName, "github-token": "tok"})
+	os.MkdirAll(filepath.Join(second.ws, "kept"), 0o755)
+	os.WriteFile(filepath.Join(second.ws, "kept", prcomment.FileName), keptFile(t, storage), 0o644)
+	ev, _ := json.Marshal(map[string]any{
+		"workflow_run": map[string]any{"head_sha": prHead, "name": "bench", "event": "pull_request", "conclusion": "failure"},
+		"repository":   map[string]any{"full_name": "octo/bench"},
+	})
+	os.WriteFile(second.env["GITHUB_EVENT_PATH"], ev, 0o644)
+	for k, v := range map[string]string{"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_API_URL": gh.URL + "/api-v3", "GITHUB_REPOSITORY": "octo/bench",
+		"GITHUB_SHA": mainSHA, "GITHUB_WORKFLOW": "benchmark comment", "GITHUB_RUN_ID": "9002"} {
+		second.env[k] = v
+	}
+	second.run(t)
+	body, posted := prComment(t, gh, second)
+	if !strings.HasPrefix(posted, "❌ **benchgate report: fail**: tool-call reduction 16.67%, needs ≥ 20.00%") {
+		t.Errorf("the posted comment opens %s", posted)
+	}
+	if second.code != 0 {
+		t.Fatalf("second stage exit %d\n%s", second.code, second.stdout)
+	}
+	sum := second.summary(t)
+	gfm.Require(t, "job summary", sum)
+	sumFirst, _, _ := strings.Cut(sum, "\n")
+	want := "✅ **benchgate pr-comment: pass**: posted ❌ report fail: tool-call reduction 16.67%, needs ≥ 20.00% · 1 check failed, 0 scenarios failing · head [`" + prHead[:7] + "`](https://github.com/octo/bench/commit/" + prHead + ") against base [`" + prBase[:7] + "`]"
+	if !strings.HasPrefix(sumFirst, want) {
+		t.Errorf("second stage's summary opens\n%s\nwant\n%s", sumFirst, want)
+	}
+	if strings.Count(sum, mainSHA[:7]) != strings.Count(sum, "this run checked out `"+mainSHA[:12]+"…` of the base branch") {
+		t.Errorf("the second stage's summary names the base branch's commit %s as what it is about:\n%s", mainSHA[:7], sum)
+	}
+	if !strings.Contains(sum, "| ❌ | tool-call reduction | 16.67% | ≥ 20.00% | **decided the exit code** |") || !strings.Contains(body, "| ❌ | tool-call reduction | 16.67% |") {
+		t.Errorf("the second stage's summary does not show the posted table:\n%s", sum)
+	}
+	plain := stripLinks(strings.NewReplacer("**", "", "`", "").Replace(sumFirst))
+	if !strings.Contains(second.stdout, "\n"+plain+"\n") {
+		t.Errorf("the log does not end with the summary's first line %q:\n%s", plain, second.stdout)
+	}
+	out := second.outputs(t)
+	if out["status"] != "pass" || out["posted-status"] != "fail" || out["posted-head-sha"] != prHead || !strings.HasPrefix(out["pr-comment-url"], "https://") {
+		t.Errorf("outputs %v: want status pass, posted-status fail, posted-head-sha %s and the comment's URL", out, prHead)
 	}
 }

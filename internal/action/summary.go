@@ -101,7 +101,13 @@ func (r *reporter) trigger(c verdict.Compared) string {
 			sha = "[" + sha + "](" + c.HeadURL + ")"
 		}
 		out += " at " + sha
-		if c.Head != ctx.SHA && ctx.SHA != "" {
+		switch {
+		case c.Head == ctx.SHA || ctx.SHA == "":
+		case ctx.EventName == "workflow_run":
+			// The second stage runs on the base branch's commit; what it
+			// posted is about the pull request's head.
+			out += " (the commit the posted verdict judged; this run checked out `" + textfmt.Truncate(ctx.SHA, 12) + "` of the base branch)"
+		default:
 			out += " (the run checked out the merge commit `" + textfmt.Truncate(ctx.SHA, 12) + "`)"
 		}
 	}

@@ -51,6 +51,11 @@ func linkArtifacts(v *verdict.Verdict, arts []artifact, url func(int64) string, 
 func leadOf(v *verdict.Verdict) []string {
 	lead := []string{v.Headline()}
 	blocks := v.Blocks()
+	if v.Posted != nil {
+		// A pr-comment step has no checks of its own: what it posted
+		// follows its first line.
+		blocks = append(v.Posted.Blocks(), blocks...)
+	}
 	if len(v.Checks) > 0 && len(blocks) > 0 {
 		lead = append(lead, blocks[0])
 		blocks = blocks[1:]

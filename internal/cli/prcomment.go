@@ -90,6 +90,7 @@ func runPRComment(ctx context.Context, env *Env, args []string) int {
 		return ExitFailed
 	}
 	if env.Result != nil {
+		res.File = f
 		env.Result.Comment = &res
 	}
 	fmt.Fprintf(env.Stdout, "%s pull request #%d's comment: %s\n", res.Action(), c.PullRequest, res.URL)

@@ -132,6 +132,10 @@ type Result struct {
 	// Ignored are comments that carry the marker but were written by
 	// someone else ("<url> by <login>"): never edited, for the log.
 	Ignored []string
+	// File is the comment file posted (mode pr-comment), so that the
+	// step's own views say what it posted, for which head; nil for a
+	// comment a run posts of itself.
+	File *File `json:"-"`
 }
 
 // Action says what was done, in a word: created, updated, unchanged or

@@ -43,11 +43,22 @@ func (v *Verdict) headline(md bool) string {
 	if why := v.Why(); why != "" {
 		first += ": " + cell(why)
 	}
-	parts = append(parts, first)
-	if v.Stopped == "" {
-		parts = append(parts, v.countsText())
+	// A step that posted another run's verdict says what it posted:
+	// that verdict's mark, mode, status and reason, its counts and the
+	// commits it judged.
+	about := v
+	if p := v.Posted; p != nil && v.Stopped == "" {
+		about = p
+		first += ": posted " + p.Mark() + " " + strings.TrimSpace(p.Mode+" "+p.Status)
+		if why := p.Why(); why != "" {
+			first += ": " + cell(why)
+		}
 	}
-	if c := v.comparedText(md, code); c != "" {
+	parts = append(parts, first)
+	if about.Stopped == "" {
+		parts = append(parts, about.countsText())
+	}
+	if c := about.comparedText(md, code); c != "" {
 		parts = append(parts, c)
 	}
 	return strings.Join(parts, " · ")

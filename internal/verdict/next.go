@@ -243,6 +243,9 @@ func (v *Verdict) Inert() *Verdict {
 	c.Failing = append([]Scenario(nil), v.Failing...)
 	c.Flaky = append([]Flaky(nil), v.Flaky...)
 	c.Recovered = append([]Recovered(nil), v.Recovered...)
+	if v.Posted != nil {
+		c.Posted = v.Posted.Inert()
+	}
 	c.Sets = append([]Set(nil), v.Sets...)
 	c.Next = append([]Step(nil), v.Next...)
 	c.Links = append([]Link(nil), v.Links...)

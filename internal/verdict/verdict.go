@@ -87,6 +87,11 @@ type Verdict struct {
 	// command is built from them and the failing scenarios' IDs by
 	// RerunCommand, never kept as text.
 	Rerun *Rerun `json:"rerun,omitempty"`
+	// Posted is the verdict a pr-comment step posted (the run of a pull
+	// request from a fork): that step's views describe it, its head
+	// commit and its failures, rather than an empty judgement of their
+	// own. It never holds a Posted of its own.
+	Posted *Verdict `json:"posted,omitempty"`
 	// Links are where to read more (the job summary, artifacts).
 	Links []Link `json:"links,omitempty"`
 }
@@ -409,6 +414,14 @@ func (v *Verdict) Validate() error {
 	}
 	if !statusPattern.MatchString(v.Status) {
 		return fmt.Errorf("verdict status %q, expected pass, fail, incomplete or error", v.Status)
+	}
+	if v.Posted != nil {
+		if v.Posted.Posted != nil {
+			return fmt.Errorf("verdict posted: holds a posted verdict of its own")
+		}
+		if err := v.Posted.Validate(); err != nil {
+			return fmt.Errorf("verdict posted: %w", err)
+		}
 	}
 	switch v.NewAgainst {
 	case "", "history", "baseline":
