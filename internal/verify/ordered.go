@@ -258,7 +258,7 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 		if err == nil && rec.ExitCode != 0 {
 			err = fmt.Errorf("fixture cleanup %s (log: %s)", ended(rec), logPath)
 			if rec.Cancelled {
-				err = fmt.Errorf("%w; run it again yourself: %s", err, proc.String(argv))
+				err = fmt.Errorf("%w; run it again yourself: %s", err, pasteable(o.Config.BenchDir, o.Config.Env, argv))
 			}
 		}
 		if err != nil {

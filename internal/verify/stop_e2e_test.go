@@ -198,7 +198,7 @@ func TestOrderedStopBudgetWithCleanup(t *testing.T) {
 	if c.Cleanup == nil || !c.Cleanup.Cancelled {
 		t.Errorf("cleanup %+v, want it run and stopped by the budget", c.Cleanup)
 	}
-	if !strings.Contains(stderr, "fixture cleanup was stopped when") || !strings.Contains(stderr, "run it again yourself: sh ") {
+	if !strings.Contains(stderr, "fixture cleanup was stopped when") || !strings.Contains(stderr, "run it again yourself: cd ") || !strings.Contains(stderr, "/sh ") {
 		t.Errorf("stderr does not say the cleanup was cut and how to run it:\n%s", stderr)
 	}
 	if _, err := os.Stat(filepath.Join(base, "consolidated-summary.md")); err != nil {
