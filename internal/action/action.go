@@ -113,7 +113,7 @@ func Run(ctx context.Context, cfg Config) int {
 	status := ad.status(code, &modeRes)
 	stats := statsOf(&modeRes)
 	v := judge(judgeInput{Plan: plan, Res: res, Mode: &modeRes, Code: code, Status: Status(status), Event: ev,
-		Getenv: cfg.Getenv, Rel: rep.shown, Workspace: workspace, Lookback: lp})
+		Getenv: cfg.Getenv, Rel: rep.shown, Scrub: rep.scrub, Workspace: workspace, Lookback: lp})
 	annotated, total := rep.annotations(plan, res, v, modeRes.Lookback, code, modeErr)
 	doc := rep.buildSummary(plan, res, code, annotated, total, v)
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)
@@ -174,7 +174,7 @@ func (r *reporter) annotations(plan *Plan, res *results, v *verdict.Verdict, lb 
 		gate = 1
 	}
 	annotated, total = r.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)
-	others := r.annotateOthers(res, MaxErrorAnnotations-gate-annotated)
+	others := r.annotateOthers(res, MaxErrorAnnotations-gate-annotated, code == exitOK)
 	others += r.reportLookback(lb, code)
 	if code != exitOK && gate+annotated+others == 0 {
 		r.annotateStep(plan, res, code, modeErr)

@@ -41,12 +41,18 @@ func allFailures(res *results) []rowFailure {
 
 // annotateOthers annotates failed SWE-bench instances (on their status
 // file) and audited questions that are not Valid (on the case's line), up
-// to budget annotations, and returns how many it wrote.
-func (r *reporter) annotateOthers(res *results, budget int) int {
+// to budget annotations, and returns how many it wrote. On a step that
+// passed (a batch under fail-on: never) they are warnings: an error
+// beside a green step would say it failed.
+func (r *reporter) annotateOthers(res *results, budget int, asWarnings bool) int {
 	n := 0
 	emit := func(props map[string]string, msg string) {
 		if n < budget {
-			r.a.WithFieldsMap(props).Errorf("%s", msg)
+			if asWarnings {
+				r.a.WithFieldsMap(props).Warningf("%s", msg)
+			} else {
+				r.a.WithFieldsMap(props).Errorf("%s", msg)
+			}
 			n++
 		}
 	}
@@ -62,7 +68,7 @@ func (r *reporter) annotateOthers(res *results, budget int) int {
 			if in.FailureReasonDetail != "" {
 				msg += ": " + textfmt.Truncate(in.FailureReasonDetail, 500)
 			}
-			emit(map[string]string{"file": r.rel(in.StatusPath), "title": "SWE-bench " + in.InstanceID}, msg)
+			emit(map[string]string{"file": r.rel(in.StatusPath), "title": "SWE-bench " + in.InstanceID}, r.scrub(msg))
 		}
 	}
 	if a := res.Audit; a != nil {

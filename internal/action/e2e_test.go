@@ -505,12 +505,12 @@ func TestSwebenchBatchMode(t *testing.T) {
 	if stored := storedNames(t, storage); !strings.Contains(stored, "benchgate-bench-run") {
 		t.Errorf("artifact benchgate-bench-run not stored:\n%s", stored)
 	}
-	errs := errorLines(s.stdout)
-	if len(errs) != 1 || !strings.HasPrefix(errs[0], "::error file="+root+"/acme__actione2e-2/acme__actione2e-2.status.json,title=SWE-bench acme__actione2e-2::failed: missing_image") {
-		t.Errorf("annotations = %q", errs)
+	// fail-on never let the step pass: the failed instance is a warning.
+	if errs := errorLines(s.stdout); len(errs) != 0 || !strings.Contains(s.stdout, "::warning file="+root+"/acme__actione2e-2/acme__actione2e-2.status.json,title=SWE-bench acme__actione2e-2::failed: missing_image") {
+		t.Errorf("annotations = %q, want one warning\n%s", errs, s.stdout)
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"⚠️ **benchgate swebench-batch: fail**: not enforced (fail-on: never); it would have failed on instances that did not succeed 1 instance, needs ≤ 0 instances · 1 check failed, 1 scenario failing\n", "## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
+	for _, w := range []string{"⚠️ **benchgate swebench-batch: fail**: not enforced (fail-on: never); it would have failed on instances that did not succeed 1 instance, needs ≤ 0 instances · 1 check failed, 1 instance failing\n", "## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}

@@ -221,7 +221,21 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 			}
 			// No runner path: the workspace, the runner's temporary folder
 			// and its file-command folder never show.
-			for _, dir := range []string{s.ws, s.env["RUNNER_TEMP"], s.files} {
+			// Nor does the Docker engine's socket, nor an error annotation
+			// beside a step that passed (fail-on: never).
+			if tc.code == 0 {
+				if errs := errorLines(s.stdout); len(errs) > 0 {
+					t.Errorf("a step that exited 0 has error annotations: %q", errs)
+				}
+			}
+			runnerPaths := []string{s.ws, s.env["RUNNER_TEMP"], s.files}
+			if sock := strings.TrimPrefix(s.env["DOCKER_HOST"], "unix://"); sock != "" {
+				runnerPaths = append(runnerPaths, sock)
+				if strings.Contains(s.stdout[strings.Index(s.stdout, "::endgroup::"):], sock) {
+					t.Errorf("the annotations or the log line after the mode's output show the Docker socket %s", sock)
+				}
+			}
+			for _, dir := range runnerPaths {
 				if strings.Contains(body, dir) || strings.Contains(sum, dir) {
 					i := strings.Index(sum, dir)
 					if i < 0 {

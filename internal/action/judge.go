@@ -146,8 +146,10 @@ type judgeInput struct {
 	Status string
 	Event  *githubactions.GitHubContext
 	Getenv func(string) string
-	// Rel shows a path relative to the workspace.
+	// Rel shows a path relative to the workspace; Scrub removes the
+	// runner's folders and the Docker engine's socket from a text.
 	Rel       func(string) string
+	Scrub     func(string) string
 	Workspace string
 	Lookback  *lookbackPlan
 	// committed caches, per suite file, whether git tracks it (one git

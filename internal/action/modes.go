@@ -223,7 +223,11 @@ func (batchMode) judge(v *verdict.Verdict, in judgeInput) {
 		if inst.FailureReasonDetail != "" {
 			first = strings.TrimPrefix(first+": "+inst.FailureReasonDetail, ": ")
 		}
-		v.Failing = append(v.Failing, verdict.Scenario{ID: inst.InstanceID, FirstError: orDefault(first, inst.Status), Where: in.Rel(inst.StatusPath)})
+		first = orDefault(first, inst.Status)
+		if in.Scrub != nil {
+			first = in.Scrub(first)
+		}
+		v.Failing = append(v.Failing, verdict.Scenario{ID: inst.InstanceID, FirstError: first, Where: in.Rel(inst.StatusPath)})
 	}
 	failOn := orDefault(argValue(in.Plan.Args, "--fail-on"), "never")
 	v.Enforced = failOn != "never"

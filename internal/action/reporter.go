@@ -103,6 +103,13 @@ func (r *reporter) scrub(s string) string {
 	if tmp := strings.TrimRight(r.cfg.Getenv("RUNNER_TEMP"), "/"); tmp != "" {
 		s = strings.ReplaceAll(s, tmp, "$RUNNER_TEMP")
 	}
+	// The engine's socket is the runner's too.
+	if dh := r.cfg.Getenv("DOCKER_HOST"); dh != "" {
+		s = strings.ReplaceAll(s, dh, "$DOCKER_HOST")
+		if path, ok := strings.CutPrefix(dh, "unix://"); ok && path != "" {
+			s = strings.ReplaceAll(s, path, "$DOCKER_HOST")
+		}
+	}
 	return s
 }
 

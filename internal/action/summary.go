@@ -330,7 +330,7 @@ func includeMarkdown(sec *jobsummary.Section, path string, r *reporter) {
 		sec.Para("%s could not be read: %v", r.shown(path), err)
 		return
 	}
-	text := dropEmptyTables(string(b))
+	text := dropEmptyTables(r.scrub(string(b)))
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "#") {
@@ -353,7 +353,7 @@ func (r *reporter) batchSection(doc *jobsummary.Doc, b *batchResult) {
 	rows := [][]string{}
 	for _, in := range b.Instances {
 		counts[in.Status]++
-		rows = append(rows, []string{in.InstanceID, in.Status, in.FailureReasonCode, textfmt.Truncate(in.FailureReasonDetail, 200)})
+		rows = append(rows, []string{in.InstanceID, in.Status, in.FailureReasonCode, textfmt.Truncate(r.scrub(in.FailureReasonDetail), 200)})
 	}
 	labels := append([]string(nil), batchStatuses...)
 	for s := range counts {
