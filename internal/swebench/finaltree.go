@@ -31,9 +31,11 @@ import (
 // treeGitConfig fixes, over the repository's config, what would make the
 // diff differ from the tree's bytes or from what `git apply` and GNU patch
 // read: no end-of-line conversion, modes and links as they are, a/ and b/
-// prefixes, no external diff, C-quoted names (a patch of non-UTF-8 names
-// stays UTF-8 text), no fsmonitor or untracked cache (their data is the
-// agent's), and no automatic maintenance.
+// prefixes, three lines of context (git apply misplaces or refuses hunks
+// without context, and diff.context may say 0), no external diff,
+// C-quoted names (a patch of non-UTF-8 names stays UTF-8 text), no
+// fsmonitor or untracked cache (their data is the agent's), and no
+// automatic maintenance. Filter drivers are switched off by neutralFilters.
 var treeGitConfig = []string{
 	"safe.directory=*",
 	"core.autocrlf=false", "core.safecrlf=false", "core.eol=lf",
@@ -41,6 +43,7 @@ var treeGitConfig = []string{
 	"core.quotePath=true", "core.fsmonitor=false", "core.untrackedCache=false", "core.splitIndex=false",
 	"core.sparseCheckout=false", "index.sparse=false", "core.hooksPath=/dev/null",
 	"diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.relative=false", "diff.suppressBlankEmpty=false",
+	"diff.context=3", "diff.interHunkContext=0",
 	"diff.external=", "gc.auto=0", "maintenance.auto=false",
 }
 
@@ -92,11 +95,26 @@ if [ -z "$T" ]; then T=$(mktemp -d /tmp/benchgate-tree.XXXXXX); mkdir "$T/object
 O=$(git -c safe.directory='*' rev-parse --git-path objects)
 O=$(cd "$O" && pwd -P)
 export GIT_INDEX_FILE="$T/index" GIT_OBJECT_DIRECTORY="$T/objects" GIT_ALTERNATE_OBJECT_DIRECTORIES="$O" HOME="$T" XDG_CONFIG_HOME="$T"
+` + neutralFilters + `
 G() { ` + g.String() + ` "$@"; }
 out() { printf '%s\n' $(wc -c < "$1"); cat "$1"; }
 printf '%s\n%s\n' "$T" "$O"
 `
 }
+
+// neutralFilters is shell that switches off every filter driver the
+// repository's config defines (filter.<driver>.clean, smudge, process):
+// with a filter attribute in .gitattributes, git add would store what
+// the driver's command prints, not the file's bytes, and would run that
+// command, which the agent may have set. It exports the overrides as
+// command-line config (GIT_CONFIG_COUNT), an empty command being no
+// filter, so that every git the script runs has them.
+const neutralFilters = `i=0
+for k in $(git -c safe.directory='*' -C "$CODE" config --name-only --get-regexp '^filter\..*\.(clean|smudge|process|required)$' 2>/dev/null); do
+  v=; case $k in *.required) v=false;; esac
+  export GIT_CONFIG_KEY_$i="$k" GIT_CONFIG_VALUE_$i="$v"; i=$((i+1))
+done
+export GIT_CONFIG_COUNT=$i`
 
 // treeEnv is git's fixed environment: no system or global config, no
 // prompts or optional locks, the C locale.
@@ -171,14 +189,15 @@ func (g *treeGit) run(ctx context.Context, max int, stdin []byte, args ...string
 		cmd = append(cmd, "-c", c)
 	}
 	cmd = append(append(cmd, "-C", g.o.CodeDir), args...)
+	in := ""
 	if stdin != nil {
-		in := g.tmp + "/stdin"
+		in = g.tmp + "/stdin"
 		if err := g.o.Docker.CopyIn(ctx, g.cid, []container.File{{Path: in, Mode: 0o644, Data: stdin}}); err != nil {
 			return nil, err
 		}
-		cmd = append([]string{"/bin/sh", "-c", `f=$1; shift; exec "$@" < "$f"`, "sh", in}, cmd...)
 	}
-	env := append([]string{"HOME=" + g.tmp, "XDG_CONFIG_HOME=" + g.tmp, "GIT_INDEX_FILE=" + g.tmp + "/index",
+	cmd = append([]string{"/bin/sh", "-c", neutralFilters + "\n" + `f=$1; shift; if [ -n "$f" ]; then exec "$@" < "$f"; fi; exec "$@"`, "sh", in}, cmd...)
+	env := append([]string{"CODE=" + g.o.CodeDir, "HOME=" + g.tmp, "XDG_CONFIG_HOME=" + g.tmp, "GIT_INDEX_FILE=" + g.tmp + "/index",
 		"GIT_OBJECT_DIRECTORY=" + g.tmp + "/objects", "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + g.objects}, treeEnv...)
 	out := &capWriter{max: max}
 	errb := &capWriter{max: 64 << 10}

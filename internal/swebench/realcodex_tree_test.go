@@ -74,6 +74,9 @@ func TestRunRealCodexTreeBehaviours(t *testing.T) {
 		{name: "detached HEAD", edit: "git checkout -q --detach && printf 'new\\n' > f && " + commit + "am fix", agentPatch: AgentPatchNone},
 		{name: "diff.noprefix", edit: "git config diff.noprefix true && printf 'new\\n' > f", agentPatch: AgentPatchDiffers, inPatch: "diff --git a/f b/f"},
 		{name: "core.autocrlf", edit: "git config core.autocrlf true && printf 'new\\r\\n' > f", agentPatch: AgentPatchDiffers, inPatch: "+new\r\n"},
+		{name: "diff.context=0", edit: "git config diff.context 0 && printf 'new\\n' >> f", agentPatch: AgentPatchDiffers, inPatch: "@@ -1"},
+		{name: "clean filter set by the agent", edit: "git config filter.up.clean 'tr a-z A-Z' && printf 'f filter=up\\n' > .gitattributes && printf 'hello\\n' > f && git add -N .gitattributes",
+			agentPatch: AgentPatchDiffers, inPatch: "+hello\n"},
 		{name: "user name set", edit: "git config user.name Agent && git config user.email agent@example.com && printf 'new\\n' > f && git commit -qam fix", agentPatch: AgentPatchNone},
 	}
 	for i, tc := range tests {

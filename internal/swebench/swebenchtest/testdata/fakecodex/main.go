@@ -31,6 +31,9 @@
 //	crlf              like success, then rewrites the patch with CRLF line ends
 //	addall            like success, but runs `git add -N .` first: every
 //	                  untracked file of the image (build output) is in the patch
+//	filter            like success, but first sets a clean filter in the
+//	                  repository's config (tr a-z A-Z) and names f in a new
+//	                  .gitattributes (git add -N) with it
 //	byid              the scenario is the instance ID's repository name
 //	                  (acme__latin1-1 runs latin1)
 package main
@@ -114,11 +117,16 @@ func main() {
 			os.Exit(3)
 		case scenario == "hang":
 			time.Sleep(time.Hour)
-		case (scenario == "success" || scenario == "commit" || scenario == "latin1" || scenario == "markup" || scenario == "crlf" || scenario == "addall") && pass == want:
+		case (scenario == "success" || scenario == "commit" || scenario == "latin1" || scenario == "markup" || scenario == "crlf" || scenario == "addall" || scenario == "filter") && pass == want:
 			code := os.Getenv("SWE_BENCH_CODE_DIR")
 			content := "new\n"
 			if scenario == "latin1" {
 				content = "caf\xe9 cr\xe8me\n"
+			}
+			if scenario == "filter" {
+				git(code, "config", "filter.up.clean", "tr a-z A-Z")
+				must(os.WriteFile(filepath.Join(code, ".gitattributes"), []byte("f filter=up\n"), 0o644))
+				git(code, "add", "-N", ".gitattributes")
 			}
 			must(os.WriteFile(filepath.Join(code, "f"), []byte(content), 0o644))
 			switch scenario {
