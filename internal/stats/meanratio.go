@@ -27,10 +27,15 @@ import (
 // ratios are averaged with equal weights, their variances summed, and
 // the statistic is referred to Student's t with Welch–Satterthwaite's
 // degrees of freedom. A scenario whose arms are both all zero carries no
-// evidence about a ratio and is left out (NoEvidence). An arm with one
+// evidence about a ratio and is left out (NoEvidence). For counts the
+// variance is a dispersion (variance over mean) times the mean, the
+// dispersion the scenario's own, pooled over its two arms: scenarios
+// differ in it, and one pooled over the whole check takes a scenario
+// whose calls swing widely as steady as the rest. An arm with one
 // repetition takes the relative variance pooled over the arms with two
-// or more; with none, nothing estimates the noise and the check is
-// underpowered.
+// or more (for counts, its scenario's other arm first); the degrees of
+// freedom count that pooled estimate once, however many arms borrow it.
+// With none, nothing estimates the noise and the check is underpowered.
 
 // MeanRatioHalf is the half unit added to each arm's total.
 const MeanRatioHalf = 0.5
@@ -192,24 +197,60 @@ func NewMeanRatio(scs []Scenario) MeanRatio {
 	}
 	S := float64(len(use))
 	var est, v, dfDen float64
+	// vPooled: for counts, the variance resting on the suite's φ;
+	// borrowed: the arms of one repetition that take the pooled
+	// relative variance.
+	var vPooled, borrowed float64
 	known := df > 0
 	for _, s := range use {
 		var vs float64
 		var rel [2]float64
+		// Counts: the scenario's own dispersion, pooled over its two
+		// arms (the check's when neither has two repetitions): a
+		// scenario whose calls spread more than the others' is not
+		// taken as precise as they are.
+		phi, phiDF := m.pooledRel, 0.0
+		if counts {
+			var sn, sd, sf float64
+			for _, a := range []armStat{s.b, s.t} {
+				if a.n >= 2 {
+					f := float64(a.n - 1)
+					sn, sd, sf = sn+f*a.s2, sd+f*a.mean, sf+f
+				}
+			}
+			if sf > 0 {
+				phi, phiDF = sn/sd, sf
+			}
+		}
 		for k, a := range []armStat{s.b, s.t} {
 			r, adf := a.rel, float64(a.n-1)
 			switch {
 			case counts:
 				// Var = φ·mean: the relative variance φ/mean.
-				r, adf = m.pooledRel/a.mean, m.pooledDF
+				r, adf = phi/a.mean, m.pooledDF
 			case a.n < 2:
 				r, adf = m.pooledRel, m.pooledDF
 			}
 			rel[k] = r
 			va := r / float64(a.n)
 			vs += va
-			if known && !counts {
+			switch {
+			case !known || counts:
+			case a.n < 2:
+				// An arm that borrows the pooled variance borrows
+				// the estimates of the arms pooled: its share is
+				// added to theirs below (borrowed), not counted
+				// as an estimate of its own.
+				borrowed++
+			default:
 				dfDen += va * va / adf
+			}
+		}
+		if counts {
+			if phiDF > 0 {
+				dfDen += vs * vs / phiDF
+			} else {
+				vPooled += vs
 			}
 		}
 		d := logOfRatio(s.t.mean, s.b.mean)
@@ -227,13 +268,28 @@ func NewMeanRatio(scs []Scenario) MeanRatio {
 			BaseReps: s.b.n, TargetReps: s.t.n, LogRatio: d, Variance: vs, ReductionPc: ReductionPct(d)})
 	}
 	m.Estimate = est / S
+	if known && !counts && borrowed > 0 {
+		// Welch–Satterthwaite over the independent estimates: each
+		// pooled arm's relative variance enters the total once for
+		// its own arm (1/n) and once through the pooled value the
+		// arms of one repetition borrow (borrowed·f/Σf), so its
+		// term is that whole coefficient, not two terms counted as
+		// independent.
+		dfDen = 0
+		for _, s := range use {
+			for _, a := range []armStat{s.b, s.t} {
+				if a.n < 2 {
+					continue
+				}
+				f := float64(a.n - 1)
+				c := (1/float64(a.n) + borrowed*f/m.pooledDF) * a.rel
+				dfDen += c * c / f
+			}
+		}
+	}
 	if known {
 		m.SE = math.Sqrt(v) / S
-		if counts {
-			m.DF = m.pooledDF
-		} else {
-			m.DF = v * v / dfDen
-		}
+		m.DF = v * v / (dfDen + vPooled*vPooled/m.pooledDF)
 	}
 	return m
 }
