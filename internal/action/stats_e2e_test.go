@@ -35,8 +35,8 @@ func TestReportStatsStep(t *testing.T) {
 		// none.
 		wantError string
 	}{
-		// At 99% the four real scenarios decide none of the three
-		// reductions (at 95% they pass every one).
+		// At 99% the four real scenarios decide neither the tokens nor the
+		// latency reduction (at 95% they pass every one).
 		{"undecided fails the gate", map[string]string{"stats": "true", "stats-confidence": "0.99"}, 1,
 			"::error title=benchgate report::❌ benchgate report: fail: active-token reduction 48.80%25 [5.41%25, 75.78%25], needs ≥ 15.00%25 (undecided); latency reduction 27.95%25 [13.91%25, 42.09%25], needs ≥ 15.00%25 (undecided)"},
 		{"undecided allowed", map[string]string{"stats": "true", "stats-confidence": "0.99", "stats-allow-undecided": "true"}, 0, ""},

@@ -43,7 +43,7 @@ func TestReportStatsBinary(t *testing.T) {
 		{name: "gate", args: []string{"--gate", "--stats"}, code: 0, verdict: "pass",
 			stdout: []string{"Benchmark verify result: FAIL", "Benchmark stats result: PASS", "tokens_active", "n=4", "PASS [",
 				"success       PASS: on these 4 scenarios: ghx succeeded in 20 of 20 runs, agent_direct in 20 of 20"},
-			md: []string{"| efficiency_tool_call_reduction | 16.67% | 38.74% | [22.89%, 54.70%] | 95.00% / 98.33% | 4 | 20.00% | PASS |",
+			md: []string{"| efficiency_tool_call_reduction | 16.67% | 38.74% | [26.52%, 51.79%] | 95.00% / 98.33% | 4 | 20.00% | PASS |",
 				"tool_calls: v2's value 16.67% and the gate's estimate 38.74% fall on opposite sides of the threshold 20.00%."}},
 		{name: "scenario scope", args: []string{"--gate", "--stats", "--stats-scope", "scenarios"}, code: 1, verdict: "underpowered",
 			stdout: []string{"Benchmark stats result: UNDERPOWERED", "UNDERPOWERED ["}, stderr: "statistical gate underpowered"},
