@@ -17,6 +17,26 @@ var attacks = []string{
 	`<img src="https://evil.example/i.png">`, "https://evil.example/y", "www.evil.example", "user@evil.example",
 	"&commat;admin &#64;octo-org/everyone", "&#91;x&#93;(https://evil.example)", "octo/other#12",
 	"[x]: https://evil.example", `\[x\](https://evil.example)`, "`[x](https://evil.example)`",
+	"<https://evil.example/a>", "<user@evil.example>", "WWW.evil.example/x",
+	"&#x40;admin", "<!-- the rest is hidden", `a|b\|c\`, "a`` ` ```` b",
+}
+
+// TestInertShowsBidiControls checks that a bidirectional override or
+// isolate in a scenario ID shows by name instead of reordering what
+// follows it ("s-\u202eevil" would show as "s-live").
+func TestInertShowsBidiControls(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"s-\u202eevil\u202c-1", "s-(U+202E)evil(U+202C)-1"},
+		{"a\u2066b\u2069", "a(U+2066)b(U+2069)"},
+		{"plain \u05d0 text", "plain \u05d0 text"},
+	} {
+		if got := Inert(tc.in); got != tc.want {
+			t.Errorf("Inert(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := InertCell(tc.in); got != tc.want {
+			t.Errorf("InertCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }
 
 // TestInertCellShowsTextAsWritten renders each attack with InertCell in

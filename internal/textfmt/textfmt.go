@@ -265,6 +265,14 @@ func List(ids []string, sep string, shown int) string {
 	return strings.Join(ids[:shown], sep) + fmt.Sprintf("%s... and %d more", sep, len(ids)-shown)
 }
 
+// bidiPairs show the Unicode bidirectional controls (embeddings,
+// overrides, isolates) by name: left in, one reorders the text after it,
+// so that a scenario ID or an error shows as another text than it is.
+var bidiPairs = []string{
+	"\u202a", "(U+202A)", "\u202b", "(U+202B)", "\u202c", "(U+202C)", "\u202d", "(U+202D)", "\u202e", "(U+202E)",
+	"\u2066", "(U+2066)", "\u2067", "(U+2067)", "\u2068", "(U+2068)", "\u2069", "(U+2069)",
+}
+
 // inertReplacer breaks what GitHub's Markdown would make live in text:
 // link and image brackets become look-alike brackets, '<' and '>' (raw
 // HTML, autolinks) look-alikes, and a word joiner (U+2060), which shows
@@ -273,11 +281,11 @@ func List(ids []string, sep string, shown int) string {
 // repository) and after '&' (so that "&commat;" or "&#64;" shows as
 // written instead of becoming an '@' after rendering). It uses no
 // backslash, so the result is inert in a code span as in text.
-var inertReplacer = strings.NewReplacer(
+var inertReplacer = strings.NewReplacer(append([]string{
 	"[", "［", "]", "］", "<", "‹", ">", "›",
 	"@", "@\u2060", "://", ":\u2060//", "www.", "www\u2060.",
 	"#", "#\u2060", "&", "&\u2060",
-)
+}, bidiPairs...)...)
 
 // Inert makes text benchgate did not write (a scenario ID from a row, a
 // model's explanation, a question's option, a fork's file) safe anywhere
@@ -289,10 +297,10 @@ func Inert(s string) string { return inertReplacer.Replace(s) }
 // inertCellReplacer is Inert for a table cell or a line of text, where
 // a backslash escape works: brackets and '&' are escaped, so that they
 // show as they are, and '@', "://", "www." and '#' get a word joiner.
-var inertCellReplacer = strings.NewReplacer(
+var inertCellReplacer = strings.NewReplacer(append([]string{
 	"[", `\[`, "]", `\]`, "&", `\&`,
 	"@", "@\u2060", "://", ":\u2060//", "www.", "www\u2060.", "#", "#\u2060",
-)
+}, bidiPairs...)...)
 
 // InertCell is Cell for text benchgate did not write (a scenario ID or
 // an error from a row, a model's text): no link, image, mention,
