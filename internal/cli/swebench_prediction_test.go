@@ -126,7 +126,9 @@ func TestSwebenchPredictionsApplyAsHarness(t *testing.T) {
 		{id: "acme__latin1-2", check: "not_utf8", detail: "in the diff of f) holds bytes of another encoding"},
 		{id: "acme__markup-3", check: "applies", success: true},
 		{id: "acme__crlf-4", check: "applies", success: true},
-		{id: "acme__addall-5", check: "harness_does_not_apply", detail: "build/out.o: already exists in working directory"},
+		// The prediction is computed from the tree: the image's build
+		// output the agent's `git add -N .` put in its patch file is not in it.
+		{id: "acme__addall-5", check: "applies", success: true},
 	}
 	var ids []string
 	for _, c := range cases {
@@ -146,8 +148,8 @@ func TestSwebenchPredictionsApplyAsHarness(t *testing.T) {
 	}
 	root := countsLine.FindStringSubmatch(stdout)[1]
 	counts := checkOneTruth(t, root, stdout)
-	if counts.Success != 3 || counts.Failed != 2 {
-		t.Errorf("counts %+v, want 3 successes and 2 failures", counts)
+	if counts.Success != 4 || counts.Failed != 1 {
+		t.Errorf("counts %+v, want 4 successes and 1 failure", counts)
 	}
 	rows := predictionRows(t, root)
 	for _, c := range cases {
@@ -178,8 +180,10 @@ func TestSwebenchPredictionsApplyAsHarness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if row.ModelPatch != string(patch) {
-			t.Errorf("%s: model_patch (%d bytes) is not the agent's patch (%d bytes)", c.id, len(row.ModelPatch), len(patch))
+		// The agent's CRLF rewrite and its `git add -N .` stay in its own
+		// patch file only; the others wrote the prediction's bytes.
+		if same := row.ModelPatch == string(patch); same != (c.id != "acme__crlf-4" && c.id != "acme__addall-5") {
+			t.Errorf("%s: model_patch (%d bytes) equal to the agent's patch (%d bytes): %v", c.id, len(row.ModelPatch), len(patch), same)
 		}
 		out := checkRowApplies(t, dc, swebench.ImageName(swebench.DefaultImageTemplate, c.id), rows[c.id])
 		if !strings.Contains(out, "f=new\n") {
