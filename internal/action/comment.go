@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/prcomment"
+	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/benchgate/benchgate/internal/verdict"
 )
@@ -100,6 +101,11 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 		r.a.Warningf("pr-comment: %v; no comment", err)
 		return
 	}
+	// A run stopped by SIGTERM still tells the pull request how it ended,
+	// within the stop budget: the comment of an earlier pass for this
+	// head must not stand beside a step that failed.
+	ctx, cancel := proc.AfterStop(ctx)
+	defer cancel()
 	kept := r.keepComment(ctx, s.Plan, &prcomment.File{Schema: prcomment.FileSchema, Repository: c.Repository, PullRequest: c.PullRequest,
 		HeadSHA: sha, Job: gctx.Job, Mode: modeKey, Verdict: s.Verdict})
 	token := s.Plan.Env["GITHUB_TOKEN"]

@@ -118,9 +118,23 @@ func (s *Server) AddCommentBy(n int, login, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	c := &IssueComment{ID: int64(1000 + len(s.comments)), Issue: n, Body: body, Created: now, Updated: now, Author: login}
+	c := &IssueComment{ID: int64(1000 + len(s.comments) + s.deletedComments), Issue: n, Body: body, Created: now, Updated: now, Author: login}
 	s.comments = append(s.comments, c)
 	return c.ID
+}
+
+// DeleteComment removes comment id, as a user who deletes it on the pull
+// request does; a later comment never reuses its ID.
+func (s *Server) DeleteComment(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.comments {
+		if c.ID == id {
+			s.comments = append(s.comments[:i], s.comments[i+1:]...)
+			s.deletedComments++
+			return
+		}
+	}
 }
 
 func (s *Server) commentRoutes(mux *http.ServeMux, p string) {
@@ -223,7 +237,7 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	n, _ := strconv.Atoi(r.PathValue("number"))
 	now := s.now()
 	login, _ := s.login(r)
-	c := &IssueComment{ID: int64(1000 + len(s.comments)), Issue: n, Body: *req.Body, Created: now, Updated: now, Author: login}
+	c := &IssueComment{ID: int64(1000 + len(s.comments) + s.deletedComments), Issue: n, Body: *req.Body, Created: now, Updated: now, Author: login}
 	s.comments = append(s.comments, c)
 	writeJSON(w, http.StatusCreated, s.commentJSON(r, c))
 }

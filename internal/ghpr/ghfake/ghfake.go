@@ -77,6 +77,7 @@ type Server struct {
 	artifacts        []*Artifact
 	archiveDownloads []int64
 	comments         []*IssueComment
+	deletedComments  int
 }
 
 // New starts a fake repository owner/repo whose default branch holds files.
