@@ -17,6 +17,8 @@ import (
 func TestParametersAreReadFromTheSignature(t *testing.T) {
 	python := testenv.Python(t)
 	auditTable(t, python, []apiRow{
+		{"t:range_step", "Which parameter of `range` sets the increment?", "builtins.range", "step", verdict.Valid, "checked: "},
+		{"t:range_increment_wrong", "Which parameter of `range` sets the increment?", "builtins.range", "increment", verdict.Incorrect, "neither the name nor a keyword"},
 		{"t:sorted_iterable", "What is the name of the positional-only parameter of the built-in sorted that receives the items to sort?", "builtins.sorted", "iterable", verdict.Valid, "positional-only parameter of builtins.sorted"},
 		{"t:reduce_initial", "Which optional parameter of `functools.reduce` gives the value to start from?", "functools.reduce", "initial", verdict.Valid, "checked: "},
 		{"t:reduce_start_wrong", "Which optional parameter of `functools.reduce` gives the value to start from?", "functools.reduce", "start", verdict.Incorrect, "neither the name nor a keyword"},
@@ -84,6 +86,11 @@ func TestExceptionsOfWrittenCalls(t *testing.T) {
 		{"t:encode_ascii_wrong", "Which exception does `'é'.encode('ascii')` raise?", "builtins.str", "UnicodeDecodeError", verdict.Incorrect, "raises builtins.UnicodeEncodeError"},
 		{"t:divmod_message", "What is the message of the exception `divmod(1, 0)` raises?", "builtins.divmod", "'integer division or modulo by zero'", verdict.Valid, "checked: "},
 		{"t:divmod_message_wrong", "What is the message of the exception `divmod(1, 0)` raises?", "builtins.divmod", "'division by zero'", verdict.Incorrect, "with the message 'integer division or modulo by zero', not 'division by zero'"},
+		{"t:keyerror_message_quoted", "What is the message of the exception raised by `{}.popitem()`?", "builtins.dict", "'popitem(): dictionary is empty'", verdict.Valid, "checked: "},
+		{"t:not_raised_by_pop", "Which of these is NOT raised by `[].pop()`?", "builtins.list", "KeyError", verdict.Inconclusive, "not decided by the rules"},
+		{"t:pop_missing_in_call", "Which exception does `dict().pop('missing')` raise?", "builtins.dict", "KeyError", verdict.Valid, "raises KeyError"},
+		{"t:out_of_memory", "Which exception does `([1]*10**10).index(2)` raise?", "builtins.list", "ValueError", verdict.Inconclusive, "ran out of memory in the sandbox"},
+		{"t:read_only_sandbox", "Which exception does `open('/etc/passwd', 'w')` raise for an ordinary user?", "builtins.open", "PermissionError", verdict.Inconclusive, "read-only or small"},
 		{"t:generator_close", "Which method of a generator throws GeneratorExit into it?", "types.GeneratorType", "close", verdict.Valid, "close is the name or an attribute or method of types.GeneratorType"},
 		{"t:generator_throw_wrong", "Which method of a generator throws GeneratorExit into it?", "types.GeneratorType", "aclose", verdict.Incorrect, "'aclose' is neither the name nor an attribute"},
 	})

@@ -153,6 +153,11 @@ func ReadShape(question, answer string) Shape {
 		return s
 	}
 	switch {
+	case asksException && negationWord.MatchString(backquoted.ReplaceAllString(question, "``")):
+		// "Which of these is NOT raised by `[].pop()`": running the call
+		// tells what it raises, and the rules do not read which of the
+		// others the question means; the claim stays neutral, undecided.
+		s.Value = ValueOther
 	case asksException:
 		s.Value = ValueException
 		for _, m := range backquoted.FindAllStringSubmatch(question, -1) {
