@@ -344,3 +344,26 @@ func TestNormalizeScenarioIDRawBytes(t *testing.T) {
 		}
 	}
 }
+
+// A set name typed in capitals is refused with the lower-case name meant;
+// a name no case change repairs gets no suggestion.
+func TestCheckSetNameSuggestsLowerCase(t *testing.T) {
+	for _, c := range []struct{ in, hint string }{
+		{"PR-EXEC", "did you mean pr-exec?"},
+		{"Issues-CRUD", "did you mean issues-crud?"},
+		{"pr exec", ""},
+		{"../pr-exec", ""},
+	} {
+		err := CheckSetName(c.in)
+		if err == nil {
+			t.Fatalf("CheckSetName(%q) = nil, want an error", c.in)
+		}
+		has := strings.Contains(err.Error(), "did you mean")
+		if c.hint == "" && has || c.hint != "" && !strings.Contains(err.Error(), c.hint) {
+			t.Errorf("CheckSetName(%q) = %q, want hint %q", c.in, err, c.hint)
+		}
+	}
+	if err := CheckSetName("pr-exec"); err != nil {
+		t.Errorf("CheckSetName(pr-exec) = %v", err)
+	}
+}

@@ -52,7 +52,13 @@ func PolicyFor(set string) SeedPolicy {
 // or an argument.
 func CheckSetName(set string) error {
 	if !ident.SetName.Match(set) {
-		return fmt.Errorf("set %q: expected %s", set, ident.SetName.Expected)
+		// Set names are lower-case; a name typed in capitals (PR-EXEC) is
+		// answered with the one meant.
+		hint := ""
+		if low := asciiLower(set); ident.SetName.Match(low) {
+			hint = fmt.Sprintf("; did you mean %s?", low)
+		}
+		return fmt.Errorf("set %q: expected %s%s", set, ident.SetName.Expected, hint)
 	}
 	return nil
 }
