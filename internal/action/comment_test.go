@@ -61,7 +61,7 @@ func TestCommentBody(t *testing.T) {
 		// The scope a maintainer reads: what the verdict is about.
 		"| ⚠️ | latency reduction | 10.00% [-5.00%, 20.00%] | ≥ 15.00% | **decided the exit code**; on these 12 scenarios (3 repetitions per arm), beyond the noise of the repetitions; it claims nothing about scenarios outside this suite; ",
 		"| ❌ | ghx: active_tokens change against the baseline | 30.00% [26.30%, 33.40%] | ≤ 10.00% |",
-		"**Failing scenarios** (14):\n\n- **new** `s-012|‹x›`: 1 of 5 iterations failed in ghx; first error: `success: expected true, got false`",
+		"**Failing scenarios** (14):\n\n- **new** `s-012|‹x>`: 1 of 5 iterations failed in ghx; first error: `success: expected true, got false`",
 		"- and 4 more (job summary)",
 		"**Flaky in earlier runs** (1): `ghx/s-003` (passed 2 of 3 earlier runs).",
 		"[benchgate-bench-run](https://github.com/o/r/actions/runs/7/artifacts/42)",

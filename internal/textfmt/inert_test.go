@@ -83,3 +83,24 @@ func xmlSafe(s string) string {
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
+
+// TestInertKeepsComparisons checks that a '>' inside a line reads as
+// written (an error's "expected an integer >= 1"), while one that opens
+// a line, which would start a quote, does not.
+func TestInertKeepsComparisons(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"expected an integer >= 1, got 0", "expected an integer >= 1, got 0"},
+		{"> quoted", "› quoted"},
+		{"a\n> quoted", "a\n› quoted"},
+		{"<b>", "‹b>"},
+	} {
+		if got := Inert(tc.in); got != tc.want {
+			t.Errorf("Inert(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for _, s := range []string{"> quoted", "a\n> quoted"} {
+		if h := gfm.GitHubHTML(t, Inert(s)); strings.Contains(h, "<blockquote") {
+			t.Errorf("Inert(%q) renders a quote:\n%s", s, h)
+		}
+	}
+}

@@ -274,15 +274,16 @@ var bidiPairs = []string{
 }
 
 // inertReplacer breaks what GitHub's Markdown would make live in text:
-// link and image brackets become look-alike brackets, '<' and '>' (raw
-// HTML, autolinks) look-alikes, and a word joiner (U+2060), which shows
+// link and image brackets become look-alike brackets, '<' (raw HTML,
+// autolinks) a look-alike, '>' only where it opens a line (a quote; a
+// ">= 1" in an error reads as written), and a word joiner (U+2060), which shows
 // nothing, goes after a mention's '@', inside an autolink's "://" and
 // "www.", after a '#' (GitHub links "owner/repo#12" to another
 // repository) and after '&' (so that "&commat;" or "&#64;" shows as
 // written instead of becoming an '@' after rendering). It uses no
 // backslash, so the result is inert in a code span as in text.
 var inertReplacer = strings.NewReplacer(append([]string{
-	"[", "［", "]", "］", "<", "‹", ">", "›",
+	"[", "［", "]", "］", "<", "‹", "\n>", "\n›",
 	"@", "@\u2060", "://", ":\u2060//", "www.", "www\u2060.",
 	"#", "#\u2060", "&", "&\u2060",
 }, bidiPairs...)...)
@@ -292,7 +293,13 @@ var inertReplacer = strings.NewReplacer(append([]string{
 // in Markdown: no link, image, mention, autolink or HTML survives,
 // whether the text lands in a paragraph, a table cell (after Cell) or a
 // code span (after Code). It reads the same.
-func Inert(s string) string { return inertReplacer.Replace(s) }
+func Inert(s string) string {
+	s = inertReplacer.Replace(s)
+	if strings.HasPrefix(s, ">") {
+		s = "›" + s[1:]
+	}
+	return s
+}
 
 // inertCellReplacer is Inert for a table cell or a line of text, where
 // a backslash escape works: brackets and '&' are escaped, so that they
