@@ -91,7 +91,9 @@ func Commands() []Command {
 
 // Main runs the subcommand named by args[0] and returns the exit code.
 func Main(ctx context.Context, env *Env, args []string) int {
-	if len(args) > 1 && args[0] == "help" {
+	// "benchgate --help report" is read as "benchgate help report", as
+	// git reads "git --help log".
+	if len(args) > 1 && (args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
 		return runHelp(ctx, env, args[1:])
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {

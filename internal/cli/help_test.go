@@ -221,6 +221,12 @@ func TestHelpTopic(t *testing.T) {
 			}
 		})
 	}
+	for _, flag := range []string{"--help", "-h"} {
+		code, out, _ := run(flag, "report")
+		if _, want, _ := run("report", "--help"); code != ExitOK || out != want {
+			t.Errorf("%s report: exit %d, %d bytes out, want report's help", flag, code, len(out))
+		}
+	}
 	code, out, errs := run("help", "swebench-batch")
 	if _, want, _ := run("swebench", "batch", "--help"); code != ExitOK || out != want {
 		t.Errorf("help swebench-batch: exit %d, %q", code, errs)
