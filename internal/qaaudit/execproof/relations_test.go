@@ -37,6 +37,11 @@ func TestParametersAreReadFromTheSignature(t *testing.T) {
 		{"t:getattr_default", "Which parameter of `getattr` is returned when the attribute does not exist?", "builtins.getattr", "default", verdict.Valid, "checked: "},
 		// "keyword parameter" asks a keyword, though "field" is there.
 		{"t:field_hide_wrong", "Which keyword parameter of `dataclasses.field` hides a field from the generated `__repr__`?", "dataclasses.field", "hide", verdict.Incorrect, "'hide' is neither the name nor a keyword of dataclasses.field"},
+		// dict.get takes no keyword argument: its default is positional-only.
+		{"t:dict_get_default_keyword_wrong", "Which keyword argument of `dict.get` supplies the fallback value?", "builtins.dict.get", "default", verdict.Incorrect, "default is a positional-only parameter of dict.get"},
+		// With a negation the rules do not read ("missing"), never Valid.
+		{"t:dict_get_default_keyword_missing", "Which keyword argument of `dict.get` gives the value returned when the key is missing?", "builtins.dict.get", "default", verdict.Inconclusive, "default is not a keyword of builtins.dict.get"},
+		{"t:sorted_key_keyword", "Which keyword argument of `sorted` takes the function that extracts a comparison key?", "builtins.sorted", "key", verdict.Valid, "checked: "},
 		{"t:list_insert_index", "Which positional-only parameter of `list.insert` says where?", "builtins.list.insert", "index", verdict.Valid, "checked: "},
 	})
 }

@@ -136,6 +136,12 @@ func ReadShape(question, answer string) Shape {
 			break
 		}
 	}
+	if s.ParamKind == "" && keywordParameter.MatchString(question) {
+		// "which keyword argument of dict.get ..." asks a parameter that
+		// a call can name: a positional-only one (dict.get's default) is
+		// not one.
+		s.ParamKind = "keyword"
+	}
 	// An exception question is one whose answer is an exception (or the
 	// message of one, in quotes): "which method throws GeneratorExit into
 	// the generator" asks for a method, not what a call raises.
