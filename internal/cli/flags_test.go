@@ -41,7 +41,7 @@ func TestFlagErrorsAreShown(t *testing.T) {
 		{[]string{"swebench", "run", "--env", "=1", "--base-url", "http://127.0.0.1:1/v1", "--instance-id", "a__b-1"}, `--env "": expected K=V`},
 		{[]string{"swebench", "batch", "--max-loops", "many"}, `benchgate swebench batch: --max-loops "many": expected a whole number`},
 		// Mistyped commands and flags are answered with the one meant.
-		{[]string{"repot"}, `benchgate: unknown command "repot"; did you mean benchgate report? (expected one of: action, ordered, pr-comment, qa-audit, report, set, swebench)`},
+		{[]string{"repot"}, `benchgate: unknown command "repot"; did you mean benchgate report? (expected one of: action, drift, ordered, pr-comment, qa-audit, report, set, swebench)`},
 		{[]string{"odered", "--repetitions", "3"}, "did you mean benchgate ordered?"},
 		{[]string{"swebench-bach"}, "did you mean benchgate swebench-batch?"},
 		{[]string{"swebench", "bach"}, `benchgate swebench: unknown subcommand "bach"; did you mean batch?`},
