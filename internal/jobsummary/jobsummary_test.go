@@ -313,6 +313,12 @@ func TestChartsReadableAtEverySize(t *testing.T) {
 	for k, n := range sizes {
 		name := fmt.Sprintf("%d scenarios", n)
 		readable(t, name, layouts[k], "top-axis")
+		if n == 1 {
+			// One scenario is two named bars, since mermaid draws a line
+			// of one point as nothing (TestOneScenarioChartDrawsBothModes in
+			// internal/action).
+			continue
+		}
 		m := barRect.FindStringSubmatch(svgs[k])
 		if m == nil || strings.Count(m[1], "<rect") != n {
 			t.Errorf("%s: want %d agent_direct bars, got %v", name, n, m)
