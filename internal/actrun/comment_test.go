@@ -64,7 +64,7 @@ func TestBenchCommentWorkflows(t *testing.T) {
 	if c.Edits != 0 || !strings.HasPrefix(c.Body, "<!-- benchgate-comment workflow=benchmark%20comment job=bench mode=report -->\n") || !strings.Contains(strings.SplitN(c.Body, "\n", 3)[1], "**benchgate report: pass**") {
 		t.Errorf("first comment (edited %d times):\n%s", c.Edits, c.Body)
 	}
-	for _, want := range []string{"| ✅ | active-token reduction | 50.00% [50.00%, 50.00%] | ≥ 15.00% |", "head [`1111111`](https://github.com/octo/bench/commit/1111111111111111111111111111111111111111)",
+	for _, want := range []string{"| ✅ | active-token reduction | 50.00% [49.99%, 50.01%] | ≥ 15.00% |", "head [`1111111`](https://github.com/octo/bench/commit/1111111111111111111111111111111111111111)",
 		"- `s-005`: 1 of 3 iterations failed in ghx; first error: `success: expected true, got false`; [reports/suites/ghx-suite.jsonl:16](https://github.com/octo/bench/blob/1111111111111111111111111111111111111111/reports/suites/ghx-suite.jsonl#L16)", "[job summary](https://github.com/octo/bench/actions/runs/", "[benchgate-bench-run](https://github.com/octo/bench/actions/runs/"} {
 		if !strings.Contains(c.Body, want) {
 			t.Errorf("comment lacks %q:\n%s", want, c.Body)

@@ -108,8 +108,9 @@ func stopBenchgateOf(dc *container.Client, id string) error {
 // each instance container, and Codex talks to the Responses endpoint of
 // the CODEX_BASE_URL repository variable. The four instances end
 // differently: a success (a real `git diff` of an edited /testbed), a
-// blocked plan, a missing image, and an archived plan with an empty
-// patch (incomplete), so shard 1 has a success and a failure and passes.
+// blocked plan, a missing image, and an archived plan that left the
+// tree as it was (failed, no_change: a tree equal to the base predicts
+// nothing), so shard 1 has a success and a failure and passes.
 // Shard 2's step is stopped (SIGTERM, as when a step's time runs out)
 // while its second instance runs: that job fails, still uploads its run
 // root, and the merge job still merges both shards. "Re-run failed
@@ -246,7 +247,7 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 	if err := json.Unmarshal(artifactFile(t, artifacts, "swebench-predictions-attempt-2", swebench.ManifestFile), &m); err != nil {
 		t.Fatal(err)
 	}
-	wantStatus := map[string]string{success: "success", blocked: "failed/blocked", missing: "failed/missing_image", incomplete: "incomplete/incomplete"}
+	wantStatus := map[string]string{success: "success", blocked: "failed/blocked", missing: "failed/missing_image", incomplete: "failed/no_change"}
 	for id, w := range wantStatus {
 		e := m.Instances[id]
 		got := e.Status
@@ -257,10 +258,10 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 			t.Errorf("merged manifest %s: %s (%s), want %s", id, got, e.FailureReasonDetail, w)
 		}
 	}
-	if m.Counts != (swebench.Counts{Total: 4, Success: 1, Failed: 2, Incomplete: 1}) || len(m.Shards) != 2 || m.Shards[0].Shard != "1/2" || m.Shards[1].Shard != "2/2" || len(m.MergeSkipped) != 1 {
-		t.Errorf("merged manifest counts %+v, shards %+v, skipped %+v: want 4 = 1+2+1, shards 1/2 and 2/2, attempt 1 of shard 2 skipped", m.Counts, m.Shards, m.MergeSkipped)
+	if m.Counts != (swebench.Counts{Total: 4, Success: 1, Failed: 3}) || len(m.Shards) != 2 || m.Shards[0].Shard != "1/2" || m.Shards[1].Shard != "2/2" || len(m.MergeSkipped) != 1 {
+		t.Errorf("merged manifest counts %+v, shards %+v, skipped %+v: want 4 = 1+3, shards 1/2 and 2/2, attempt 1 of shard 2 skipped", m.Counts, m.Shards, m.MergeSkipped)
 	}
-	if log := res.Output("merge"); !strings.Contains(log, "total=4 success=1 failed=2 incomplete=1") || !strings.Contains(log, "an earlier state of shard 2/2") {
+	if log := res.Output("merge"); !strings.Contains(log, "total=4 success=1 failed=3 incomplete=0") || !strings.Contains(log, "an earlier state of shard 2/2") {
 		t.Errorf("the merge job's log lacks the counts or the skipped attempt:\n%s", tail(log, 4000))
 	}
 }
