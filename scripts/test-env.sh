@@ -37,10 +37,10 @@ command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
 /usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 command -v file >/dev/null 2>&1 || need_apt+=(file)
 # GitHub's Markdown engine: every Markdown file benchgate writes is
-# rendered through it in the tests (internal/testenv/gfm).
+# rendered through it in the tests (internal/testsupport/gfm).
 command -v cmark-gfm >/dev/null 2>&1 || need_apt+=(cmark-gfm)
 # The job summaries' mermaid charts are drawn with the real mermaid in
-# headless Chromium (internal/testenv/mermaid).
+# headless Chromium (internal/testsupport/mermaid).
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # The status marks of comments and summaries (✅ ❌ ⚠️) drawn as GitHub
 # shows them in docs/images, not as empty boxes.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/ghpr"
 	"github.com/benchgate/benchgate/internal/jobsummary"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/benchgate/benchgate/internal/verify"
 	"github.com/sethvargo/go-githubactions"
 )

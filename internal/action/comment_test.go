@@ -12,8 +12,8 @@ import (
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/suite"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
-	"github.com/benchgate/benchgate/internal/testenv/mermaid"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/mermaid"
 )
 
 // TestCommentBody: the comment is the verdict: the headline, every

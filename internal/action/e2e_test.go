@@ -23,8 +23,8 @@ import (
 	actartifacts "github.com/nektos/act/pkg/artifacts"
 	actcommon "github.com/nektos/act/pkg/common"
 
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 

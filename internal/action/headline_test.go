@@ -15,7 +15,7 @@ import (
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/suite"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"github.com/benchgate/benchgate/internal/verdict"
 	"github.com/benchgate/benchgate/internal/verify"
 )

@@ -14,7 +14,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/swebench"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // reportStepWithFailingRows is a report step over the real suites, with

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/rhysd/actionlint"
 	"gopkg.in/yaml.v3"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/prcomment"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/suite"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 

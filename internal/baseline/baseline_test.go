@@ -2,7 +2,7 @@ package baseline
 
 import (
 	"fmt"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/runrecord"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 func f(v float64) *float64 { return &v }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/stats"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 )
 
 // TestMarkdownRendersOnGitHub renders a comparison whose bars start and

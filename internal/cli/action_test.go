@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestActionQAAudit runs the built binary's Action entry point in

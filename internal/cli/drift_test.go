@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/drift"
-	"github.com/benchgate/benchgate/internal/drift/drifttest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/drifttest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // driftHistory writes 40 runs of the real suites (each run: every real

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestFlagErrorsAreShown runs the real binary with a bad flag or value

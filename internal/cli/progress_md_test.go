@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/swebench"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 )
 
 // TestProgressTableRendersOnGitHub: the batch's growing job summary

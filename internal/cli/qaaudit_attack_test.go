@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestQAAuditSandboxHoldsNoTokens runs the binary with a token in its

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/qaaudit/agentfake"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // closedWorldBank is a bank of questions written the way benchmark

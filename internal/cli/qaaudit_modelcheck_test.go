@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // chatEndpoint is an OpenAI-compatible server as vLLM answers: only POST

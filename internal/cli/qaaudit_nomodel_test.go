@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestQAAuditNeedsNoModelForExecutionProofs runs the binary as a user

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // secretToken is the secret of the attack tests: in a 0600 file of the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/qaaudit/agentfake"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // signaturesBank holds questions whose answers are parameters of every

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/qaaudit/agentfake"
+	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestQAAuditEngineerReadsTheSkipReason runs the built binary against the

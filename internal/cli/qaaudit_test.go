@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
-	"github.com/benchgate/benchgate/internal/qaaudit/agentfake"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
+	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // newChatFake starts the scripted OpenAI-compatible endpoint that plays

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/report"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestReportStatsBinary runs `benchgate report --stats` from the built

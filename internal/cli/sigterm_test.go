@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestReportRefusesIrregularSuiteFiles gives the built binary suite

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/codex/deadendpoint"
+	"github.com/benchgate/benchgate/internal/testsupport/deadendpoint"
 	"github.com/benchgate/benchgate/internal/swebench"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestSwebenchBatchStopsOnADeadEndpoint runs the built benchgate with the

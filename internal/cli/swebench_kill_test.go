@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/swebench"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // startHangingRun starts `benchgate swebench run` on an instance whose

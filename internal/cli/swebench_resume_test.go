@@ -14,8 +14,8 @@ import (
 
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/swebench"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // startBatch starts the built binary's batch and returns the command and

@@ -16,8 +16,8 @@ import (
 
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/swebench"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 func swebenchEnv(t *testing.T, dir string, vars map[string]string) (*Env, *bytes.Buffer, *bytes.Buffer) {

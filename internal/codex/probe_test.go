@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/codex/deadendpoint"
+	"github.com/benchgate/benchgate/internal/testsupport/deadendpoint"
 )
 
 func TestProbeResponses(t *testing.T) {

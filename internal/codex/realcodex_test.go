@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
-	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/proc"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 const testModel = "qwen3-coder-next-FP8"

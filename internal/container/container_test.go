@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 func frame(stream byte, s string) []byte {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/drift/drifttest"
+	"github.com/benchgate/benchgate/internal/testsupport/drifttest"
 )
 
 // BenchmarkAnalyze scans histories of 250 to 1,000 runs of the real

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/drift/drifttest"
+	"github.com/benchgate/benchgate/internal/testsupport/drifttest"
 	"github.com/benchgate/benchgate/internal/runrecord"
 )
 

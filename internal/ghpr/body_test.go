@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 )
 
 // TestBodyRendersOnGitHub renders pull request bodies with GitHub's

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/ghpr"
-	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/google/go-github/v62/github"
 )
 

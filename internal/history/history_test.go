@@ -2,7 +2,7 @@ package history
 
 import (
 	"fmt"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"math"
 	"strings"
 	"testing"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"github.com/benchgate/benchgate/internal/verdict"
 )
 

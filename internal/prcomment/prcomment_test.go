@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 )
 
 func comment(n int, body string) *Comment {

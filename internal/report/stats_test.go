@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/stats"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestStatsRealSuites judges the real 2026-02-25 suites: four scenarios

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // arm64Runner is a machine like the users' SWE-bench runners: the arm64

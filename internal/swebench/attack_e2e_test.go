@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // attackerCodex is a `codex` that does what a hostile or confused agent

@@ -6,7 +6,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/ralph"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 )
 
 var (

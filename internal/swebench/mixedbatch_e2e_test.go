@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestMixedBatchThroughTheBinary runs `benchgate swebench batch` as a

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 )
 
 // TestPrepareImages bakes the fake codex into two bare images, one with

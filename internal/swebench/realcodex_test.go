@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
-	"github.com/benchgate/benchgate/internal/codex/deadendpoint"
-	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/testsupport/deadendpoint"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/ralph"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestRunRealCodex runs one instance end to end with the real Codex CLI:

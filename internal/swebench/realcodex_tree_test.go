@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
-	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/ralph"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // treeFingerprint prints the tree of /testbed as the reproduction must

@@ -13,8 +13,8 @@ import (
 
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/ralph"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestRunEndToEnd drives the single-instance runner against the real

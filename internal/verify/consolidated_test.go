@@ -2,7 +2,7 @@ package verify
 
 import (
 	"flag"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"os"
 	"path/filepath"
 	"strings"

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/audit"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // benchNames are standard-library names an api_understanding case can

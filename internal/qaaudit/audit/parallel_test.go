@@ -15,7 +15,7 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // gauge wraps an auditor: it counts the cases in flight, holds every case

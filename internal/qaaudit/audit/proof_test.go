@@ -10,7 +10,7 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 )
 
 // TestProofRendersOnGitHub: the evidence of a fix, in a pull request's

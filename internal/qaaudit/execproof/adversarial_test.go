@@ -10,7 +10,7 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // adversarialRoot is a question bank in the layout of the benchmark's own

@@ -11,7 +11,7 @@ import (
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 const repo = "testdata/repo"

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestParametersAreReadFromTheSignature: a parameter is judged from the

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestValueAnswersAreComparedAsValues: a value answer is Incorrect only

@@ -14,7 +14,7 @@ import (
 	"github.com/benchgate/benchgate/internal/llm"
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // receiving counts the requests that reach the model: what the endpoint

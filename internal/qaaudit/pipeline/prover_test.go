@@ -7,7 +7,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/qaaudit/pipeline"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestSandboxProverMissingLibraryIsNotEvidence: a test that imports a

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestPromptsOnRealQuestions builds the analyst and engineer prompts for

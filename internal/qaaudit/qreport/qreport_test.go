@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/benchgate/benchgate/internal/testenv/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"os"
 	"path/filepath"
 	"strings"

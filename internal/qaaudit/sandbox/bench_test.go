@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // BenchmarkRunTestPassing is the cost of one option test end to end with

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // fakePytest stands in for `python3 -m pytest` inside the test image (no

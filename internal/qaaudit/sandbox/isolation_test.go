@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestLimitsStopARunawayTestAndSayWhich runs tests that each exhaust one

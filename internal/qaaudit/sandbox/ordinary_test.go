@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // ordinaryUID is the user the test runs the sandbox as when it is root:

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 func TestPreflight(t *testing.T) {

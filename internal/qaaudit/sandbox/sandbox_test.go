@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/proc"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 const (

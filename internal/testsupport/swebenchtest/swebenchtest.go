@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // FakeCodex builds testdata/fakecodex statically, once per content of its

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestBenchBaselineWorkflow runs .github/workflows/examples/bench-

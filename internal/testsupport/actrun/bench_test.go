@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // BenchmarkActionStep measures what an Action step adds over the bare

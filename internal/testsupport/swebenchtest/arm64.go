@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // Arm64Root returns the folder of Debian's arm64 packages that

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 )
 
 var (

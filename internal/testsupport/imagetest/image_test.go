@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestImage builds the image from the Dockerfile with the classic builder

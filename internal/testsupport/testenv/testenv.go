@@ -73,7 +73,7 @@ func RepoRoot(t testing.TB) string {
 	if !ok {
 		t.Fatal("cannot locate the repository root")
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // SharedData returns the folder of real upstream data beside the checkout

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/ghpr/ghfake"
-	"github.com/benchgate/benchgate/internal/qaaudit/agentfake"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
+	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // The question bank of the weekly example's repository: stdlib questions,

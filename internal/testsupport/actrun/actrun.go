@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // Act returns the act binary built from the version go.mod pins.

@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/codex/fakeresponses"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/imagetest"
+	"github.com/benchgate/benchgate/internal/testsupport/imagetest"
 	"github.com/benchgate/benchgate/internal/swebench"
-	"github.com/benchgate/benchgate/internal/swebench/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // artifactFileGlob returns the one file of an uploaded artifact whose

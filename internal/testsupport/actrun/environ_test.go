@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestActionEnvironHoldsNoSecrets runs rerun-scenarios.yml, whose step

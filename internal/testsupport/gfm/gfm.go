@@ -27,7 +27,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // Binary returns the path of cmark-gfm; a test without it is skipped, or

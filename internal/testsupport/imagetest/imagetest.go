@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // Base image tags, as the Dockerfile names them.
