@@ -9,9 +9,9 @@ import (
 
 	"github.com/benchgate/benchgate/internal/history"
 	"github.com/benchgate/benchgate/internal/jobsummary"
-	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"github.com/benchgate/benchgate/internal/testsupport/mermaid"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 var mermaidBlock = regexp.MustCompile(`(?s)<code class="language-mermaid">(.*?)</code>`)

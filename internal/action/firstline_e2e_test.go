@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/action"
-	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/prcomment"
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
-	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"github.com/benchgate/benchgate/internal/verdict"
 )
 

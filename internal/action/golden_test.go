@@ -14,9 +14,9 @@ import (
 
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
-	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"github.com/benchgate/benchgate/internal/testsupport/mermaid"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")

@@ -18,9 +18,9 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/action"
-	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/prcomment"
 	"github.com/benchgate/benchgate/internal/testsupport/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/testsupport/mermaid"
 	"github.com/benchgate/benchgate/internal/verdict"
 )

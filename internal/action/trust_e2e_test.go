@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/prcomment"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 )
 
 // ownCommands are the workflow commands benchgate issues itself.

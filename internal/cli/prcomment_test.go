@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/prcomment"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/verdict"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
-	"github.com/benchgate/benchgate/internal/testsupport/gfm"
 )
 
 // TestQAAuditPullRequestBodyIsInert runs the built binary's qa-audit

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
 	"github.com/benchgate/benchgate/internal/qaaudit/sandbox"
 	"github.com/benchgate/benchgate/internal/qaaudit/verdict"
+	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
-	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
 	"github.com/benchgate/benchgate/internal/qaaudit/qreport"
+	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 

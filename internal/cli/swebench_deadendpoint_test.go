@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testsupport/deadendpoint"
 	"github.com/benchgate/benchgate/internal/swebench"
+	"github.com/benchgate/benchgate/internal/testsupport/deadendpoint"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
-	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/proc"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 

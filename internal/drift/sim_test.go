@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testsupport/drifttest"
 	"github.com/benchgate/benchgate/internal/runrecord"
+	"github.com/benchgate/benchgate/internal/testsupport/drifttest"
 )
 
 // The real suites: 4 scenarios x 5 repetitions per mode.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/benchgate/benchgate/internal/testsupport/mermaid"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite the chart images under docs/images")

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/codex"
-	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/ralph"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )

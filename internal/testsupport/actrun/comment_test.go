@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/prcomment"
-	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 	"github.com/benchgate/benchgate/internal/testsupport/gfm"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestBenchCommentWorkflows runs .github/workflows/examples/bench-

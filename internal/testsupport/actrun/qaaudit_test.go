@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/testsupport/agentfake"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/container"
-	"github.com/benchgate/benchgate/internal/testsupport/imagetest"
 	"github.com/benchgate/benchgate/internal/swebench"
+	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
+	"github.com/benchgate/benchgate/internal/testsupport/imagetest"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
