@@ -25,7 +25,7 @@ type runner struct {
 
 func newRunner(t *testing.T, path ...string) runner {
 	t.Helper()
-	standins := filepath.Join(testenv.RepoRoot(t), "internal", "actrun", "testdata", "standins")
+	standins := filepath.Join(testenv.RepoRoot(t), "internal", "testsupport", "actrun", "testdata", "standins")
 	return runner{
 		act: Act(t),
 		args: []string{
