@@ -12,19 +12,31 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// parseFlags parses args into fs and, when that fails, prints pflag's own
-// error (it names the flag and the value: `invalid argument "x" for
-// "--repetitions" flag`) with the command's name. ok is false when the
-// caller must return code: ExitOK for --help, ExitUsage for a bad flag.
-// Every command parses through here so that no flag error is dropped.
+// parseFlags parses args into fs for a command that returns its exit
+// code; see parseCommandLine. ok is false when the caller must return
+// code: ExitOK for --help, ExitUsage for a bad flag (its error printed).
 func parseFlags(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
+	run, err := parseCommandLine(env, fs, args)
+	if err != nil {
+		return exit(env, fs.Name(), err), false
+	}
+	return ExitOK, run
+}
+
+// parseCommandLine parses args into fs. run is false when the command
+// must stop there with err: nil after --help (its help printed on stdout)
+// or with Env.ParseOnly, else pflag's own error (it names the flag and
+// the value: `invalid argument "x" for "--repetitions" flag`) said as
+// valueError says it, exit 2. Every command parses through here so that
+// no flag error is dropped.
+func parseCommandLine(env *Env, fs *pflag.FlagSet, args []string) (run bool, err error) {
 	h, hasHelp := helpFor(fs.Name())
 	if hasHelp {
 		// --help prints the command's help on stdout; a bad flag prints
 		// only its error (pflag would dump every flag after it).
 		fs.Usage = func() {}
 	}
-	err := fs.Parse(args)
+	err = fs.Parse(args)
 	if env.onParse != nil {
 		env.onParse(fs)
 	}
@@ -33,18 +45,14 @@ func parseFlags(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) 
 	}
 	switch {
 	case err == nil:
-		if env.ParseOnly {
-			return ExitOK, false
-		}
-		return ExitOK, true
+		return !env.ParseOnly, nil
 	case errors.Is(err, pflag.ErrHelp):
 		if hasHelp {
 			h.Write(env.Stdout, fs)
 		}
-		return ExitOK, false
+		return false, nil
 	}
-	fmt.Fprintf(env.Stderr, "benchgate %s: %v (see benchgate %s --help)\n", fs.Name(), valueError(fs, err), fs.Name())
-	return ExitUsage, false
+	return false, usagef("%v (see benchgate %s --help)", valueError(fs, err), fs.Name())
 }
 
 // pflagValue matches pflag's message for a value its flag type refuses:

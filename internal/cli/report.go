@@ -19,9 +19,65 @@ import (
 // when --gate is given and the gate fails; bad input exits 2 and writes
 // no summary.
 func runReport(ctx context.Context, env *Env, args []string) int {
-	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	return exit(env, "report", reportCommand(ctx, env, args))
+}
+
+// reportOptions is report's command line as parsed: the report
+// package's options and the baseline and history flags, with the flag
+// set that tells which were given.
+type reportOptions struct {
+	report   report.Options
+	lookback lookback.Options
+	fs       *pflag.FlagSet
+}
+
+// reportCommand parses, checks and runs report, and returns what ends
+// it: nil, the gate's failure (exit 1) or a usage error (exit 2).
+func reportCommand(ctx context.Context, env *Env, args []string) error {
+	o, run, err := parseReportOptions(env, args)
+	if !run {
+		return err
+	}
+	if err := o.validate(env.Dir); err != nil {
+		return err
+	}
+	o.report.Dir = env.Dir
+	o.report.Stdout = env.Stdout
+	if env.Now != nil {
+		o.report.Now = env.Now
+	}
+	if err := o.lookback.Load(env.Dir); err != nil {
+		return usageError(err)
+	}
+	if msg := outputIsInput(env, o.report, &o.lookback); msg != "" {
+		return usageError(errors.New(msg))
+	}
+	res, err := report.Run(ctx, o.report)
+	if res != nil && env.Result != nil {
+		env.Result.Report = res
+	}
+	printReportNotes(env, res)
+	if res != nil && o.lookback.Any() && (err == nil || errors.Is(err, report.ErrGateFailed)) {
+		if lerr := o.compareLookback(env, res, err); lerr != nil {
+			return lerr
+		}
+	}
+	if err != nil {
+		err = exitcode.Rename(err, reportFlags)
+		if errors.Is(err, report.ErrGateFailed) {
+			return exitcode.WithCode(ExitFailed, err)
+		}
+		return usageError(err)
+	}
+	return nil
+}
+
+// parseReportOptions parses report's flags; run is false when report
+// stops there (see parseCommandLine).
+func parseReportOptions(env *Env, args []string) (o *reportOptions, run bool, err error) {
+	o = &reportOptions{fs: pflag.NewFlagSet("report", pflag.ContinueOnError)}
+	fs, opts := o.fs, &o.report
 	fs.SetOutput(env.Stderr)
-	var opts report.Options
 	fs.StringArrayVar(&opts.SuitePaths, "suite-jsonl", nil, "suite JSONL file (repeatable); default: the latest results/*-<mode>-suite.jsonl per mode")
 	fs.BoolVar(&opts.Gate, "gate", false, "exit 1 when gate v2 fails, and print its checks")
 	fs.StringVar(&opts.GateProfile, "gate-profile", report.ProfileVerifyPR, "gate profile: verify_pr (alias pr_fast) or verify_release")
@@ -30,8 +86,7 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&opts.SummaryJSON, "summary-json", "reports/latest-summary.json", "summary JSON output path")
 	fs.StringVar(&opts.SummaryMD, "summary-md", "reports/latest-summary.md", "summary Markdown output path")
 	fs.BoolVar(&opts.SkipBadRows, "skip-bad-rows", false, "skip malformed rows (counted and listed on stderr) instead of stopping")
-	var extras lookback.Options
-	extras.Register(fs, true)
+	o.lookback.Register(fs, true)
 	fs.BoolVar(&opts.Stats.Enabled, "stats", false, "add the statistical gate: paired confidence intervals per efficiency check, written to latest-stats.{json,md}; with --gate it decides the exit code")
 	fs.Float64Var(&opts.Stats.Confidence, "stats-confidence", 0.95, "family-wise confidence of the statistical gate, between 0.5 and 0.999")
 	fs.BoolVar(&opts.Stats.AllowUndecided, "stats-allow-undecided", false, "let inconclusive and underpowered checks pass the statistical gate")
@@ -42,93 +97,78 @@ func runReport(ctx context.Context, env *Env, args []string) int {
 	fs.BoolVar(&opts.Stats.Plan, "plan", false, "print the power planner: how many scenarios and repetitions would decide each efficiency check with 80% power (needs --stats; the plan is in latest-stats.{json,md} either way)")
 	// Only report's gate can be told to let undecided checks pass.
 	opts.Stats.UndecidedHint = "--stats-allow-undecided lets this pass"
-	if code, ok := parseFlags(env, fs, args); !ok {
-		return code
+	run, err = parseCommandLine(env, fs, args)
+	if run && fs.NArg() > 0 {
+		return o, false, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "benchgate report: unexpected argument %q\n", fs.Arg(0))
-		return ExitUsage
-	}
-	// Every value is checked before anything is read, and every wrong
-	// one is said, so one fix of the command line fixes them all.
-	var problems []string
+	return o, run, err
+}
+
+// validate checks every value before anything is read, and says every
+// wrong one, so one fix of the command line fixes them all.
+func (o *reportOptions) validate(dir string) error {
+	var ps problems
 	for _, name := range []string{"suite-jsonl", "gate-profile", "expectations-config", "expectations-model", "summary-json", "summary-md", "baseline", "history", "run-record", "stats-json", "stats-md"} {
-		if f := fs.Lookup(name); f.Changed && emptyValue(f) {
-			problems = append(problems, "Missing value for --"+name)
+		if f := o.fs.Lookup(name); f.Changed && emptyValue(f) {
+			ps = append(ps, "Missing value for --"+name)
 		}
 	}
-	if given := statsFlagsGiven(fs); !opts.Stats.Enabled && len(given) > 0 {
-		problems = append(problems, strings.Join(given, ", ")+" needs --stats")
+	if given := statsFlagsGiven(o.fs); !o.report.Stats.Enabled && len(given) > 0 {
+		ps = append(ps, strings.Join(given, ", ")+" needs --stats")
 	}
-	if _, err := report.ParseProfile(opts.GateProfile); err != nil {
-		problems = append(problems, "--gate-profile: "+err.Error())
+	if _, err := report.ParseProfile(o.report.GateProfile); err != nil {
+		ps = append(ps, "--gate-profile: "+err.Error())
 	}
-	if err := report.CheckStatsOptions(env.Dir, opts); err != nil {
-		problems = append(problems, exitcode.Rename(err, reportFlags).Error())
+	if err := report.CheckStatsOptions(dir, o.report); err != nil {
+		ps = append(ps, exitcode.Rename(err, reportFlags).Error())
 	}
-	if msg := conflictingPaths(env.Dir, opts); msg != "" {
-		problems = append(problems, msg)
+	if msg := conflictingPaths(dir, o.report); msg != "" {
+		ps = append(ps, msg)
 	}
-	for _, err := range extras.CheckValues() {
-		problems = append(problems, err.Error())
+	for _, err := range o.lookback.CheckValues() {
+		ps = append(ps, err.Error())
 	}
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintf(env.Stderr, "benchgate report: %s\n", p)
-		}
-		return ExitUsage
+	if len(ps) > 0 {
+		return ps
 	}
-	opts.Dir = env.Dir
-	opts.Stdout = env.Stdout
-	if env.Now != nil {
-		opts.Now = env.Now
+	return nil
+}
+
+// printReportNotes says on stderr what report warned about and the
+// malformed rows it skipped.
+func printReportNotes(env *Env, res *report.Result) {
+	if res == nil {
+		return
 	}
-	if err := extras.Load(env.Dir); err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", err)
-		return ExitUsage
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "benchgate report: warning: %s\n", w)
 	}
-	if msg := outputIsInput(env, opts, &extras); msg != "" {
-		fmt.Fprintf(env.Stderr, "benchgate report: %s\n", msg)
-		return ExitUsage
-	}
-	res, err := report.Run(ctx, opts)
-	if res != nil && env.Result != nil {
-		env.Result.Report = res
-	}
-	if res != nil {
-		for _, w := range res.Warnings {
-			fmt.Fprintf(env.Stderr, "benchgate report: warning: %s\n", w)
-		}
-	}
-	if res != nil && res.SkippedRows > 0 {
+	if res.SkippedRows > 0 {
 		for _, pe := range res.BadRows {
 			fmt.Fprintf(env.Stderr, "benchgate report: skipped %v\n", pe)
 		}
 		fmt.Fprintf(env.Stderr, "benchgate report: skipped %d malformed row(s)\n", res.SkippedRows)
 	}
-	if res != nil && extras.Any() && (err == nil || errors.Is(err, report.ErrGateFailed)) {
-		extras.Gate = res
-		ex, xerr := extras.Apply(env.Dir, res.SuitePaths, lookback.SummaryModes(res.Summary), filepath.Dir(res.SummaryJSON), env.Stdout)
-		if ex.Found() {
-			found(env)(ex)
-		}
-		if xerr != nil {
-			fmt.Fprintf(env.Stderr, "benchgate report: %v\n", xerr)
-			return ExitUsage
-		}
-		if err == nil && opts.Gate && ex.Comparison != nil && ex.Comparison.Regressed() {
-			fmt.Fprintf(env.Stderr, "benchgate report: regressed against the baseline %s; %s tells which metric\n", extras.Baseline, ex.StatsMD)
-			return ExitFailed
-		}
+}
+
+// compareLookback compares the summary with the baseline or history
+// given (runErr is report's own outcome): an error of theirs exits 2,
+// and with --gate a regression against the baseline fails a gate that
+// passed.
+func (o *reportOptions) compareLookback(env *Env, res *report.Result, runErr error) error {
+	x := &o.lookback
+	x.Gate = res
+	ex, err := x.Apply(env.Dir, res.SuitePaths, lookback.SummaryModes(res.Summary), filepath.Dir(res.SummaryJSON), env.Stdout)
+	if ex.Found() {
+		found(env)(ex)
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate report: %v\n", exitcode.Rename(err, reportFlags))
-		if errors.Is(err, report.ErrGateFailed) {
-			return ExitFailed
-		}
-		return ExitUsage
+		return usageError(err)
 	}
-	return ExitOK
+	if runErr == nil && o.report.Gate && ex.Comparison != nil && ex.Comparison.Regressed() {
+		return exitcode.WithCode(ExitFailed, fmt.Errorf("regressed against the baseline %s; %s tells which metric", x.Baseline, ex.StatsMD))
+	}
+	return nil
 }
 
 // reportFlags are the flags of report by the option key the report

@@ -87,3 +87,35 @@ func Status(code int) string {
 	}
 	return "error"
 }
+
+// CodeError ends a command with Code whatever the kind of Err: a gate
+// that failed (Failed), a run that ended incomplete (Incomplete), a core
+// error the command knows was caused by its input (Usage). A nil Err
+// means the command has already said why (its result on stdout), so
+// nothing more is printed.
+type CodeError struct {
+	Code int
+	Err  error
+}
+
+func (e *CodeError) Error() string {
+	if e.Err == nil {
+		return ""
+	}
+	return e.Err.Error()
+}
+func (e *CodeError) Unwrap() error { return e.Err }
+
+// WithCode is err ending its command with code; a nil err only sets the
+// code (see CodeError).
+func WithCode(code int, err error) error { return &CodeError{Code: code, Err: err} }
+
+// Code is the exit code of a command that returned err: a CodeError's
+// Code where err holds one, else Of(err).
+func Code(err error) int {
+	var ce *CodeError
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return Of(err)
+}

@@ -63,3 +63,29 @@ func TestRename(t *testing.T) {
 		t.Errorf("the cause is lost: %v", err)
 	}
 }
+
+// TestCode: a CodeError decides the code wherever it sits in the chain and
+// keeps its message; without one the error's kind does.
+func TestCode(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     error
+		want    int
+		wantMsg string
+	}{
+		{"nil", nil, OK, ""},
+		{"plain", errors.New("disk full"), Failed, "disk full"},
+		{"usage kind", Usagef("--x: bad"), Usage, "--x: bad"},
+		{"code over kind", WithCode(Failed, Usagef("gate failed")), Failed, "gate failed"},
+		{"wrapped code", fmt.Errorf("report: %w", WithCode(Usage, errors.New("no rows"))), Usage, "report: no rows"},
+		{"already said", WithCode(Incomplete, nil), Incomplete, ""},
+	}
+	for _, tc := range tests {
+		if got := Code(tc.err); got != tc.want {
+			t.Errorf("%s: Code = %d, want %d", tc.name, got, tc.want)
+		}
+		if tc.err != nil && tc.err.Error() != tc.wantMsg {
+			t.Errorf("%s: message %q, want %q", tc.name, tc.err.Error(), tc.wantMsg)
+		}
+	}
+}
