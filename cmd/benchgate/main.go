@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/cli"
 	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/textfmt"
@@ -27,7 +28,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "benchgate: warning: %v\n", err)
 	}
 	ctx, stop := proc.NotifyContext(context.Background())
-	code := cli.Main(ctx, cli.ProcessEnv(), os.Args[1:])
+	env := cli.ProcessEnv()
+	// "benchgate action" is the GitHub Action adapter, which depends on
+	// the command line; the command line gets it from here.
+	env.Action = action.RunStep
+	code := cli.Main(ctx, env, os.Args[1:])
 	// After a second signal the run still wrote its status files; the
 	// exit code says how it was stopped (130 after a second Ctrl-C).
 	if forced := proc.ForcedExitCode(ctx); forced != 0 {

@@ -7,31 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/prcomment"
+	"github.com/benchgate/benchgate/internal/cli"
 	"github.com/benchgate/benchgate/internal/qaaudit/audit"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/swebench"
 	"github.com/benchgate/benchgate/internal/verify"
 )
 
-// Result is what a mode hands back to the adapter: the values it wrote
-// its files from, with their paths. The adapter renders these and never
-// looks for a mode's files by name or age, so a renamed field or file is
-// a compile error here rather than an empty summary. The one field of the
-// mode that ran is set; all are nil when the mode stopped before it had
-// anything to return (bad flags).
-type Result struct {
-	Report  *report.Result
-	Set     *verify.SetResult
-	Ordered *verify.OrderedResult
-	Batch   *swebench.BatchResult
-	Audit   *audit.Summary
-	// Lookback is set by report and set when a baseline, a history or
-	// both were compared.
-	Lookback *Lookback
-	// Comment is what pr-comment did.
-	Comment *prcomment.Result
-}
+// Result is what a mode hands back to the adapter (cli.Result): the
+// values it wrote its files from, with their paths. The adapter renders
+// these and never looks for a mode's files by name or age.
+type Result = cli.Result
 
 // results is what the step reports, gathered from the mode's Result.
 type results struct {

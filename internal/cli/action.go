@@ -6,10 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
-	"github.com/benchgate/benchgate/internal/action"
-	"github.com/benchgate/benchgate/internal/artifacts"
-	"github.com/benchgate/benchgate/internal/textfmt"
 	"github.com/sethvargo/go-githubactions"
 )
 
@@ -17,14 +15,15 @@ import (
 // "benchgate action"). Everything it needs comes from the step's
 // environment: INPUT_* for the options, GITHUB_* for the workspace and
 // the file commands, ACTIONS_* for artifact uploads. It takes no flags.
+// It reads the step's inputs and hands the step to Env.Action, which
+// runs the mode they name through ActionStep.RunMode.
 func runAction(ctx context.Context, env *Env, args []string) int {
 	if len(args) > 0 {
 		if args[0] == "-h" || args[0] == "--help" {
 			fmt.Fprint(env.Stdout, actionHelp)
 			return ExitOK
 		}
-		fmt.Fprintf(env.Stderr, "benchgate action: takes no arguments (got %q); options come from INPUT_* variables\n", args)
-		return ExitUsage
+		return exit(env, "action", usagef("takes no arguments (got %q); options come from INPUT_* variables", args))
 	}
 	in, err := inputGetenv(env.Getenv)
 	if err != nil {
@@ -32,9 +31,11 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		githubactions.New(githubactions.WithWriter(env.Stdout)).WithFieldsMap(map[string]string{"title": "benchgate"}).Errorf("%s", err)
 		return ExitUsage
 	}
-	getenv := in.getenv
-	gha := githubactions.New(githubactions.WithWriter(env.Stdout), githubactions.WithGetenv(getenv))
-	cfg := action.Config{
+	if env.Action == nil {
+		return exit(env, "action", usagef("this build of benchgate has no GitHub Action adapter"))
+	}
+	return env.Action(ctx, &ActionStep{
+		Getenv: in.getenv,
 		Environ: func() []string {
 			// The INPUT_* variables the step removed still count for
 			// the warning about inputs given the wrong way.
@@ -46,61 +47,79 @@ func runAction(ctx context.Context, env *Env, args []string) int {
 		},
 		InputsFromJSON: in.fromJSON,
 		InputNames:     in.names,
-		GHA:            gha,
 		Stdout:         env.Stdout,
-		Getenv:         getenv,
 		Dir:            env.Dir,
 		Now:            env.Now,
-		Run: func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer, res *action.Result) int {
-			// The inputs have been read and the artifact client holds its
-			// token: nothing the mode starts (the benchmark, its agent, a
-			// test) needs the runner's own credentials or the raw inputs.
-			scrubRunnerEnv()
-			// Secrets reach the mode and the commands it starts through the
-			// environment, never through argv.
-			for k, v := range extra {
-				os.Setenv(k, v)
-			}
-			child := *env
-			child.Dir = dir
-			child.Result = res
-			child.Stdout = stdout
-			// The mode's stderr goes to the same stream as its stdout, so
-			// that it stays inside the ::stop-commands:: window the adapter
-			// opened there: the runner reads the two streams apart and a
-			// workflow command printed on stderr could otherwise escape it.
-			child.Stderr = stdout
-			if r, ok := stdout.(action.StderrRecorder); ok {
-				child.Stderr = io.MultiWriter(stdout, r.StderrWriter())
-			}
-			child.Getenv = func(k string) string {
-				if v, ok := extra[k]; ok {
-					return v
-				}
-				return env.Getenv(k)
-			}
-			return Main(ctx, &child, argv)
+		RunMode: func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer, res *Result) int {
+			return runActionMode(ctx, env, dir, extra, argv, stdout, res)
 		},
+	})
+}
+
+// ActionStep is what the GitHub Action adapter gets from "benchgate
+// action": the step's inputs and environment, and the way to run the
+// mode they name as a person would type it.
+type ActionStep struct {
+	// Getenv answers INPUT_* lookups from the step's inputs (however
+	// they were passed) and everything else from the environment.
+	Getenv func(string) string
+	// Environ lists the step's environment, with the INPUT_* variables
+	// the step removed, to warn about inputs given the wrong way.
+	Environ func() []string
+	// InputsFromJSON says the inputs came as one JSON object, so no
+	// INPUT_* variable is read; InputNames are its names.
+	InputsFromJSON bool
+	InputNames     []string
+	// Stdout is the step log.
+	Stdout io.Writer
+	Dir    string
+	Now    func() time.Time
+	// RunMode runs one mode in dir with extra environment variables and
+	// argv (mode name first), writing its output to stdout, stores what
+	// the mode returned in res, and returns its exit code. Before the
+	// mode starts it removes the runner's credentials and the raw inputs
+	// from the process environment (scrubRunnerEnv).
+	RunMode func(ctx context.Context, dir string, extra map[string]string, argv []string, stdout io.Writer, res *Result) int
+}
+
+// stderrRecorder is offered by the stdout writer the Action adapter
+// passes to RunMode: what the mode writes to stderr also goes to
+// StderrWriter, so that the reason of a mode that stopped with an error
+// reaches the job summary.
+type stderrRecorder interface {
+	StderrWriter() io.Writer
+}
+
+// runActionMode runs the mode argv names for the Action's step.
+func runActionMode(ctx context.Context, env *Env, dir string, extra map[string]string, argv []string, stdout io.Writer, res *Result) int {
+	// The inputs have been read and the artifact client holds its
+	// token: nothing the mode starts (the benchmark, its agent, a
+	// test) needs the runner's own credentials or the raw inputs.
+	scrubRunnerEnv()
+	// Secrets reach the mode and the commands it starts through the
+	// environment, never through argv.
+	for k, v := range extra {
+		os.Setenv(k, v)
 	}
-	if client, err := artifacts.NewClientFromEnv(getenv); err != nil {
-		cfg.UploadUnavailable = err
-	} else {
-		// Its lines name files of the results folder, which the mode's
-		// children may have named.
-		client.SetLogger(func(format string, a ...any) { gha.Infof("%s", textfmt.LogLine(fmt.Sprintf(format, a...))) })
-		cfg.Upload = func(ctx context.Context, name, dir string, exclude []string) (int64, int64, error) {
-			up, err := client.UploadDirExcept(ctx, name, dir, exclude)
-			// A link in a results folder may point anywhere (a planted
-			// /proc/self/environ holds the job's tokens) and a FIFO would
-			// block the upload: neither is read, and the user is told
-			// which files were left out.
-			for _, sk := range up.Skipped {
-				gha.Warningf("artifact %s: %s is a %s; left out of the upload", name, sk.Path, sk.Kind)
-			}
-			return up.ID, up.Size, err
+	child := *env
+	child.Dir = dir
+	child.Result = res
+	child.Stdout = stdout
+	// The mode's stderr goes to the same stream as its stdout, so
+	// that it stays inside the ::stop-commands:: window the adapter
+	// opened there: the runner reads the two streams apart and a
+	// workflow command printed on stderr could otherwise escape it.
+	child.Stderr = stdout
+	if r, ok := stdout.(stderrRecorder); ok {
+		child.Stderr = io.MultiWriter(stdout, r.StderrWriter())
+	}
+	child.Getenv = func(k string) string {
+		if v, ok := extra[k]; ok {
+			return v
 		}
+		return env.Getenv(k)
 	}
-	return action.Run(ctx, cfg)
+	return Main(ctx, &child, argv)
 }
 
 const actionHelp = `Usage:

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/benchgate/benchgate/internal/action"
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/suggest"
 )
@@ -42,7 +41,12 @@ type Env struct {
 	Now func() time.Time
 	// Result, when set, receives what the mode returned (the Action
 	// renders it instead of looking for the mode's files).
-	Result *action.Result
+	Result *Result
+	// Action runs the GitHub Action's step for "benchgate action" and
+	// returns its exit code; the binary's main sets it to the Action
+	// adapter's, so that the command line never depends on the adapter
+	// (the adapter depends on it). Nil refuses "benchgate action".
+	Action func(ctx context.Context, step *ActionStep) int
 	// ParseOnly stops a command once its flags have parsed, with exit 0
 	// (the test of the help texts' examples that need a Docker engine or
 	// a model endpoint checks them this way).
