@@ -16,7 +16,7 @@ import (
 
 // commentInputs are the inputs of the pull-request comment.
 var commentInputs = []Input{
-	{Name: "pr-comment", Kind: Adapter, Default: "off", Description: "On a pull request, keep one comment with the verdict up to date (one per workflow, job and mode, edited in place): always, on-failure (created when the step fails, then kept up to date) or off. Needs pull-requests: write; a read-only token (a pull request from a fork) is a notice, and the comment is kept in the artifact <artifact-prefix>-<job>-pr-comment for a workflow_run workflow to post (mode pr-comment)."},
+	{Name: "pr-comment", Kind: Adapter, Default: "off", Description: "On a pull request, keep one comment with the verdict up to date (one per workflow, job, mode and matrix leg, edited in place): always, on-failure (created when the step fails, then kept up to date) or off. Needs pull-requests: write; a read-only token (a pull request from a fork) is a notice, and the comment is kept in the artifact <artifact-prefix>-<job>-pr-comment for a workflow_run workflow to post (mode pr-comment)."},
 	{Name: "pr-comment-author", Kind: Adapter, Description: "The login the token's comments carry, when it cannot be asked (GET /user): for a GitHub App's installation token, <app-slug>[bot]. Default: the token's user, or github-actions[bot] for the workflow's GITHUB_TOKEN. Only a comment with the marker that this login wrote is edited; one someone else wrote is left alone and named in a warning."},
 	{Name: "comment-file", Kind: Text, Flag: "--file", Modes: []string{"pr-comment"}, Required: true, Description: "pr-comment: the pr-comment.json to post, from the artifact a pull request's run kept (the second stage for pull requests from forks)."},
 }
@@ -95,7 +95,13 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 	head, _ := pr["head"].(map[string]any)
 	sha, _ := head["sha"].(string)
 	modeKey := commentModeKey(s, r.a.GetInput("set"))
-	marker := prcomment.Marker(gctx.Workflow, gctx.Job, modeKey)
+	// The legs of a matrix share the job's ID: each keeps its own comment.
+	leg, err := prcomment.MatrixLeg(r.cfg.Getenv("BENCHGATE_MATRIX"))
+	if err != nil {
+		r.a.Warningf("pr-comment: %v; no comment", err)
+		return
+	}
+	marker := prcomment.LegMarker(gctx.Workflow, gctx.Job, modeKey, leg)
 	c := &prcomment.Comment{Repository: gctx.Repository, PullRequest: int(num), HeadSHA: sha, Marker: marker, Body: commentBody(marker, s)}
 	if err := c.Validate(); err != nil {
 		r.a.Warningf("pr-comment: %v; no comment", err)
@@ -107,7 +113,7 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 	ctx, cancel := proc.AfterStop(ctx)
 	defer cancel()
 	kept := r.keepComment(ctx, s.Plan, &prcomment.File{Schema: prcomment.FileSchema, Repository: c.Repository, PullRequest: c.PullRequest,
-		HeadSHA: sha, Job: gctx.Job, Mode: modeKey, Verdict: s.Verdict})
+		HeadSHA: sha, Job: gctx.Job, Mode: modeKey, Leg: leg, Verdict: s.Verdict})
 	token := s.Plan.Env["GITHUB_TOKEN"]
 	if token == "" {
 		r.a.Noticef("pr-comment: no github-token; the comment was not posted%s", kept)

@@ -37,12 +37,22 @@ func prStep(t *testing.T, s *step, from string) *ghfake.Server {
 	t.Helper()
 	gh := ghfake.New("octo", "bench", "main", "tok", nil)
 	t.Cleanup(gh.Close)
-	token := "tok"
 	if from != "octo/bench" {
 		gh.ReadOnlyToken = "ro-tok"
-		token = "ro-tok"
 	}
 	gh.AddPull(ghfake.Pull{Title: "change", Head: "feature", Base: "main", HeadSHA: prHead})
+	onPull(t, s, gh, from)
+	return gh
+}
+
+// onPull makes s a step on pull request 1 of gh, as prStep does: a
+// second step (another leg of a matrix) on the same pull request.
+func onPull(t *testing.T, s *step, gh *ghfake.Server, from string) {
+	t.Helper()
+	token := "tok"
+	if from != "octo/bench" {
+		token = "ro-tok"
+	}
 	event := map[string]any{
 		"pull_request": map[string]any{"number": 1,
 			"head": map[string]any{"sha": prHead, "ref": "feature", "repo": map[string]any{"full_name": from}},
@@ -60,7 +70,6 @@ func prStep(t *testing.T, s *step, from string) *ghfake.Server {
 	} {
 		s.env[k] = v
 	}
-	return gh
 }
 
 // firstLineCase is one of the runs a maintainer reads on a pull request.

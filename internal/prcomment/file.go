@@ -11,6 +11,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/verdict"
@@ -44,8 +46,11 @@ type File struct {
 	// Job and Mode name the marker's job and mode (mode "set/<set>"
 	// for one set); the workflow comes from the event of the stage
 	// that posts it.
-	Job     string           `json:"job"`
-	Mode    string           `json:"mode"`
+	Job  string `json:"job"`
+	Mode string `json:"mode"`
+	// Leg is the matrix leg (MatrixLeg) of a job in a matrix, so that
+	// each leg's kept comment is posted to its own; "" outside a matrix.
+	Leg     string           `json:"leg,omitempty"`
 	Verdict *verdict.Verdict `json:"verdict"`
 }
 
@@ -70,6 +75,8 @@ func (f *File) Validate() error {
 		return fmt.Errorf("field job: expected a job ID (letters, digits, . _ / -), got %q", f.Job)
 	case !markerNamePattern.MatchString(f.Mode):
 		return fmt.Errorf("field mode: expected a mode (letters, digits, . _ / -), got %q", f.Mode)
+	case len(f.Leg) > MaxLeg || !utf8.ValidString(f.Leg) || strings.ContainsFunc(f.Leg, unicode.IsControl):
+		return fmt.Errorf("field leg: expected a matrix leg (at most %d bytes of text), got %.80q", MaxLeg, f.Leg)
 	case f.Verdict == nil:
 		return errors.New("field verdict: expected the run's verdict, got none")
 	}
@@ -156,7 +163,7 @@ func (f *File) Comment(b Binding) (*Comment, error) {
 	if f.HeadSHA != b.HeadSHA {
 		return nil, fmt.Errorf("field head_sha: expected %s (the run that left the file), got %s", b.HeadSHA, f.HeadSHA)
 	}
-	marker := Marker(b.Workflow, f.Job, f.Mode)
+	marker := LegMarker(b.Workflow, f.Job, f.Mode, f.Leg)
 	c := &Comment{Repository: f.Repository, PullRequest: f.PullRequest, HeadSHA: f.HeadSHA, Marker: marker,
 		Body: marker + "\n" + RenderUntrusted(f.Verdict, b.LinkPrefix, MaxBody-len(marker)-1)}
 	return c, c.Validate()

@@ -150,3 +150,32 @@ func TestRenderUntrustedIsInert(t *testing.T) {
 		t.Error("RenderUntrusted changed the verdict it was given")
 	}
 }
+
+// TestFileCommentOfALeg: the kept file of a matrix leg is posted under
+// that leg's marker, so two legs of a fork's pull request keep two
+// comments; a leg that is not text is refused, naming the field.
+func TestFileCommentOfALeg(t *testing.T) {
+	f := testFile()
+	f.Leg = "set=pr-exec"
+	p := filepath.Join(t.TempDir(), FileName)
+	if err := f.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := got.Comment(testBinding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := LegMarker("benchmark comment", "bench", "report", "set=pr-exec"); c.Marker != want || c.Marker == Marker("benchmark comment", "bench", "report") {
+		t.Errorf("marker %q, want %q", c.Marker, want)
+	}
+	for _, bad := range []string{"a\nb", strings.Repeat("x", MaxLeg+1), "\xff"} {
+		f.Leg = bad
+		if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "field leg") {
+			t.Errorf("leg %q: %v, want an error naming field leg", bad, err)
+		}
+	}
+}

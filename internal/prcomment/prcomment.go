@@ -15,12 +15,17 @@
 package prcomment
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -54,11 +59,70 @@ type Comment struct {
 }
 
 // Marker is the hidden line that identifies the comment of one
-// workflow, job and mode. Each name is written with markerEscape, which
-// is reversible, so two different names never give the same marker, and
-// nothing in them can end the HTML comment early.
+// workflow, job and mode outside a matrix: LegMarker with no leg.
 func Marker(workflow, job, mode string) string {
-	return fmt.Sprintf("%sworkflow=%s job=%s mode=%s -->", markerPrefix, markerEscape(workflow), markerEscape(job), markerEscape(mode))
+	return LegMarker(workflow, job, mode, "")
+}
+
+// LegMarker is the hidden line that identifies the comment of one
+// workflow, job, mode and matrix leg (MatrixLeg): the legs of a matrix
+// share the job's ID, and each keeps its own comment. Each name is
+// written with markerEscape, which is reversible, so two different names
+// never give the same marker, and nothing in them can end the HTML
+// comment early. A job outside a matrix has no leg, and its marker is
+// the one benchgate always wrote, so its comment stays the one edited.
+func LegMarker(workflow, job, mode, leg string) string {
+	m := fmt.Sprintf("%sworkflow=%s job=%s mode=%s", markerPrefix, markerEscape(workflow), markerEscape(job), markerEscape(mode))
+	if leg != "" {
+		m += " leg=" + markerEscape(leg)
+	}
+	return m + " -->"
+}
+
+// MaxLeg is the longest matrix leg kept as written; a longer one is
+// named by its digest (MatrixLeg).
+const MaxLeg = 200
+
+// MatrixLeg names a matrix leg by its values: matrixJSON is the job's
+// matrix context as toJSON(matrix) gives it ("null" outside a matrix,
+// which has no leg). The leg is key=value pairs in the order of the
+// keys, comma-separated, each value as written when it is a string and
+// as compact JSON otherwise ("os=ubuntu,set=pr-exec"): the values, not
+// strategy.job-index, so that adding an entry to the matrix does not
+// move the other legs' comments. One longer than MaxLeg is
+// "sha256:<16 hex digits>" of that text.
+func MatrixLeg(matrixJSON string) (string, error) {
+	s := strings.TrimSpace(matrixJSON)
+	if s == "" || s == "null" {
+		return "", nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return "", fmt.Errorf("the matrix context: expected a JSON object or null, got %.80q: %v", s, err)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		var text string
+		if err := json.Unmarshal(m[k], &text); err != nil {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, m[k]); err != nil {
+				return "", fmt.Errorf("the matrix context: value of %q: %v", k, err)
+			}
+			text = buf.String()
+		}
+		parts = append(parts, k+"="+text)
+	}
+	leg := strings.Join(parts, ",")
+	if len(leg) > MaxLeg {
+		sum := sha256.Sum256([]byte(leg))
+		leg = "sha256:" + hex.EncodeToString(sum[:8])
+	}
+	return leg, nil
 }
 
 // markerEscape percent-encodes every byte of s but ASCII letters, digits
@@ -83,7 +147,7 @@ func markerEscape(s string) string {
 var (
 	repoPattern   = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 	shaPattern    = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	markerPattern = regexp.MustCompile(`^<!-- benchgate-comment workflow=[A-Za-z0-9._/@%-]* job=[A-Za-z0-9._/@%-]* mode=[A-Za-z0-9._/@%-]* -->$`)
+	markerPattern = regexp.MustCompile(`^<!-- benchgate-comment workflow=[A-Za-z0-9._/@%-]* job=[A-Za-z0-9._/@%-]* mode=[A-Za-z0-9._/@%-]*( leg=[A-Za-z0-9._/@%-]+)? -->$`)
 )
 
 // Validate says what is wrong with a comment, naming the field.

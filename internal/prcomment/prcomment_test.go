@@ -202,3 +202,57 @@ func TestUpsertOnlyOwnComments(t *testing.T) {
 		})
 	}
 }
+
+// TestMatrixLeg: the legs of a matrix are named by their values, keys
+// in order, so each leg keeps one marker of its own, whatever order the
+// runner writes the keys in and whatever entries are added beside it; a
+// job outside a matrix keeps the marker it always had.
+func TestMatrixLeg(t *testing.T) {
+	for _, tc := range []struct{ matrix, want string }{
+		{"", ""},
+		{"null", ""},
+		{" null\n", ""},
+		{"{}", ""},
+		{`{"set":"pr-exec"}`, "set=pr-exec"},
+		{`{"set": "pr-exec", "os": "ubuntu-24.04"}`, "os=ubuntu-24.04,set=pr-exec"},
+		{`{"os": "ubuntu-24.04", "set": "pr-exec"}`, "os=ubuntu-24.04,set=pr-exec"},
+		{`{"shard": 2, "arm": true, "cfg": {"b": 1, "a": [1, 2]}}`, `arm=true,cfg={"b":1,"a":[1,2]},shard=2`},
+		{`{"name": "a,b=c"}`, "name=a,b=c"},
+		{`{"v": "` + strings.Repeat("x", MaxLeg) + `"}`, "sha256:"},
+	} {
+		got, err := MatrixLeg(tc.matrix)
+		if err != nil {
+			t.Errorf("MatrixLeg(%q): %v", tc.matrix, err)
+			continue
+		}
+		if got != tc.want && !(strings.HasPrefix(tc.want, "sha256:") && strings.HasPrefix(got, "sha256:") && len(got) == len("sha256:")+16) {
+			t.Errorf("MatrixLeg(%q) = %q, want %q", tc.matrix, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"[1]", `"x"`, "{", "{} {}"} {
+		if _, err := MatrixLeg(bad); err == nil || !strings.Contains(err.Error(), "the matrix context") {
+			t.Errorf("MatrixLeg(%q): %v, want an error naming the matrix context", bad, err)
+		}
+	}
+	if LegMarker("bench.yml", "bench", "report", "") != Marker("bench.yml", "bench", "report") {
+		t.Errorf("a job outside a matrix has a new marker: its old comment would be left behind")
+	}
+	seen := map[string]string{}
+	for _, leg := range []string{"", "set=pr-exec", "set=pr-core", "set=pr exec", "set=pr--exec", "os=a,set=b", "a -->"} {
+		m := LegMarker("bench.yml", "bench", "set", leg)
+		c := Comment{Repository: "a/b", PullRequest: 1, Marker: m, Body: m + "\n"}
+		if err := c.Validate(); err != nil {
+			t.Errorf("leg %q: marker %q: %v", leg, m, err)
+		}
+		if inner := strings.TrimSuffix(strings.TrimPrefix(m, markerPrefix), " -->"); strings.Contains(inner, "--") || strings.Contains(inner, ">") {
+			t.Errorf("leg %q: marker %q could end the HTML comment", leg, m)
+		}
+		if prev, ok := seen[m]; ok {
+			t.Errorf("legs %q and %q share the marker %q", leg, prev, m)
+		}
+		seen[m] = leg
+	}
+	if got := LegMarker("bench.yml", "bench", "set", "set=pr-exec"); got != "<!-- benchgate-comment workflow=bench.yml job=bench mode=set leg=set%3Dpr-exec -->" {
+		t.Errorf("marker %q", got)
+	}
+}
