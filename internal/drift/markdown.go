@@ -54,19 +54,35 @@ func Markdown(rep *Report, h *History, series []Series, repoURL string) string {
 	}
 	fmt.Fprintf(&b, "Method: %s (α %g per look, %d permutations, at least %d runs each side, window %d runs, placed after %d more runs, seed %d); see docs/drift.md.\n",
 		rep.Method.Name, rep.Method.Alpha, rep.Method.Permutations, rep.Method.MinSize, rep.Method.Window, rep.Method.Settle, rep.Method.Seed)
-	charts := 0
+	charts, changed := Charts(rep, h, series)
+	for _, c := range charts {
+		fmt.Fprintf(&b, "\n%s\n", textfmt.Fence("mermaid", c))
+	}
+	if len(charts) < changed {
+		fmt.Fprintf(&b, "\n(Charts of the %d newest changed series; drift.json lists them all.)\n", len(charts))
+	}
+	return b.String()
+}
+
+// Charts are the mermaid charts of the series with a change point, the
+// newest change points' series first and at most maxCharts of them:
+// each run's value as bars and the levels as a line, so the steps show.
+// changed is how many series have a change point.
+func Charts(rep *Report, h *History, series []Series) (charts []string, changed int) {
 	drawn := map[string]bool{}
 	for _, c := range rep.ChangePoints {
 		key := c.Metric + "\x00" + c.Mode + "\x00" + c.Scenario
-		if drawn[key] || charts >= maxCharts {
+		if drawn[key] {
 			continue
 		}
 		drawn[key] = true
+		if len(charts) >= maxCharts {
+			continue
+		}
 		for _, s := range series {
 			if s.Metric != c.Metric || s.Mode != c.Mode || s.Scenario != c.Scenario {
 				continue
 			}
-			charts++
 			labels := make([]string, len(s.Runs))
 			for i, r := range s.Runs {
 				labels[i] = chartLabel(h, r)
@@ -75,14 +91,11 @@ func Markdown(rep *Report, h *History, series []Series, repoURL string) string {
 			if c.Scenario != "" {
 				title += " " + textfmt.Truncate(textfmt.OneLine(c.Scenario), 40)
 			}
-			fmt.Fprintf(&b, "\n%s\n", textfmt.Fence("mermaid", jobsummary.TrendChart(title, unit(c.Metric), labels,
-				jobsummary.Series{Name: "each run", Values: rounded(s.Values)}, jobsummary.Series{Name: "level", Values: rounded(s.Levels)})))
+			charts = append(charts, jobsummary.TrendChart(title, unit(c.Metric), labels,
+				jobsummary.Series{Name: "each run", Values: rounded(s.Values)}, jobsummary.Series{Name: "level", Values: rounded(s.Levels)}))
 		}
 	}
-	if charts < len(drawn) {
-		fmt.Fprintf(&b, "\n(Charts of the %d newest changed series; drift.json lists them all.)\n", charts)
-	}
-	return b.String()
+	return charts, len(drawn)
 }
 
 func unit(metric string) string {

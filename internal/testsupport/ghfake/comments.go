@@ -84,7 +84,7 @@ func orRef(sha, ref string) string {
 func (s *Server) AddPull(p Pull) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p.Number = len(s.pulls) + 1
+	p.Number = s.nextNumber()
 	if p.State == "" {
 		p.State = "open"
 	}

@@ -78,6 +78,7 @@ type Server struct {
 	archiveDownloads []int64
 	comments         []*IssueComment
 	deletedComments  int
+	issues           []*Issue
 }
 
 // New starts a fake repository owner/repo whose default branch holds files.
@@ -209,6 +210,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST "+p+"/pulls", s.createPull)
 	mux.HandleFunc("PATCH "+p+"/pulls/{number}", s.editPull)
 	mux.HandleFunc("POST "+p+"/issues/{number}/labels", s.addLabels)
+	s.issueRoutes(mux, p)
 	mux.HandleFunc("GET /api-v3/user", s.getUser)
 	s.artifactRoutes(mux, p)
 	s.commentRoutes(mux, p)
@@ -709,7 +711,7 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p := &Pull{Number: len(s.pulls) + 1, Title: *req.Title, Head: head, Base: *req.Base, State: "open"}
+	p := &Pull{Number: s.nextNumber(), Title: *req.Title, Head: head, Base: *req.Base, State: "open"}
 	if req.Body != nil {
 		p.Body = *req.Body
 	}
@@ -720,12 +722,18 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 // pull finds a pull request by the {number} path value. Called with mu held.
 func (s *Server) pull(w http.ResponseWriter, r *http.Request) *Pull {
 	n, err := strconv.Atoi(r.PathValue("number"))
-	if err != nil || n < 1 || n > len(s.pulls) {
-		writeErr(w, http.StatusNotFound, "Not Found", nil)
-		return nil
+	for _, p := range s.pulls {
+		if err == nil && p.Number == n {
+			return p
+		}
 	}
-	return s.pulls[n-1]
+	writeErr(w, http.StatusNotFound, "Not Found", nil)
+	return nil
 }
+
+// nextNumber is the number of the next pull request or issue: on
+// GitHub the two share one sequence. Called with mu held.
+func (s *Server) nextNumber() int { return len(s.pulls) + len(s.issues) + 1 }
 
 func (s *Server) editPull(w http.ResponseWriter, r *http.Request) {
 	if !s.repoOK(w, r) {
