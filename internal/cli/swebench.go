@@ -35,17 +35,16 @@ func runSwebench(ctx context.Context, env *Env, args []string) int {
 	}
 	switch args[0] {
 	case "run":
-		return swebenchRun(ctx, env, args[1:])
+		return exit(env, "swebench run", swebenchRun(ctx, env, args[1:]))
 	case "batch":
-		return swebenchBatch(ctx, env, args[1:])
+		return exit(env, "swebench batch", swebenchBatch(ctx, env, args[1:]))
 	case "prepare-images":
-		return swebenchPrepare(ctx, env, args[1:])
+		return exit(env, "swebench prepare-images", swebenchPrepare(ctx, env, args[1:]))
 	case "merge":
-		return swebenchMerge(env, args[1:])
+		return exit(env, "swebench merge", swebenchMerge(env, args[1:]))
 	}
-	fmt.Fprintf(env.Stderr, "benchgate swebench: unknown subcommand %q%s (expected run, batch, prepare-images or merge)\n", args[0],
-		suggest.DidYouMean(args[0], []string{"run", "batch", "prepare-images", "merge"}, nil))
-	return ExitUsage
+	return exit(env, "swebench", usagef("unknown subcommand %q%s (expected run, batch, prepare-images or merge)", args[0],
+		suggest.DidYouMean(args[0], []string{"run", "batch", "prepare-images", "merge"}, nil)))
 }
 
 // runFlags are the flags run and batch share.
@@ -200,15 +199,9 @@ func sbFlagSet(env *Env, name string) *pflag.FlagSet {
 	return fs
 }
 
-// sbParse parses args; ok is false when the caller must return code.
-func sbParse(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
-	return parseFlags(env, fs, args)
-}
-
-func sbUsage(env *Env, cmd string, err error) int {
-	fmt.Fprintf(env.Stderr, "benchgate swebench %s: %v\n", cmd, sbFlags(err))
-	return ExitUsage
-}
+// sbUsage is an error of a swebench command's input, with the flags
+// named as the command line spells them: exit 2.
+func sbUsage(err error) error { return usageError(sbFlags(err)) }
 
 // swebenchFlags are the flags of the swebench commands by the option key
 // the swebench and codex packages name a bad value by.
@@ -222,7 +215,9 @@ var swebenchFlags = map[string]string{
 // sbFlags names the flags in an error of the swebench or codex packages.
 func sbFlags(err error) error { return exitcode.Rename(err, swebenchFlags) }
 
-func swebenchRun(ctx context.Context, env *Env, args []string) int {
+// swebenchRun is `benchgate swebench run`: one instance. Its status line
+// is on stdout; an incomplete instance exits 20, a failed one 1.
+func swebenchRun(ctx context.Context, env *Env, args []string) error {
 	fs := sbFlagSet(env, "swebench run")
 	var rf runFlags
 	rf.register(fs, env)
@@ -230,15 +225,15 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 	out := fs.String("output-dir", "", "per-instance output folder (required)")
 	man := fs.String("manifest-dir", "", "folder of run_manifest.json (default: --output-dir)")
 	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the instance")
-	if code, ok := sbParse(env, fs, args); !ok {
-		return code
+	if run, err := parseCommandLine(env, fs, args); !run {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return sbUsage(env, "run", fmt.Errorf("unexpected arguments %q", fs.Args()))
+		return sbUsage(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	o, err := rf.options(env)
 	if err != nil {
-		return sbUsage(env, "run", err)
+		return sbUsage(err)
 	}
 	o.InstanceID, o.OutputDir, o.ManifestDir = *id, sbPath(env, *out), sbPath(env, *man)
 	o.Args = rf.args(env)
@@ -247,25 +242,22 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 		o.Args["manifest_dir"] = o.OutputDir
 	}
 	if err := o.Validate(); err != nil {
-		return sbUsage(env, "run", err)
+		return sbUsage(err)
 	}
 	// Codex retries a dead endpoint forever inside each phase; one cheap
 	// request first says what is wrong before a container is created.
 	if o.Provider != nil && !*skipPreflight {
 		if err := codex.PreflightProvider(ctx, *o.Provider, env.Getenv); err != nil {
 			if ctx.Err() != nil {
-				fmt.Fprintf(env.Stderr, "benchgate swebench run: interrupted: %v\n", err)
-				return ExitFailed
+				return exitcode.WithCode(ExitFailed, fmt.Errorf("interrupted: %v", err))
 			}
 			// Nothing ran: a bad setup, said once with what to do.
-			fmt.Fprintf(env.Stderr, "benchgate swebench run: %v; %s\n", err, swebench.FixEndpoint)
-			return ExitUsage
+			return usageError(fmt.Errorf("%v; %s", err, swebench.FixEndpoint))
 		}
 	}
 	st, err := swebench.Run(ctx, o)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate swebench run: %v\n", sbFlags(err))
-		return ExitFailed
+		return exitcode.WithCode(ExitFailed, sbFlags(err))
 	}
 	code := "null"
 	if st.FailureReasonCode != nil {
@@ -274,176 +266,257 @@ func swebenchRun(ctx context.Context, env *Env, args []string) int {
 	fmt.Fprintf(env.Stdout, "instance_id=%s status=%s failure_reason_code=%s\n", st.InstanceID, st.Status, code)
 	switch st.Status {
 	case ralph.StatusSuccess:
-		return ExitOK
+		return nil
 	case ralph.StatusIncomplete:
-		return ExitIncomplete
+		return exitcode.WithCode(ExitIncomplete, nil)
 	}
-	return ExitFailed
+	return exitcode.WithCode(ExitFailed, nil)
 }
 
-func swebenchBatch(ctx context.Context, env *Env, args []string) int {
+// batchFlags is `swebench batch`'s command line as parsed: the flags it
+// shares with run and its own.
+type batchFlags struct {
+	run                                             runFlags
+	instanceFile, resultsDir, resume, shard, filter string
+	retryFailed, progressMD, slice, failOn          string
+	skipPreflight                                   bool
+	checkTimeout                                    time.Duration
+	maxFailures                                     int
+}
+
+// swebenchBatch is `benchgate swebench batch`: many instances under one
+// run root. Its exit code says what --fail-on asks about the instances'
+// outcomes; a batch that stopped or could not run exits 1, bad input 2.
+func swebenchBatch(ctx context.Context, env *Env, args []string) error {
+	f, run, err := parseBatchFlags(env, args)
+	if !run {
+		return err
+	}
+	b, err := f.batchOptions(env)
+	if err != nil {
+		return err
+	}
+	res, err := swebench.Batch(ctx, b)
+	if env.Result != nil {
+		env.Result.Batch = &res
+	}
+	return batchOutcome(ctx, res, err, f.failOn)
+}
+
+// parseBatchFlags parses batch's flags; run is false when batch stops
+// there (see parseCommandLine).
+func parseBatchFlags(env *Env, args []string) (f *batchFlags, run bool, err error) {
+	f = &batchFlags{}
 	fs := sbFlagSet(env, "swebench batch")
-	var rf runFlags
-	rf.register(fs, env)
-	instFile := fs.String("instance-file", "", "subset of instances: txt (one ID a line), json or jsonl (default: the whole SWE-bench Multilingual test split)")
-	results := fs.String("results-dir", "results/phase5/ralph-codex-local", "parent of the timestamped run root")
-	resume := fs.String("resume", "", "run root of an earlier batch: skip instances with a terminal status")
-	shard := fs.String("shard", "", "run only shard i/n of the sorted instances (merge the shards with 'swebench merge')")
-	skipPreflight := fs.Bool("skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
-	retryFailed := fs.String("retry-failed", "", "with --resume, run again the instances that ended with these failure codes, comma-separated ("+strings.Join(failcode.Names(), ", ")+"), or every one that is not a success (all)")
-	filter := fs.String("filter", "", "run only the instance IDs this regular expression matches")
-	checkTimeout := fs.Duration("endpoint-check-timeout", codex.DefaultProbeTimeout, "time limit of the endpoint check the batch runs after instances in a row failed (model list and a one-token POST /responses, answer and body)")
-	maxFailures := fs.Int("max-consecutive-endpoint-failures", swebench.DefaultMaxEndpointFailures, "stop the batch after this many instances in a row failed with runtime_error while the endpoint preflight fails too")
-	progressMD := fs.String("progress-md", "", "rewrite this Markdown file with the table of finished instances after each one (the Action passes its job summary)")
-	slice := fs.String("slice", "", "run only START:END (0-based, END excluded) of the sorted instance list, after --filter")
-	failOn := fs.String("fail-on", swebench.FailOnIncomplete, "what instance outcomes make the exit code non-zero: incomplete (1 if an instance failed, else 20 if one is incomplete), failed (1 if an instance failed) or never; a batch that was stopped or could not run exits 1 whatever this says")
-	if code, ok := sbParse(env, fs, args); !ok {
-		return code
+	f.run.register(fs, env)
+	fs.StringVar(&f.instanceFile, "instance-file", "", "subset of instances: txt (one ID a line), json or jsonl (default: the whole SWE-bench Multilingual test split)")
+	fs.StringVar(&f.resultsDir, "results-dir", "results/phase5/ralph-codex-local", "parent of the timestamped run root")
+	fs.StringVar(&f.resume, "resume", "", "run root of an earlier batch: skip instances with a terminal status")
+	fs.StringVar(&f.shard, "shard", "", "run only shard i/n of the sorted instances (merge the shards with 'swebench merge')")
+	fs.BoolVar(&f.skipPreflight, "skip-preflight", false, "do not check the endpoint given by --base-url before the batch")
+	fs.StringVar(&f.retryFailed, "retry-failed", "", "with --resume, run again the instances that ended with these failure codes, comma-separated ("+strings.Join(failcode.Names(), ", ")+"), or every one that is not a success (all)")
+	fs.StringVar(&f.filter, "filter", "", "run only the instance IDs this regular expression matches")
+	fs.DurationVar(&f.checkTimeout, "endpoint-check-timeout", codex.DefaultProbeTimeout, "time limit of the endpoint check the batch runs after instances in a row failed (model list and a one-token POST /responses, answer and body)")
+	fs.IntVar(&f.maxFailures, "max-consecutive-endpoint-failures", swebench.DefaultMaxEndpointFailures, "stop the batch after this many instances in a row failed with runtime_error while the endpoint preflight fails too")
+	fs.StringVar(&f.progressMD, "progress-md", "", "rewrite this Markdown file with the table of finished instances after each one (the Action passes its job summary)")
+	fs.StringVar(&f.slice, "slice", "", "run only START:END (0-based, END excluded) of the sorted instance list, after --filter")
+	fs.StringVar(&f.failOn, "fail-on", swebench.FailOnIncomplete, "what instance outcomes make the exit code non-zero: incomplete (1 if an instance failed, else 20 if one is incomplete), failed (1 if an instance failed) or never; a batch that was stopped or could not run exits 1 whatever this says")
+	run, err = parseCommandLine(env, fs, args)
+	if run && fs.NArg() > 0 {
+		return f, false, sbUsage(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
-	if fs.NArg() > 0 {
-		return sbUsage(env, "batch", fmt.Errorf("unexpected arguments %q", fs.Args()))
+	return f, run, err
+}
+
+// batchOptions checks the flags and turns them into the batch's options:
+// the flags' own values first (a refused credential is the first thing
+// to say, before the instance file is read), then the instances chosen,
+// then what each instance runs with. Every error is the input's: exit 2.
+func (f *batchFlags) batchOptions(env *Env) (swebench.BatchOptions, error) {
+	b := swebench.BatchOptions{Stdout: env.Stdout, Args: f.run.args(env)}
+	if err := f.check(&b); err != nil {
+		return b, sbUsage(err)
 	}
-	// Before the instance file is read: a refused credential is the
-	// first thing to say.
-	if err := rf.checkCredentials(); err != nil {
-		return sbUsage(env, "batch", err)
-	}
-	b := swebench.BatchOptions{Stdout: env.Stdout, Args: rf.args(env)}
-	for k, v := range map[string]any{"instance_file": sbPath(env, *instFile), "resume": sbPath(env, *resume), "shard": *shard,
-		"retry_failed": *retryFailed, "filter": *filter, "slice": *slice, "results_dir": sbPath(env, *results)} {
+	for k, v := range map[string]any{"instance_file": sbPath(env, f.instanceFile), "resume": sbPath(env, f.resume), "shard": f.shard,
+		"retry_failed": f.retryFailed, "filter": f.filter, "slice": f.slice, "results_dir": sbPath(env, f.resultsDir),
+		"fail_on": f.failOn, "endpoint_check_timeout": f.checkTimeout.String(), "max_consecutive_endpoint_failures": f.maxFailures} {
 		b.Args[k] = v
 	}
-	if _, err := swebench.ParseFailOn(*failOn); err != nil {
-		return sbUsage(env, "batch", err)
-	}
-	b.Args["fail_on"] = *failOn
-	retry, err := swebench.ParseRetryFailed(*retryFailed)
-	if err != nil {
-		return sbUsage(env, "batch", err)
-	}
-	if retry != "" && *resume == "" {
-		return sbUsage(env, "batch", errors.New("--retry-failed needs --resume <run root>: it re-runs failed instances of an earlier batch"))
-	}
-	b.RetryFailed = retry
-	if *maxFailures < 1 {
-		return sbUsage(env, "batch", fmt.Errorf("--max-consecutive-endpoint-failures %d: expected a whole number >= 1", *maxFailures))
-	}
-	b.MaxEndpointFailures = *maxFailures
-	if *checkTimeout <= 0 {
-		return sbUsage(env, "batch", fmt.Errorf("--endpoint-check-timeout %s: expected a positive duration", *checkTimeout))
-	}
-	b.Args["endpoint_check_timeout"] = checkTimeout.String()
-	if *progressMD != "" {
-		path := sbPath(env, *progressMD)
+	if f.progressMD != "" {
+		path := sbPath(env, f.progressMD)
 		b.OnInstance = func(done []swebench.InstanceReport, total int) {
 			if err := fsutil.WriteFileAtomic(path, []byte(progressTable(done, total)), 0o644); err != nil {
 				fmt.Fprintf(env.Stderr, "benchgate swebench batch: progress table: %v\n", err)
 			}
 		}
 	}
-	b.Args["max_consecutive_endpoint_failures"] = *maxFailures
-	if *filter != "" {
-		re, err := regexp.Compile(*filter)
+	if err := f.chooseInstances(env, &b); err != nil {
+		return b, sbUsage(err)
+	}
+	o, err := f.run.options(env)
+	if err != nil {
+		return b, sbUsage(err)
+	}
+	b.Instance = o
+	if f.resume != "" {
+		b.RunRoot, b.Resume = sbPath(env, f.resume), true
+	} else {
+		b.RunRoot = swebench.RunRootFor(sbPath(env, f.resultsDir), env.Now())
+	}
+	if o.Provider != nil && !f.skipPreflight {
+		f.checkEndpoint(env, *o.Provider, &b)
+	}
+	return b, nil
+}
+
+// check checks the values of batch's own flags, in the order a person
+// reads them, and sets the options they are.
+func (f *batchFlags) check(b *swebench.BatchOptions) error {
+	if err := f.run.checkCredentials(); err != nil {
+		return err
+	}
+	if _, err := swebench.ParseFailOn(f.failOn); err != nil {
+		return err
+	}
+	retry, err := swebench.ParseRetryFailed(f.retryFailed)
+	if err != nil {
+		return err
+	}
+	if retry != "" && f.resume == "" {
+		return errors.New("--retry-failed needs --resume <run root>: it re-runs failed instances of an earlier batch")
+	}
+	b.RetryFailed = retry
+	if f.maxFailures < 1 {
+		return fmt.Errorf("--max-consecutive-endpoint-failures %d: expected a whole number >= 1", f.maxFailures)
+	}
+	b.MaxEndpointFailures = f.maxFailures
+	if f.checkTimeout <= 0 {
+		return fmt.Errorf("--endpoint-check-timeout %s: expected a positive duration", f.checkTimeout)
+	}
+	return nil
+}
+
+// chooseInstances sets which instances the batch runs: --filter,
+// --slice, the instance file (or the whole test split), --shard; and the
+// dataset they are read from when no flag names one.
+func (f *batchFlags) chooseInstances(env *Env, b *swebench.BatchOptions) error {
+	if f.filter != "" {
+		re, err := regexp.Compile(f.filter)
 		if err != nil {
-			return sbUsage(env, "batch", fmt.Errorf("--filter %q: %v", *filter, err))
+			return fmt.Errorf("--filter %q: %v", f.filter, err)
 		}
 		b.Filter = re
 	}
-	if *slice != "" {
-		sl, err := swebench.ParseSlice(*slice)
+	if f.slice != "" {
+		sl, err := swebench.ParseSlice(f.slice)
 		if err != nil {
-			return sbUsage(env, "batch", err)
+			return err
 		}
 		b.Slice = sl
 	}
-	if *instFile != "" {
-		insts, err := swebench.LoadInstances(sbPath(env, *instFile))
-		if err != nil {
-			return sbUsage(env, "batch", err)
-		}
-		b.IDSources = map[string]string{}
-		for _, in := range insts {
-			b.IDs = append(b.IDs, in.ID)
-			if _, seen := b.IDSources[in.ID]; !seen {
-				b.IDSources[in.ID] = in.Where
-			}
-		}
-		b.Subset = *instFile
-		if ext := strings.ToLower(filepath.Ext(*instFile)); rf.datasetFile == "" && (ext == ".json" || ext == ".jsonl") {
-			rf.datasetFile = *instFile
-			b.Args["dataset_file"] = sbPath(env, rf.datasetFile)
+	if f.instanceFile != "" {
+		if err := f.readInstanceFile(env, b); err != nil {
+			return err
 		}
 	} else {
 		b.IDs = swebench.DefaultIDs()
 	}
-	if *shard != "" {
-		sh, err := swebench.ParseShard(*shard)
+	if f.shard != "" {
+		sh, err := swebench.ParseShard(f.shard)
 		if err != nil {
-			return sbUsage(env, "batch", err)
+			return err
 		}
 		b.Shard = sh
 	}
-	if *resume != "" && rf.datasetFile == "" {
+	if f.resume != "" && f.run.datasetFile == "" {
 		// A resume without a dataset or instance file takes the one the
 		// run root's last invocation recorded.
-		if m, err := swebench.ReadManifest(filepath.Join(sbPath(env, *resume), swebench.ManifestFile)); err == nil && m.Batch != nil {
+		if m, err := swebench.ReadManifest(filepath.Join(sbPath(env, f.resume), swebench.ManifestFile)); err == nil && m.Batch != nil {
 			if ds := m.Batch.LastDatasetFile(); ds != "" {
-				rf.datasetFile = ds
+				f.run.datasetFile = ds
 				b.Args["dataset_file"] = ds
 			}
 		}
 	}
-	o, err := rf.options(env)
+	return nil
+}
+
+// readInstanceFile sets the batch's instances from --instance-file, with
+// where each was read; a JSON or JSONL file is the dataset too unless
+// --dataset-file names one.
+func (f *batchFlags) readInstanceFile(env *Env, b *swebench.BatchOptions) error {
+	insts, err := swebench.LoadInstances(sbPath(env, f.instanceFile))
 	if err != nil {
-		return sbUsage(env, "batch", err)
+		return err
 	}
-	b.Instance = o
-	if *resume != "" {
-		b.RunRoot, b.Resume = sbPath(env, *resume), true
-	} else {
-		b.RunRoot = swebench.RunRootFor(sbPath(env, *results), env.Now())
-	}
-	if o.Provider != nil && !*skipPreflight {
-		p := *o.Provider
-		b.Preflight = func(ctx context.Context) error { return codex.PreflightProvider(ctx, p, env.Getenv) }
-		// After failures, /models answering is not enough: a /responses
-		// that hangs fails every instance while /models looks fine.
-		b.EndpointCheck = func(ctx context.Context) error {
-			ctx, cancel := context.WithTimeout(ctx, *checkTimeout)
-			defer cancel()
-			if err := codex.PreflightProvider(ctx, p, env.Getenv); err != nil {
-				return err
-			}
-			return codex.ProbeResponses(ctx, p, env.Getenv)
+	b.IDSources = map[string]string{}
+	for _, in := range insts {
+		b.IDs = append(b.IDs, in.ID)
+		if _, seen := b.IDSources[in.ID]; !seen {
+			b.IDSources[in.ID] = in.Where
 		}
 	}
-	res, err := swebench.Batch(ctx, b)
-	if env.Result != nil {
-		env.Result.Batch = &res
+	b.Subset = f.instanceFile
+	if ext := strings.ToLower(filepath.Ext(f.instanceFile)); f.run.datasetFile == "" && (ext == ".json" || ext == ".jsonl") {
+		f.run.datasetFile = f.instanceFile
+		b.Args["dataset_file"] = sbPath(env, f.run.datasetFile)
 	}
+	return nil
+}
+
+// checkEndpoint has the batch check the model endpoint before its first
+// instance and again after instances in a row failed.
+func (f *batchFlags) checkEndpoint(env *Env, p codex.Provider, b *swebench.BatchOptions) {
+	b.Preflight = func(ctx context.Context) error { return codex.PreflightProvider(ctx, p, env.Getenv) }
+	// After failures, /models answering is not enough: a /responses
+	// that hangs fails every instance while /models looks fine.
+	timeout := f.checkTimeout
+	b.EndpointCheck = func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := codex.PreflightProvider(ctx, p, env.Getenv); err != nil {
+			return err
+		}
+		return codex.ProbeResponses(ctx, p, env.Getenv)
+	}
+}
+
+// batchOutcome is what ends a batch that returned res and err: its
+// input's or its setup's error (exit 2, nothing ran), an interruption or
+// a failure of its own (1), a stop before its last instance (1, already
+// said in its results), else the code --fail-on gives its instances'
+// outcomes.
+func batchOutcome(ctx context.Context, res swebench.BatchResult, err error, failOn string) error {
 	var ue *swebench.UsageError
 	switch {
 	case errors.As(err, &ue):
-		return sbUsage(env, "batch", err)
+		return sbUsage(err)
 	case errors.Is(err, exitcode.ErrSetup):
 		// Nothing ran: a bad setup, said once with what to do.
-		fmt.Fprintf(env.Stderr, "benchgate swebench batch: %v\n", sbFlags(err))
-		return ExitUsage
+		return usageError(sbFlags(err))
 	case err != nil && ctx.Err() != nil:
-		fmt.Fprintf(env.Stderr, "benchgate swebench batch: interrupted: %v\n", err)
-		return ExitFailed
+		return exitcode.WithCode(ExitFailed, fmt.Errorf("interrupted: %v", err))
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "benchgate swebench batch: %v\n", sbFlags(err))
-		return ExitFailed
+		return exitcode.WithCode(ExitFailed, sbFlags(err))
 	case res.Stopped != "":
 		// The batch gave up before its last instance: that is the
 		// endpoint's or the engine's failure, not an instance result.
-		return ExitFailed
+		return exitcode.WithCode(ExitFailed, nil)
 	}
-	return res.Counts.ExitCodeFor(*failOn)
+	return exitCode(res.Counts.ExitCodeFor(failOn))
 }
 
-func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
+// exitCode ends a command with code, its reason already said.
+func exitCode(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return exitcode.WithCode(code, nil)
+}
+
+// swebenchPrepare is `benchgate swebench prepare-images`: it exits 1 when
+// an image could not be prepared.
+func swebenchPrepare(ctx context.Context, env *Env, args []string) error {
 	fs := sbFlagSet(env, "swebench prepare-images")
 	ids := fs.StringArray("instance-id", nil, "instance whose image to prepare (repeatable)")
 	instFile := fs.String("instance-file", "", "instances file (txt, json, jsonl)")
@@ -451,71 +524,73 @@ func swebenchPrepare(ctx context.Context, env *Env, args []string) int {
 	bin := fs.String("codex-binary", "", "static codex binary to build into each image at /usr/local/bin/codex; a bare name is looked up in PATH (required but with --dry-run)")
 	cfg := fs.String("codex-config", "", "file to put at /root/.codex/local.config.toml")
 	dry := fs.Bool("dry-run", false, "print the images that would be changed")
-	if code, ok := sbParse(env, fs, args); !ok {
-		return code
+	if run, err := parseCommandLine(env, fs, args); !run {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return sbUsage(env, "prepare-images", fmt.Errorf("unexpected arguments %q", fs.Args()))
+		return sbUsage(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	if !strings.Contains(*tmpl, "{id}") {
-		return sbUsage(env, "prepare-images", fmt.Errorf("--image-template %q: must contain {id}", *tmpl))
+		return sbUsage(fmt.Errorf("--image-template %q: must contain {id}", *tmpl))
 	}
 	all := append([]string{}, *ids...)
 	for _, id := range all {
 		if err := swebench.ValidateID(id); err != nil {
-			return sbUsage(env, "prepare-images", fmt.Errorf("--instance-id: %w", err))
+			return sbUsage(fmt.Errorf("--instance-id: %w", err))
 		}
 	}
 	if *instFile != "" {
 		insts, err := swebench.LoadInstances(sbPath(env, *instFile))
 		if err != nil {
-			return sbUsage(env, "prepare-images", err)
+			return sbUsage(err)
 		}
 		for _, in := range insts {
 			all = append(all, in.ID)
 		}
 	}
 	if len(all) == 0 {
-		return sbUsage(env, "prepare-images", errors.New("no instances: pass --instance-id or --instance-file"))
+		return sbUsage(errors.New("no instances: pass --instance-id or --instance-file"))
 	}
 	if *cfg != "" {
 		if err := codex.CheckProfileFile(sbPath(env, *cfg)); err != nil {
-			return sbUsage(env, "prepare-images", err)
+			return sbUsage(err)
 		}
 	}
 	codexBin, err := codexBinaryPath(env, *bin)
 	if err != nil {
-		return sbUsage(env, "prepare-images", err)
+		return sbUsage(err)
 	}
 	dc, err := container.New(env.Getenv("DOCKER_HOST"))
 	if err != nil {
-		return sbUsage(env, "prepare-images", err)
+		return sbUsage(err)
 	}
 	failed, err := swebench.PrepareImages(ctx, swebench.PrepareOptions{IDs: all, ImageTemplate: *tmpl,
 		CodexBinary: codexBin, CodexConfig: sbPath(env, *cfg), DryRun: *dry, Docker: dc, Stdout: env.Stdout})
 	if err != nil {
-		return sbUsage(env, "prepare-images", err)
+		return sbUsage(err)
 	}
 	if failed > 0 {
-		return ExitFailed
+		return exitcode.WithCode(ExitFailed, nil)
 	}
-	return ExitOK
+	return nil
 }
 
-func swebenchMerge(env *Env, args []string) int {
+// swebenchMerge is `benchgate swebench merge`: the shards' run roots into
+// one, with the exit code --fail-on gives the merged outcomes.
+func swebenchMerge(env *Env, args []string) error {
 	fs := sbFlagSet(env, "swebench merge")
 	out := fs.String("output-dir", "", "merged run root (required); an existing folder must be empty or an earlier merge's output, which is replaced")
 	allowMissing := fs.Bool("allow-missing-shards", false, "merge the shards given even when some shard k/n of the batch is absent")
 	allowScope := fs.Bool("allow-scope-mismatch", false, "merge shards whose batches chose their instances differently (--filter, --slice, instance file)")
 	failOn := fs.String("fail-on", swebench.FailOnIncomplete, "what makes the exit code non-zero: incomplete (1 if an instance failed, else 20 if one is incomplete), failed (1 if an instance failed) or never")
-	if code, ok := sbParse(env, fs, args); !ok {
-		return code
+	if run, err := parseCommandLine(env, fs, args); !run {
+		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
-		return sbUsage(env, "merge", errors.New("usage: benchgate swebench merge --output-dir <dir> <run_root>..."))
+		return sbUsage(errors.New("usage: benchgate swebench merge --output-dir <dir> <run_root>..."))
 	}
 	if _, err := swebench.ParseFailOn(*failOn); err != nil {
-		return sbUsage(env, "merge", err)
+		return sbUsage(err)
 	}
 	var roots []string
 	for _, r := range fs.Args() {
@@ -527,11 +602,10 @@ func swebenchMerge(env *Env, args []string) int {
 	}
 	var ue *swebench.UsageError
 	if errors.As(err, &ue) {
-		return sbUsage(env, "merge", err)
+		return sbUsage(err)
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate swebench merge: %v\n", sbFlags(err))
-		return ExitFailed
+		return exitcode.WithCode(ExitFailed, sbFlags(err))
 	}
 	for _, d := range res.ScopeMismatch {
 		fmt.Fprintf(env.Stderr, "benchgate swebench merge: warning: scopes differ (--allow-scope-mismatch): %s\n", d)
@@ -541,7 +615,7 @@ func swebenchMerge(env *Env, args []string) int {
 	}
 	fmt.Fprintf(env.Stdout, "run_root=%s total=%d success=%d failed=%d incomplete=%d not_run=%d\n",
 		sbPath(env, *out), res.Counts.Total, res.Counts.Success, res.Counts.Failed, res.Counts.Incomplete, res.Counts.NotRun)
-	return res.Counts.ExitCodeFor(*failOn)
+	return exitCode(res.Counts.ExitCodeFor(*failOn))
 }
 
 // progressTable is the Markdown table of the instances a batch finished
