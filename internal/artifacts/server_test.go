@@ -17,12 +17,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -179,15 +180,6 @@ func fnvID(name string) int64 {
 	return int64(h.Sum32())
 }
 
-func sortedKeys(m map[string][]byte) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 func TestUploadDirActServer(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -288,8 +280,8 @@ func TestUploadDirActServer(t *testing.T) {
 				}
 			}
 			got := unzip(t, zipData)
-			if strings.Join(sortedKeys(got), "\n") != strings.Join(sortedKeys(tc.files), "\n") {
-				t.Fatalf("zip members:\n%s\nwant:\n%s", strings.Join(sortedKeys(got), "\n"), strings.Join(sortedKeys(tc.files), "\n"))
+			if strings.Join(slices.Sorted(maps.Keys(got)), "\n") != strings.Join(slices.Sorted(maps.Keys(tc.files)), "\n") {
+				t.Fatalf("zip members:\n%s\nwant:\n%s", strings.Join(slices.Sorted(maps.Keys(got)), "\n"), strings.Join(slices.Sorted(maps.Keys(tc.files)), "\n"))
 			}
 			for name, want := range tc.files {
 				if !bytes.Equal(got[name], want) {
@@ -316,7 +308,7 @@ func TestUploadFilesActServer(t *testing.T) {
 	got := unzip(t, download(t, baseURL, "selected-files"))
 	want := map[string][]byte{"out/a.json": []byte(`{"a":1}`), "out/deep/b.json": []byte(`{"b":2}`)}
 	if len(got) != len(want) {
-		t.Fatalf("zip members %v, want %v", sortedKeys(got), sortedKeys(want))
+		t.Fatalf("zip members %v, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
 	}
 	for name, w := range want {
 		if !bytes.Equal(got[name], w) {
@@ -361,8 +353,8 @@ func TestUploadSkipsSpecialFilesActServer(t *testing.T) {
 		t.Errorf("Skipped = %v, want %v", up.Skipped, want)
 	}
 	got := unzip(t, download(t, baseURL, "special-files"))
-	if strings.Join(sortedKeys(got), ",") != strings.Join(sortedKeys(files), ",") {
-		t.Fatalf("zip members %v, want %v", sortedKeys(got), sortedKeys(files))
+	if strings.Join(slices.Sorted(maps.Keys(got)), ",") != strings.Join(slices.Sorted(maps.Keys(files)), ",") {
+		t.Fatalf("zip members %v, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(files)))
 	}
 	for name, w := range files {
 		if !bytes.Equal(got[name], w) {
@@ -379,6 +371,6 @@ func TestUploadSkipsSpecialFilesActServer(t *testing.T) {
 		t.Errorf("UploadFiles skipped %v, want %v", up.Skipped, want[:2])
 	}
 	if got := unzip(t, download(t, baseURL, "special-listed")); len(got) != 1 || string(got["tracking.json"]) != `{"ok":true}` {
-		t.Errorf("listed upload holds %v, want only tracking.json", sortedKeys(got))
+		t.Errorf("listed upload holds %v, want only tracking.json", slices.Sorted(maps.Keys(got)))
 	}
 }

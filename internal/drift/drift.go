@@ -9,9 +9,11 @@
 package drift
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -336,11 +338,11 @@ func (h *History) Series(suiteOnly bool) []Series {
 			}
 		}
 	}
-	modes := sortedKeys(modeSet)
+	modes := slices.Sorted(maps.Keys(modeSet))
 	if modeSet["ghx"] && modeSet["agent_direct"] {
 		modes = append(modes, RatioMode)
 	}
-	scenarios := append([]string{""}, sortedKeys(scenSet)...)
+	scenarios := append([]string{""}, slices.Sorted(maps.Keys(scenSet))...)
 	var out []Series
 	for _, metric := range Metrics {
 		for _, sc := range scenarios {
@@ -421,13 +423,4 @@ func deref(p *float64) (float64, bool) {
 		return 0, false
 	}
 	return *p, true
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

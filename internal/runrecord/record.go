@@ -7,6 +7,7 @@
 package runrecord
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -346,14 +347,10 @@ func (b *Builder) Record() *Record {
 		if len(m.files) > 0 {
 			src = strings.Join(m.files, ", ")
 		}
-		runIDs := sortedKeys(m.runIDs)
+		runIDs := sortedList(m.runIDs)
 		out := Mode{Mode: name, Source: src, RunIDs: runIDs[:min(len(runIDs), MaxRunIDs)], RunIDCount: len(runIDs), StartedAt: m.startedAt,
-			ModelSignatures: sortedKeys(m.sigs), GitCommits: sortedKeys(m.commits), Scenarios: []Scenario{}}
-		ids := make([]string, 0, len(m.scenarios))
-		for id := range m.scenarios {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
+			ModelSignatures: sortedList(m.sigs), GitCommits: sortedList(m.commits), Scenarios: []Scenario{}}
+		ids := slices.Sorted(maps.Keys(m.scenarios))
 		tot := &Totals{Succeeded: m.succeeded}
 		var active, latency []float64
 		for _, id := range ids {
@@ -396,11 +393,8 @@ func Median(v []float64) *float64 {
 	return &m
 }
 
-func sortedKeys(m map[string]struct{}) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+// sortedList lists a set's members in order and never returns nil, so that
+// an empty set is written as [] in the record, not null.
+func sortedList(m map[string]struct{}) []string {
+	return append([]string{}, slices.Sorted(maps.Keys(m))...)
 }

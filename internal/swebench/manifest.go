@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
@@ -232,7 +233,7 @@ func countScope(es map[string]InstanceEntry, order []string) Counts {
 	for _, id := range order {
 		count(id)
 	}
-	for _, id := range sortedKeys(es) {
+	for _, id := range slices.Sorted(maps.Keys(es)) {
 		count(id)
 	}
 	return c
@@ -309,13 +310,4 @@ func (c Counts) ExitCodeFor(failOn string) int {
 		return exitcode.OK
 	}
 	return c.ExitCode()
-}
-
-func sortedKeys(m map[string]InstanceEntry) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

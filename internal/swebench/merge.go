@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -243,7 +245,7 @@ func loadRuns(out string, roots []string) ([]*shardRun, error) {
 		if err != nil {
 			return nil, &UsageError{Err: fmt.Errorf("merge: run root %s: %w", root, err)}
 		}
-		r := &shardRun{root: abs, m: m, scope: sortedKeys(m.Instances)}
+		r := &shardRun{root: abs, m: m, scope: slices.Sorted(maps.Keys(m.Instances))}
 		if m.Batch != nil {
 			for _, id := range m.Batch.InstanceOrder {
 				if _, ok := m.Instances[id]; !ok {

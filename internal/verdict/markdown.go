@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/textfmt"
@@ -168,19 +169,12 @@ func (v *Verdict) closest() (Check, bool) {
 		if c.Direction == AtMost {
 			m = -m
 		}
-		m /= max(abs(c.Threshold), 1)
+		m /= max(math.Abs(c.Threshold), 1)
 		if !found || m < bestMargin {
 			best, bestMargin, found = c, m, true
 		}
 	}
 	return best, found
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func sentences(cs []Check) string {

@@ -10,9 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -286,7 +287,7 @@ func Proof(r pipeline.CaseResult) string {
 		if r.Fix.Question != nil {
 			fmt.Fprintf(&sb, "- question: %s\n", textfmt.InertCell(*r.Fix.Question))
 		}
-		for _, k := range sortedKeys(r.Fix.Options) {
+		for _, k := range slices.Sorted(maps.Keys(r.Fix.Options)) {
 			fmt.Fprintf(&sb, "- option %s: %s\n", textfmt.InertCell(k), textfmt.InertCell(r.Fix.Options[k]))
 		}
 		if r.Fix.CorrectAnswer != nil {
@@ -321,15 +322,6 @@ func writeTable(sb *strings.Builder, opts []pipeline.OptionResult) {
 	for _, o := range opts {
 		fmt.Fprintf(sb, "| %s | %s | %s | %s |\n", textfmt.InertCell(o.Option), textfmt.InertCell(o.Text), textfmt.InertCell(o.Outcome), o.Truth)
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Changes turns fixed files into pull-request changes.

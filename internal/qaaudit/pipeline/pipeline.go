@@ -23,6 +23,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -159,7 +161,7 @@ func (v version) apply(fix questions.Fix) version {
 		seen[o.Key] = true
 		out.options = append(out.options, o)
 	}
-	for _, k := range sortedKeys(fix.Options) {
+	for _, k := range slices.Sorted(maps.Keys(fix.Options)) {
 		if !seen[k] {
 			out.options = append(out.options, questions.Option{Key: k, Text: fix.Options[k]})
 		}

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/qaaudit/questions"
@@ -124,7 +126,7 @@ func fixSummary(f questions.Fix) string {
 	if f.Question != nil {
 		parts = append(parts, "question reworded")
 	}
-	for _, k := range sortedKeys(f.Options) {
+	for _, k := range slices.Sorted(maps.Keys(f.Options)) {
 		parts = append(parts, "option "+k+" changed")
 	}
 	return strings.Join(parts, ", ")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -186,7 +188,7 @@ func writeCase(b *bytes.Buffer, c Case) {
 		if c.ProposedFix.Question != nil {
 			fmt.Fprintf(b, "- question: %s\n", textfmt.InertCell(*c.ProposedFix.Question))
 		}
-		for _, k := range sortedKeys(c.ProposedFix.Options) {
+		for _, k := range slices.Sorted(maps.Keys(c.ProposedFix.Options)) {
 			fmt.Fprintf(b, "- option %s: %s\n", textfmt.InertCell(k), textfmt.InertCell(c.ProposedFix.Options[k]))
 		}
 		if c.ProposedFix.CorrectAnswer != nil {

@@ -387,12 +387,3 @@ func Read(path string) (*Report, error) {
 	}
 	return &r, nil
 }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

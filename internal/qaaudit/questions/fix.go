@@ -3,6 +3,8 @@ package questions
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -98,7 +100,7 @@ func (f *File) ApplyFix(id string, fix Fix) error {
 		if opts == nil || opts.Kind != yaml.MappingNode || len(opts.Content) == 0 {
 			return fmt.Errorf("%s:%d: case %s has no options mapping to fix", f.Path, c.Line, id)
 		}
-		for _, key := range sortedKeys(fix.Options) {
+		for _, key := range slices.Sorted(maps.Keys(fix.Options)) {
 			if !validOptionKey(key) {
 				return fmt.Errorf("%s: case %s: option key %q: expected a letter or word", f.Path, id, key)
 			}

@@ -12,7 +12,6 @@ package questions
 
 import (
 	"fmt"
-	"sort"
 
 	"gopkg.in/yaml.v3"
 )
@@ -192,12 +191,3 @@ func (f *File) Bytes() ([]byte, error) {
 // Root returns the document's YAML node (for file-level keys such as
 // target_repo_version that the loader does not type).
 func (f *File) Root() *yaml.Node { return f.root }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
