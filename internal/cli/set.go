@@ -133,54 +133,32 @@ func abs(env *Env, p string) string {
 // runSet is "benchgate set": one scenario set, paired modes, row
 // validation, at most two scenario-level reruns, tracking.json.
 func runSet(ctx context.Context, env *Env, args []string) int {
-	fs := pflag.NewFlagSet("set", pflag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	var bf benchFlags
-	bf.register(fs, "set folder (default <bench-dir>/reports/verification-<date>-<model>-by-set/<set>)")
-	setName := fs.String("set", "", "scenario set to verify (required)")
-	ids := fs.StringArray("scenario-id", nil, "verify only this scenario of the set (repeatable)")
-	skipPreflight := fs.Bool("skip-preflight", false, "do not check the shared fixture manifest first")
-	var extras lookback.Options
-	extras.Register(fs, true)
-	if code, ok := parseFlags(env, fs, args); !ok {
-		return code
-	}
-	if name := missingValue(fs); name != "" {
-		fmt.Fprintf(env.Stderr, "benchgate set: Missing value for --%s\n", name)
-		return ExitUsage
-	}
-	if fs.NArg() > 0 && !(fs.NArg() == 1 && fs.Arg(0) == "--") {
-		fmt.Fprintf(env.Stderr, "benchgate set: unexpected arguments %q\n", fs.Args())
-		return ExitUsage
-	}
-	if *setName == "" {
-		fmt.Fprintln(env.Stderr, "benchgate set: --set is required (for example --set pr-exec)")
-		return ExitUsage
-	}
-	if err := bench.CheckSetName(*setName); err != nil && bf.outDir == "" {
-		fmt.Fprintf(env.Stderr, "benchgate set: --set: %v\n", err)
-		return ExitUsage
+	return exit(env, "set", setCommand(ctx, env, args))
+}
+
+// setFlags is set's command line as parsed.
+type setFlags struct {
+	bench         benchFlags
+	set           string
+	scenarioIDs   []string
+	skipPreflight bool
+	lookback      lookback.Options
+}
+
+// setCommand parses set's flags, runs the set and returns what ends it:
+// nil when the set passed, exit 1 when it did not (its tracking file
+// says why) or its own error's code.
+func setCommand(ctx context.Context, env *Env, args []string) error {
+	f, run, err := parseSetFlags(env, args)
+	if !run {
+		return err
 	}
 	reapOrphans(env, "set")
-	cfg, err := bf.load(env)
+	opts, err := f.setOptions(env)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
-		return ExitUsage
+		return usageError(err)
 	}
-	if err := extras.Load(env.Dir); err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
-		return ExitUsage
-	}
-	out := abs(env, bf.outDir)
-	if out == "" {
-		out = filepath.Join(verify.BaseDir(cfg.BenchDir, env.Now(), bf.model), *setName)
-	}
-	res, err := verify.RunSet(ctx, verify.SetOptions{
-		Config: cfg, Set: *setName, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions,
-		ScenarioIDs: *ids, OutDir: out, SkipPreflight: *skipPreflight, FixtureManifest: abs(env, bf.manifest),
-		GateProfile: bf.gateProfile, Stats: bf.stats, Report: reporter(), Log: env.Stderr, Now: env.Now,
-		Lookback: setLookback(env, &extras), Progress: !bf.quiet, OnAttempt: bf.progress(env, "set").onAttempt,
-	})
+	res, err := verify.RunSet(ctx, opts)
 	if res != nil {
 		if res.TrackingPath != "" {
 			fmt.Fprintln(env.Stdout, res.TrackingPath)
@@ -191,12 +169,63 @@ func runSet(ctx context.Context, env *Env, args []string) int {
 	}
 	switch {
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "benchgate set: %v\n", err)
-		return exitcode.Of(err)
+		return err
 	case !res.Passed():
-		return ExitFailed
+		return exitcode.WithCode(ExitFailed, nil)
 	}
-	return ExitOK
+	return nil
+}
+
+// parseSetFlags parses and checks set's flags; run is false when set
+// stops there (see parseCommandLine).
+func parseSetFlags(env *Env, args []string) (f *setFlags, run bool, err error) {
+	f = &setFlags{}
+	fs := pflag.NewFlagSet("set", pflag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	f.bench.register(fs, "set folder (default <bench-dir>/reports/verification-<date>-<model>-by-set/<set>)")
+	fs.StringVar(&f.set, "set", "", "scenario set to verify (required)")
+	fs.StringArrayVar(&f.scenarioIDs, "scenario-id", nil, "verify only this scenario of the set (repeatable)")
+	fs.BoolVar(&f.skipPreflight, "skip-preflight", false, "do not check the shared fixture manifest first")
+	f.lookback.Register(fs, true)
+	if run, err := parseCommandLine(env, fs, args); !run {
+		return f, false, err
+	}
+	if name := missingValue(fs); name != "" {
+		return f, false, usagef("Missing value for --%s", name)
+	}
+	if fs.NArg() > 0 && !(fs.NArg() == 1 && fs.Arg(0) == "--") {
+		return f, false, usagef("unexpected arguments %q", fs.Args())
+	}
+	if f.set == "" {
+		return f, false, usagef("--set is required (for example --set pr-exec)")
+	}
+	if err := bench.CheckSetName(f.set); err != nil && f.bench.outDir == "" {
+		return f, false, usagef("--set: %v", err)
+	}
+	return f, true, nil
+}
+
+// setOptions loads the benchmark's configuration and the baseline or
+// history given, and says where the set's folder is.
+func (f *setFlags) setOptions(env *Env) (verify.SetOptions, error) {
+	bf := &f.bench
+	cfg, err := bf.load(env)
+	if err != nil {
+		return verify.SetOptions{}, err
+	}
+	if err := f.lookback.Load(env.Dir); err != nil {
+		return verify.SetOptions{}, err
+	}
+	out := abs(env, bf.outDir)
+	if out == "" {
+		out = filepath.Join(verify.BaseDir(cfg.BenchDir, env.Now(), bf.model), f.set)
+	}
+	return verify.SetOptions{
+		Config: cfg, Set: f.set, Provider: bf.provider, Model: bf.model, Repetitions: bf.repetitions,
+		ScenarioIDs: f.scenarioIDs, OutDir: out, SkipPreflight: f.skipPreflight, FixtureManifest: abs(env, bf.manifest),
+		GateProfile: bf.gateProfile, Stats: bf.stats, Report: reporter(), Log: env.Stderr, Now: env.Now,
+		Lookback: setLookback(env, &f.lookback), Progress: !bf.quiet, OnAttempt: bf.progress(env, "set").onAttempt,
+	}, nil
 }
 
 // reporter returns the in-process report the set runs over its merged
