@@ -123,10 +123,9 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	}
 	// The batch's Action name is a command too, so a near miss of it is
 	// suggested as well.
-	fmt.Fprintf(env.Stderr, "benchgate: unknown command %q%s (expected one of: %s)\n", name,
+	return exit(env, "", usagef("unknown command %q%s (expected one of: %s)", name,
 		suggest.DidYouMean(name, append(commandNames(), "swebench-batch", "help", "version"), func(c string) string { return "benchgate " + c }),
-		strings.Join(commandNames(), ", "))
-	return ExitUsage
+		strings.Join(commandNames(), ", ")))
 }
 
 // runHelp answers "benchgate help <command> [<subcommand>]" with exactly
@@ -144,10 +143,9 @@ func runHelp(ctx context.Context, env *Env, topic []string) int {
 			return c.Run(ctx, env, append(append([]string(nil), topic[1:]...), "--help"))
 		}
 	}
-	fmt.Fprintf(env.Stderr, "benchgate help: unknown help topic %q%s (expected one of: %s)\n", name,
+	return exit(env, "help", usagef("unknown help topic %q%s (expected one of: %s)", name,
 		suggest.DidYouMean(name, append(commandNames(), "swebench-batch"), func(c string) string { return "benchgate help " + c }),
-		strings.Join(commandNames(), ", "))
-	return ExitUsage
+		strings.Join(commandNames(), ", ")))
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/benchgate/benchgate/internal/exitcode"
 )
 
@@ -25,19 +27,29 @@ func exit(env *Env, name string, err error) int {
 		return ExitOK
 	}
 	printError(env.Stderr, name, err)
+	var u *usageAfter
+	if errors.As(err, &u) {
+		u.fs.Usage()
+	}
 	return exitcode.Code(err)
 }
 
+// printError prints err's lines under the command's name; an empty name
+// is benchgate's own ("benchgate: unknown command ...").
 func printError(w io.Writer, name string, err error) {
+	prefix := "benchgate " + name + ": "
+	if name == "" {
+		prefix = "benchgate: "
+	}
 	var ps problems
 	if errors.As(err, &ps) {
 		for _, p := range ps {
-			fmt.Fprintf(w, "benchgate %s: %s\n", name, p)
+			fmt.Fprintf(w, "%s%s\n", prefix, p)
 		}
 		return
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(w, "benchgate %s: %s\n", name, msg)
+		fmt.Fprintf(w, "%s%s\n", prefix, msg)
 	}
 }
 
@@ -49,6 +61,20 @@ type problems []string
 
 func (p problems) Error() string        { return strings.Join(p, "\n") }
 func (p problems) Is(target error) bool { return target == exitcode.ErrUsage }
+
+// usageAfter is an error after which the command's usage is printed
+// (fs.Usage), for a command line that is missing what the command is
+// about.
+type usageAfter struct {
+	err error
+	fs  *pflag.FlagSet
+}
+
+func (u *usageAfter) Error() string { return u.err.Error() }
+func (u *usageAfter) Unwrap() error { return u.err }
+
+// withUsage is err printed with fs's usage after it.
+func withUsage(err error, fs *pflag.FlagSet) error { return &usageAfter{err: err, fs: fs} }
 
 // usageError is err, caused by the command line or its input, ending the
 // command with exit 2 whatever its kind.

@@ -73,9 +73,51 @@ func checkFlagValues(c *audit.Config) error {
 // cases and optionally open pull requests with the fixed files. Exit 0 when every audited case is Valid as
 // written, 1 when any is not (or publishing failed), 2 on bad input.
 func runQAAudit(ctx context.Context, env *Env, args []string) int {
-	fs := pflag.NewFlagSet("qa-audit", pflag.ContinueOnError)
+	return exit(env, "qa-audit", qaAuditCommand(ctx, env, args))
+}
+
+// qaAuditOptions is qa-audit's command line as parsed: the audit's
+// configuration and the flags that become part of it once checked.
+type qaAuditOptions struct {
+	config              audit.Config
+	sandbox, testMemory string
+	fs                  *pflag.FlagSet
+}
+
+// qaAuditCommand parses and checks qa-audit's flags, runs the audit and
+// returns what ends it.
+func qaAuditCommand(ctx context.Context, env *Env, args []string) error {
+	f, run, err := parseQAAuditFlags(env, args)
+	if !run {
+		return err
+	}
+	c, err := f.auditConfig(env)
+	if err != nil {
+		return err
+	}
+	sum, err := audit.Execute(ctx, c)
+	if sum != nil && env.Result != nil {
+		env.Result.Audit = sum
+	}
+	err = exitcode.Rename(err, qaAuditFlags)
+	switch {
+	case errors.Is(err, audit.ErrBadInput), errors.Is(err, exitcode.ErrSetup):
+		// Nothing was judged: bad input, or a bad setup with what to do.
+		return usageError(err)
+	case err != nil:
+		return exitcode.WithCode(ExitFailed, err)
+	case !sum.Result.AllValid:
+		return exitcode.WithCode(ExitFailed, nil)
+	}
+	return nil
+}
+
+// parseQAAuditFlags parses qa-audit's flags; run is false when qa-audit
+// stops there (see parseCommandLine).
+func parseQAAuditFlags(env *Env, args []string) (f *qaAuditOptions, run bool, err error) {
+	f = &qaAuditOptions{fs: pflag.NewFlagSet("qa-audit", pflag.ContinueOnError)}
+	fs, c := f.fs, &f.config
 	fs.SetOutput(env.Stderr)
-	var c audit.Config
 	fs.StringArrayVar(&c.Paths, "definitions", nil, "question YAML file or folder (repeatable; positional arguments work too)")
 	fs.StringVar(&c.RepoRoot, "repo-root", ".", "benchmark repository root: code_snippet_ref, fix_error files and pull-request paths are relative to it")
 	fs.StringVar(&c.OutDir, "out-dir", "qa-audit", "folder for quality_report.json, quality_report.md, fixed/ (corrected question files), work/ (test files and JUnit reports) and pull-requests/ (plan.md, pull_requests.json)")
@@ -94,10 +136,10 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&c.Python, "python", "python3", "Python interpreter that runs the tests (e.g. a virtualenv with the benchmark's library)")
 	fs.StringArrayVar(&c.RequireModules, "require-module", nil, "module the sandbox Python must import, checked once before any case (repeatable; e.g. google.adk); without it every multiple_choice case is Inconclusive and no model is called")
 	fs.StringVar(&c.Image, "image", "", "run each test in a container of this image with --network none instead of a local Python")
-	sandboxMode := fs.String("sandbox", "namespaces", "how local tests are isolated: namespaces (their own user, mount, network and PID namespaces; where the kernel refuses them no test runs and the audit exits 2) or none (no isolation: a test can read this machine's files and reach its network)")
+	fs.StringVar(&f.sandbox, "sandbox", "namespaces", "how local tests are isolated: namespaces (their own user, mount, network and PID namespaces; where the kernel refuses them no test runs and the audit exits 2) or none (no isolation: a test can read this machine's files and reach its network)")
 	fs.StringVar(&c.DockerHost, "docker-host", "", "Docker engine for --image (default DOCKER_HOST)")
 	fs.DurationVar(&c.TestTimeout, "test-timeout", 60*time.Second, "timeout of one pytest run (an option's test, or an api_understanding / fix_error check)")
-	testMemory := fs.String("test-memory", "2GiB", "address-space limit of one local pytest run (e.g. 2GiB, 512MiB); a test stopped by it, or by the CPU time, file size or process limit, says which")
+	fs.StringVar(&f.testMemory, "test-memory", "2GiB", "address-space limit of one local pytest run (e.g. 2GiB, 512MiB); a test stopped by it, or by the CPU time, file size or process limit, says which")
 	fs.DurationVar(&c.CaseTimeout, "case-timeout", 20*time.Minute, "deadline of one case, remediation included")
 	fs.UintVar(&c.MaxProofIterations, "max-proof-iterations", 8, "bound of the proof engineer loop per verification")
 	fs.IntVar(&c.MaxRemediations, "max-remediations", 3, "remediation attempts per flawed case (0 or -1 disables remediation)")
@@ -111,44 +153,41 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 	fs.StringSliceVar(&c.Labels, "pr-labels", []string{"qa-audit"}, "labels added to the pull requests")
 	fs.StringVar(&c.RunID, "run-id", "fixes", "branch suffix with --pr-grouping run")
 	fs.StringVar(&c.GitHubAPIURL, "github-api-url", "", "GitHub REST API URL (default GITHUB_API_URL or https://api.github.com/)")
-	if code, ok := parseFlags(env, fs, args); !ok {
-		return code
-	}
-	memory, err := sandbox.ParseSize(*testMemory)
+	run, err = parseCommandLine(env, fs, args)
+	return f, run, err
+}
+
+// auditConfig checks the flags' values and turns them into the audit's
+// configuration, its paths made absolute. Every error is the input's.
+func (f *qaAuditOptions) auditConfig(env *Env) (audit.Config, error) {
+	c := f.config
+	memory, err := sandbox.ParseSize(f.testMemory)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --test-memory %v\n", err)
-		return ExitUsage
+		return c, usagef("--test-memory %v", err)
 	}
 	c.TestMemory = memory
-	switch *sandboxMode {
+	switch f.sandbox {
 	case "namespaces":
 	case "none":
 		c.NoSandbox = true
 	default:
-		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --sandbox %q: expected namespaces or none\n", *sandboxMode)
-		return ExitUsage
+		return c, usagef("--sandbox %q: expected namespaces or none", f.sandbox)
 	}
 	if c.ModelFailureLimit < 1 {
-		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --max-consecutive-model-failures %d: expected a whole number >= 1\n", c.ModelFailureLimit)
-		return ExitUsage
+		return c, usagef("--max-consecutive-model-failures %d: expected a whole number >= 1", c.ModelFailureLimit)
 	}
 	if c.Jobs < 1 {
-		fmt.Fprintf(env.Stderr, "benchgate qa-audit: --jobs %d: expected a whole number >= 1\n", c.Jobs)
-		return ExitUsage
+		return c, usagef("--jobs %d: expected a whole number >= 1", c.Jobs)
 	}
 	if err := checkAPIKeyEnv(c.APIKeyEnv); err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
-		return ExitUsage
+		return c, usageError(err)
 	}
 	if err := checkFlagValues(&c); err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v (see benchgate qa-audit --help)\n", err)
-		return ExitUsage
+		return c, usagef("%v (see benchgate qa-audit --help)", err)
 	}
-	c.Paths = append(c.Paths, fs.Args()...)
+	c.Paths = append(c.Paths, f.fs.Args()...)
 	if len(c.Paths) == 0 {
-		fmt.Fprintln(env.Stderr, "benchgate qa-audit: no question files given")
-		fs.Usage()
-		return ExitUsage
+		return c, withUsage(usagef("no question files given"), f.fs)
 	}
 	abs := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {
@@ -169,22 +208,5 @@ func runQAAudit(ctx context.Context, env *Env, args []string) int {
 		// As --docker-host's help says, and as the docker CLI does.
 		c.DockerHost = env.Getenv("DOCKER_HOST")
 	}
-
-	sum, err := audit.Execute(ctx, c)
-	if sum != nil && env.Result != nil {
-		env.Result.Audit = sum
-	}
-	err = exitcode.Rename(err, qaAuditFlags)
-	switch {
-	case errors.Is(err, audit.ErrBadInput), errors.Is(err, exitcode.ErrSetup):
-		// Nothing was judged: bad input, or a bad setup with what to do.
-		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
-		return ExitUsage
-	case err != nil:
-		fmt.Fprintf(env.Stderr, "benchgate qa-audit: %v\n", err)
-		return ExitFailed
-	case !sum.Result.AllValid:
-		return ExitFailed
-	}
-	return ExitOK
+	return c, nil
 }
