@@ -14,12 +14,12 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/suite"
+	"golang.org/x/sync/errgroup"
 )
 
 // Options are the inputs of one report; the report command's flags map
@@ -267,18 +267,16 @@ type fileAcc struct {
 func readSuites(ctx context.Context, paths []string, skipBad bool, res *Result) ([]*modeAcc, error) {
 	accs := make([]*fileAcc, len(paths))
 	errs := make([]error, len(paths))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	// Each file keeps its own error, so that every broken file is named.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, p := range paths {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
+		g.Go(func() error {
 			accs[i], errs[i] = readSuite(ctx, p, skipBad)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -14,11 +14,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/suite"
 	"github.com/benchgate/benchgate/internal/textfmt"
+	"golang.org/x/sync/errgroup"
 )
 
 // SummaryFileName is report's default summary JSON name. A folder that
@@ -355,18 +355,16 @@ var ErrNoRows = errors.New("no rows")
 func FromSuites(paths []string) (*Record, error) {
 	builders := make([]*Builder, len(paths))
 	errs := make([]error, len(paths))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	// Each file keeps its own error, so that every broken file is named.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, p := range paths {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
+		g.Go(func() error {
 			builders[i], errs[i] = readSuiteFile(p)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
