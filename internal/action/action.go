@@ -109,6 +109,7 @@ func Run(ctx context.Context, cfg Config) int {
 	if code != exitUsage {
 		res = ad.collect(plan, &modeRes)
 	}
+	rep.driftIssues(ctx, plan, res)
 	res.ModeError = rep.scrub(modeErr)
 	status := ad.status(code, &modeRes)
 	stats := statsOf(&modeRes)

@@ -88,7 +88,7 @@ func TestBuildPlan(t *testing.T) {
 			wantArgs: []string{"report", "--summary-json", "/ws/benchgate-results/report-77-2/latest-summary.json", "--summary-md", "/ws/benchgate-results/report-77-2/latest-summary.md"},
 			ignored:  []string{"set", "max-loops"},
 		},
-		{name: "unknown mode", inputs: map[string]string{"mode": "bench"}, wantErr: `input "mode": expected one of report, set, ordered, swebench-batch, qa-audit, pr-comment, got "bench"`},
+		{name: "unknown mode", inputs: map[string]string{"mode": "bench"}, wantErr: `input "mode": expected one of report, set, ordered, swebench-batch, qa-audit, drift, pr-comment, got "bench"`},
 		{name: "missing mode", inputs: map[string]string{}, wantErr: `input "mode": expected one of`},
 		{name: "bad bool", inputs: map[string]string{"mode": "report", "gate": "yes"}, wantErr: `input "gate": expected true or false, got "yes"`},
 		{name: "bad int", inputs: map[string]string{"mode": "set", "set": "s", "provider": "p", "repetitions": "two"}, wantErr: `input "repetitions": expected a non-negative whole number, got "two"`},

@@ -66,8 +66,8 @@ var lookbackModes = []string{"report", "set"}
 func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 	lp := &lookbackPlan{cleanup: func() {}}
 	get := r.a.GetInput
-	if !contains(lookbackModes, p.Mode) {
-		for _, in := range []string{"baseline", "baseline-artifact", "history", "history-runs"} {
+	if !contains(lookbackModes, p.Mode) && p.Mode != "drift" {
+		for _, in := range []string{"baseline", "baseline-artifact", "history", "history-runs", "history-workflow"} {
 			if get(in) != "" {
 				r.a.Warningf("input %q is not used by mode %s and was ignored", in, p.Mode)
 			}
@@ -78,6 +78,9 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 		p.Args = append(p.Args, "--run-record", filepath.Join(p.OutDir, RunRecordName))
 	}
 	want := history.DefaultWindow
+	if p.Mode == "drift" {
+		want = DriftHistoryRuns
+	}
 	if v := get("history-runs"); v != "" {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 {
 			r.a.WithFieldsMap(map[string]string{"title": "benchgate: input history-runs"}).Warningf("input \"history-runs\": expected a whole number >= 1, got %q; using %d", v, want)
@@ -104,6 +107,12 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 		from        *string
 	}{{"baseline", "--baseline", &lp.BaselineFrom}, {"history", "--history", &lp.HistoryFrom}} {
 		v := get(in.input)
+		if p.Mode == "drift" && in.input == "baseline" {
+			if v != "" {
+				r.a.Warningf("input %q is not used by mode %s and was ignored", in.input, p.Mode)
+			}
+			continue
+		}
 		switch {
 		case v == "":
 			continue
@@ -123,7 +132,7 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 				}
 			}
 			p.Args = append(p.Args, in.flag, dir)
-			if in.input == "history" {
+			if in.input == "history" && p.Mode != "drift" {
 				p.Args = append(p.Args, "--history-window", strconv.Itoa(want))
 			}
 		default:
@@ -138,7 +147,7 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 				lp.BaselineRun = "folder " + r.shown(dir)
 			}
 			p.Args = append(p.Args, in.flag, dir)
-			if in.input == "history" {
+			if in.input == "history" && p.Mode != "drift" {
 				p.Args = append(p.Args, "--history-window", strconv.Itoa(want))
 			}
 		}
@@ -152,7 +161,11 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 // a history or for both inputs.
 func (r *reporter) fetchLookback(ctx context.Context, p *Plan, lp *lookbackPlan, want int) (*fetchedRuns, string) {
 	n := 1
-	if r.a.GetInput("history") == BaseBranch {
+	switch {
+	case p.Mode == "drift":
+		// The runs of another workflow: this run is not among them.
+		n = want
+	case r.a.GetInput("history") == BaseBranch:
 		n = max(want-1, 1)
 	}
 	var dest string
@@ -203,9 +216,12 @@ func (r *reporter) downloadLookback(ctx context.Context, p *Plan, lp *lookbackPl
 	if !ok {
 		return nil, "GITHUB_REPOSITORY is not set"
 	}
-	wf := workflowFile(env("GITHUB_WORKFLOW_REF"))
+	wf := r.a.GetInput("history-workflow") // checked by BuildPlan
 	if wf == "" {
-		return nil, "GITHUB_WORKFLOW_REF does not name a workflow file"
+		wf = workflowFile(env("GITHUB_WORKFLOW_REF"))
+	}
+	if wf == "" {
+		return nil, "GITHUB_WORKFLOW_REF does not name a workflow file (name one with history-workflow)"
 	}
 	branch := env("GITHUB_BASE_REF")
 	if branch == "" {
@@ -274,11 +290,16 @@ func (r *reporter) ownArtifact(p *Plan) (func(string) bool, string) {
 	if p.Mode == "set" {
 		part = r.a.GetInput("set")
 	}
+	clean := func(s string) string { return badArtifactChars.ReplaceAllString(s, "-") }
+	if p.Mode == "drift" {
+		// The runs of another job: report's results of any job.
+		re := regexp.MustCompile("^" + regexp.QuoteMeta(clean(p.ArtifactPrefix)) + `-.+-run$`)
+		return re.MatchString, clean(p.ArtifactPrefix) + "-<job>-run"
+	}
 	head := p.ArtifactPrefix
 	if job := r.cfg.Getenv("GITHUB_JOB"); job != "" {
 		head += "-" + job
 	}
-	clean := func(s string) string { return badArtifactChars.ReplaceAllString(s, "-") }
 	re := regexp.MustCompile("^" + regexp.QuoteMeta(clean(head)) + `(-attempt[0-9]+)?-` + regexp.QuoteMeta(clean(part)) + "$")
 	return re.MatchString, clean(head + "-" + part)
 }

@@ -424,7 +424,7 @@ func TestBadInputs(t *testing.T) {
 		inputs map[string]string
 		want   string
 	}{
-		{"unknown mode", map[string]string{"mode": "verify"}, `::error title=benchgate%3A input mode::input "mode": expected one of report, set, ordered, swebench-batch, qa-audit, pr-comment, got "verify"`},
+		{"unknown mode", map[string]string{"mode": "verify"}, `::error title=benchgate%3A input mode::input "mode": expected one of report, set, ordered, swebench-batch, qa-audit, drift, pr-comment, got "verify"`},
 		{"bad pr-comment", map[string]string{"mode": "report", "suite-jsonl": "a-suite.jsonl", "pr-comment": "yes"}, `::error title=benchgate%3A input pr-comment::input "pr-comment": expected always, on-failure or off, got "yes"`},
 		{"pr-comment without a file", map[string]string{"mode": "pr-comment"}, `::error title=benchgate%3A input comment-file::input "comment-file": expected a value (required by mode pr-comment)`},
 		{"bad number", map[string]string{"mode": "swebench-batch", "max-loops": "many"}, `::error title=benchgate%3A input max-loops::input "max-loops": expected a non-negative whole number, got "many"`},

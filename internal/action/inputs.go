@@ -17,7 +17,7 @@ import (
 )
 
 // Modes the Action runs, in the order action.yml documents them.
-var Modes = []string{"report", "set", "ordered", "swebench-batch", "qa-audit", "pr-comment"}
+var Modes = []string{"report", "set", "ordered", "swebench-batch", "qa-audit", "drift", "pr-comment"}
 
 // Kind says how an input's text becomes command-line flags.
 type Kind int
@@ -84,7 +84,7 @@ var (
 // exactly these (a test cross-checks both ways).
 func Inputs() []Input {
 	inputs := []Input{
-		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch, qa-audit, or pr-comment (post the comment a pull request's run kept, from a workflow_run workflow)."},
+		{Name: "mode", Kind: Adapter, Required: true, Description: "Which benchgate mode to run: report, set, ordered, swebench-batch, qa-audit, drift (the change points of the runs main kept, one issue per open one), or pr-comment (post the comment a pull request's run kept, from a workflow_run workflow)."},
 		{Name: "working-directory", Kind: Adapter, Description: "Folder, relative to the workspace, the mode runs in (the benchmark package for set/ordered). Default: the workspace."},
 		{Name: "out-dir", Kind: Adapter, Description: "Where results are written, relative to the working directory. Default: benchgate-results/<mode>-<run id>-<attempt>, with -2, -3, ... added when an earlier step of the job already used that folder. For set it is the set folder (--out-dir), for ordered the run folder holding one folder per set (--out-dir), for qa-audit --out-dir, for swebench-batch the parent of the timestamped run root (--results-dir; default results/phase5/ralph-codex-local); for report the folder of the summary files."},
 		{Name: "extra-args", Kind: Lines, Description: "More command-line arguments for the mode, one per line, passed unchanged (for flags this Action does not list)."},
@@ -100,11 +100,12 @@ func Inputs() []Input {
 
 		// report, set: baseline and history
 		{Name: "baseline", Kind: Adapter, Description: "report, set: compare with an earlier run: base-branch downloads this workflow's artifact from the newest completed run on the pull request's base branch (on other events, on this branch); or a folder (relative to working-directory) holding suite files, run-record.json or latest-summary.json. A base-branch run with nothing to download is a notice; a folder that does not exist fails the step."},
-		{Name: "baseline-artifact", Kind: Adapter, Description: "report, set: with base-branch, the artifact to download (default: the name this step gives its own results, <artifact-prefix>-<job>-run for report, <artifact-prefix>-<job>-<set> for set)."},
+		{Name: "baseline-artifact", Kind: Adapter, Description: "report, set, drift: with base-branch, the artifact to download (default: the name this step gives its own results, <artifact-prefix>-<job>-run for report, <artifact-prefix>-<job>-<set> for set; for drift any <artifact-prefix>-<job>-run, the results report keeps with its run record)."},
+		{Name: "history-workflow", Kind: Adapter, Description: "report, set, drift: with base-branch, the workflow file whose runs are downloaded (bench.yml; default: this workflow). A drift workflow of its own names the workflow that runs the benchmark on main."},
 		{Name: "baseline-tolerance", Kind: Text, Flag: "--baseline-tolerance", Modes: lookbackModes, Check: checkTolerance, Description: "report, set: growth in percent of active tokens, latency or tool calls allowed against the baseline (default 10)."},
-		{Name: "history", Kind: Adapter, Description: "report, set: earlier runs to name flaky scenarios from: base-branch downloads the artifacts of the newest history-runs completed runs, or a folder of earlier runs' files (relative to working-directory; a missing one is a notice)."},
+		{Name: "history", Kind: Adapter, Description: "report, set: earlier runs to name flaky scenarios from; drift (required): the runs to find change points in. base-branch downloads the artifacts of the newest history-runs completed runs of the branch (the pull request's base, else this run's branch), or a folder of earlier runs' files (relative to working-directory; a missing one is a notice, and fails drift)."},
 		{Name: "baseline-events", Kind: Adapter, Description: "report, set: with base-branch, the events whose runs a baseline or history may come from, one per line or comma-separated: push (default), schedule, workflow_dispatch, merge_group, release, pull_request. Runs whose head commit came from another repository (a fork) are never used, whatever their branch is called."},
-		{Name: "history-runs", Kind: Adapter, Description: "report, set: how many recent runs the history looks at, this run included (default 10)."},
+		{Name: "history-runs", Kind: Adapter, Description: "report, set: how many recent runs the history looks at, this run included (default 10); drift: how many runs base-branch downloads (default 40, at most 150)."},
 	}
 	inputs = append(inputs, statsInputs...)
 	inputs = append(inputs, []Input{
@@ -129,7 +130,7 @@ func Inputs() []Input {
 		{Name: "shard", Kind: Text, Flag: "--shard", Modes: []string{"swebench-batch"}, Check: checkShard, Description: "swebench-batch: run only shard i/n of the sorted instances (for a matrix of runners; or give shard-index and shard-total)."},
 		{Name: "shard-index", Kind: Adapter, Description: "swebench-batch: 0-based shard of a matrix job, strategy.job-index; with shard-total it runs shard (index+1)/total."},
 		{Name: "shard-total", Kind: Adapter, Description: "swebench-batch: number of shards, strategy.job-total; used with shard-index."},
-		{Name: "fail-on", Kind: Adapter, Description: "swebench-batch: what instance outcomes fail the step: never (default: the step passes whenever the batch ran; status and the counts outputs say what the instances did), failed (any failed instance) or incomplete (any failed or incomplete instance). A batch that could not run or was stopped (an endpoint that stopped answering, a signal) fails the step whatever this says."},
+		{Name: "fail-on", Kind: Adapter, Description: "swebench-batch: what instance outcomes fail the step: never (default: the step passes whenever the batch ran; status and the counts outputs say what the instances did), failed (any failed instance) or incomplete (any failed or incomplete instance). A batch that could not run or was stopped (an endpoint that stopped answering, a signal) fails the step whatever this says. drift: none (default: change points are information), worse (fail when a change point for the worse is open) or any (when any is open)."},
 		{Name: "phase-timeout", Kind: Text, Flag: "--phase-timeout", Modes: []string{"swebench-batch"}, Check: checkDuration, Description: "swebench-batch: wall-clock limit of each codex phase (Go duration, default 30m)."},
 		{Name: "instance-timeout", Kind: Text, Flag: "--instance-timeout", Modes: []string{"swebench-batch"}, Check: checkDuration, Description: "swebench-batch: wall-clock budget of one instance over all its phases (Go duration); when spent the instance ends incomplete. Size it so a shard's instances fit the job's time limit."},
 		{Name: "base-url", Kind: Text, Flag: "--base-url", Modes: []string{"swebench-batch"}, Description: "swebench-batch: Responses API endpoint Codex talks to."},
@@ -144,18 +145,19 @@ func Inputs() []Input {
 		{Name: "sandbox", Kind: Text, Flag: "--sandbox", Modes: []string{"qa-audit"}, Description: "qa-audit: how tests with python are isolated: namespaces (the default; where the runner's kernel refuses them no test runs and the step fails) or none (no isolation: a test can read the runner's files and reach its network)."},
 		{Name: "open-prs", Kind: Bool, Flag: "--open-prs", Modes: []string{"qa-audit"}, Description: "qa-audit: open or update pull requests with the verified fixes (true/false)."},
 		{Name: "dry-run", Kind: Bool, Flag: "--dry-run", Modes: []string{"qa-audit"}, Description: "qa-audit: with open-prs, write pull-requests/plan.md in the out-dir (the branches, titles and bodies) instead of calling GitHub (true/false)."},
-		{Name: "repo", Kind: Text, Flag: "--repo", Modes: []string{"qa-audit"}, Description: "qa-audit: owner/name of the repository pull requests go to (default: this repository)."},
+		{Name: "repo", Kind: Text, Flag: "--repo", Modes: []string{"qa-audit", "drift"}, Description: "qa-audit: owner/name of the repository pull requests go to; drift: the repository the commits are linked in (default: this repository)."},
 		{Name: "base-branch", Kind: Text, Flag: "--base-branch", Modes: []string{"qa-audit"}, Description: "qa-audit: base branch of the pull requests."},
 		{Name: "pr-grouping", Kind: Text, Flag: "--pr-grouping", Modes: []string{"qa-audit"}, Check: checkGrouping, Values: []string{string(ghpr.PerFile), string(ghpr.PerRun)}, Description: "qa-audit: one pull request per fixed file or per run."},
 		{Name: "pr-labels", Kind: Lines, Flag: "--pr-labels", Modes: []string{"qa-audit"}, Description: "qa-audit: labels of the pull requests, one per line."},
 
 		// secrets and artifacts
-		{Name: "github-token", Kind: Secret, Env: "GITHUB_TOKEN", Default: "${{ github.token }}", Description: "Token for the GitHub API: pull requests of qa-audit, the pull-request comment (pull-requests: write), benchmark fixtures, and the artifacts baseline and history download with base-branch (the job needs actions: read)."},
+		{Name: "github-token", Kind: Secret, Env: "GITHUB_TOKEN", Default: "${{ github.token }}", Description: "Token for the GitHub API: pull requests of qa-audit, the pull-request comment (pull-requests: write), drift's issues (issues: write), benchmark fixtures, and the artifacts baseline and history download with base-branch (the job needs actions: read)."},
 		{Name: "openai-api-key", Kind: Secret, Env: "OPENAI_API_KEY", Description: "API key of an OpenAI-compatible model endpoint."},
 		{Name: "gemini-api-key", Kind: Secret, Env: "GOOGLE_API_KEY", Description: "API key for Gemini models."},
 		{Name: "upload-artifacts", Kind: Adapter, Default: "true", Description: "Upload results as workflow artifacts: one per set folder and one for the whole run (a SWE-bench run root whole, as swebench merge reads it) (true/false)."},
 		{Name: "artifact-prefix", Kind: Adapter, Default: "benchgate", Description: "Prefix of artifact names; give each step of a job (and each matrix entry) its own so names stay unique in the run."},
 	}...)
+	inputs = append(inputs, driftInputs...)
 	return append(inputs, commentInputs...)
 }
 
@@ -438,6 +440,9 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		}
 	}
 	if contains(lookbackModes, mode) {
+		if e := checkWorkflowFile(get); e != nil {
+			bad = append(bad, e)
+		}
 		// A baseline folder the user named must be there: comparing with
 		// nothing because of a wrong path would pass a regression.
 		if v := get("baseline"); v != "" && v != BaseBranch {
@@ -467,6 +472,8 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 		p.Args = append(p.Args, "--out-dir", p.OutDir)
 	case "qa-audit":
 		p.Args = append(p.Args, "--out-dir", p.OutDir)
+	case "drift":
+		bad = append(bad, p.driftArgs(get)...)
 	case "swebench-batch":
 		if err := bad.add(p.shardArgs(get)); err != nil {
 			return nil, err

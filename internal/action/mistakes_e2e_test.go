@@ -117,7 +117,7 @@ func TestMisspelledInputsAndModeAreNamed(t *testing.T) {
 	want := []string{
 		`::error title=benchgate%3A input gat::input "gat" is not an input of benchgate (docs/action.md lists them); did you mean "gate"?`,
 		`::error title=benchgate%3A input openai-api-kye::input "openai-api-kye" is not an input of benchgate (docs/action.md lists them); did you mean "openai-api-key"?`,
-		`::error title=benchgate%3A input mode::input "mode": expected one of report, set, ordered, swebench-batch, qa-audit, pr-comment, got "repot"; did you mean "report"?`,
+		`::error title=benchgate%3A input mode::input "mode": expected one of report, set, ordered, swebench-batch, qa-audit, drift, pr-comment, got "repot"; did you mean "report"?`,
 	}
 	if got := errorLines(s.stdout); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("annotations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -45,6 +45,8 @@ func adapterFor(mode string) modeAdapter {
 		return batchMode{}
 	case "qa-audit":
 		return auditMode{}
+	case "drift":
+		return driftMode{}
 	}
 	return commentMode{}
 }

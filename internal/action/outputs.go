@@ -37,7 +37,7 @@ func Outputs() []Output {
 		{"artifacts", "Names of the artifacts uploaded, one per line."},
 		{"baseline-verdict", "report, set with a baseline: pass, fail (regressed), inconclusive, underpowered or untested (the baseline held only a summary); empty without a baseline."},
 		{"flaky-scenarios", "report, set with a history: the flaky scenarios as <mode>/<scenario ID>, one per line."},
-	}, append(statsOutputs, commentOutputs...)...)
+	}, append(append(statsOutputs, driftOutputs...), commentOutputs...)...)
 }
 
 // outputs sets the step outputs; status is the verdict's word, exit-code

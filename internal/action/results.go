@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/cli"
+	"github.com/benchgate/benchgate/internal/driftissue"
 	"github.com/benchgate/benchgate/internal/qaaudit/audit"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/swebench"
@@ -34,6 +35,11 @@ type results struct {
 	Audit *auditResult
 	// NotRun are the sets of an ordered run that did not run, in order.
 	NotRun []string
+	// Drift is what drift found; DriftIssues what became of its issues,
+	// and DriftIssueWarnings what could not be done with them.
+	Drift              *cli.DriftResult
+	DriftIssues        *driftissue.Result
+	DriftIssueWarnings []string
 }
 
 type setResult struct {

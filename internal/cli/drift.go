@@ -28,6 +28,22 @@ const (
 // exits 0 once it has written what it found.
 var driftFailOn = []string{"none", "worse", "any"}
 
+// DriftResult is what drift found and wrote: the report (drift.json's
+// value), its charts and the paths of both files.
+type DriftResult struct {
+	Report *drift.Report
+	// Charts are drift.md's mermaid charts of the changed series.
+	Charts []string
+	// Changed is how many series have a change point (Charts draws the
+	// newest of them).
+	Changed int
+	// RepoURL is the repository the commits are linked to, "" for none.
+	RepoURL string
+	// FailOn is --fail-on.
+	FailOn   string
+	JSON, MD string
+}
+
 // runDrift finds the change points of the runs under --history and
 // writes drift.json and drift.md.
 func runDrift(_ context.Context, env *Env, args []string) int {
@@ -96,6 +112,10 @@ func runDrift(_ context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate drift: %s\n", n)
 	}
 	fmt.Fprintf(env.Stdout, "Wrote %s\nWrote %s\n", jsonPath, mdPath)
+	if env.Result != nil {
+		charts, changed := drift.Charts(rep, h, series)
+		env.Result.Drift = &DriftResult{Report: rep, Charts: charts, Changed: changed, RepoURL: repoURL, FailOn: *failOn, JSON: jsonPath, MD: mdPath}
+	}
 	open, worse := 0, 0
 	for _, c := range rep.ChangePoints {
 		if c.Open {

@@ -26,4 +26,6 @@ type Result struct {
 	Lookback *lookback.Result
 	// Comment is what pr-comment did.
 	Comment *prcomment.Result
+	// Drift is what drift found.
+	Drift *DriftResult
 }

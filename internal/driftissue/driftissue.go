@@ -201,11 +201,18 @@ func Sync(ctx context.Context, gh *github.Client, rep *drift.Report, o Options) 
 			shownMoved = placedBefore(k.issue.GetBody())
 		}
 		body := Body(c, rep, o, shownMoved)
+		if !c.Open {
+			if by := undoneBy(c, rep); by != nil {
+				body = strings.Replace(body, undoneText, undoneText+" (from "+shortRun(by.After)+", "+by.Metric+" back to "+level(by.Metric, by.AfterLevel)+")", 1)
+			}
+		}
 		var out Outcome
 		var err error
 		switch {
 		case k == nil && !c.Open:
 			continue // undone before it ever had an issue
+		case k == nil && undoes(c, rep) != nil:
+			continue // a return to the level before: the issue it closes says so
 		case k == nil:
 			out, err = create(ctx, gh, c, body, o)
 		case !c.Open && k.issue.GetState() == "open":
@@ -326,6 +333,53 @@ func unInert(re *regexp.Regexp, body string) string {
 	return ""
 }
 
+// undoneText says a change was undone.
+const undoneText = "a later change point of the same series brought the level back"
+
+// sameSeries says a and b are change points of one series.
+func sameSeries(a, b drift.ChangePoint) bool {
+	return a.Metric == b.Metric && a.Mode == b.Mode && a.Scenario == b.Scenario
+}
+
+// brings says later brings the level back from e, as drift decides a
+// change point is undone: to within half of e's change from the level
+// before e.
+func brings(later, e drift.ChangePoint) bool {
+	d := e.AfterLevel - e.BeforeLevel
+	back := later.AfterLevel - e.BeforeLevel
+	return later.After.Index > e.After.Index && abs(back) <= abs(d)/2
+}
+
+// undoes is the undone change point that c brings the level back from,
+// nil when c is a change of its own.
+func undoes(c drift.ChangePoint, rep *drift.Report) *drift.ChangePoint {
+	for i, e := range rep.ChangePoints {
+		if !e.Open && sameSeries(c, e) && brings(c, e) {
+			return &rep.ChangePoints[i]
+		}
+	}
+	return nil
+}
+
+// undoneBy is the first later change point of the series that brings the
+// level back from c.
+func undoneBy(c drift.ChangePoint, rep *drift.Report) *drift.ChangePoint {
+	var by *drift.ChangePoint
+	for i, l := range rep.ChangePoints {
+		if sameSeries(c, l) && brings(l, c) && (by == nil || l.After.Index < by.After.Index) {
+			by = &rep.ChangePoints[i]
+		}
+	}
+	return by
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // Title names the change: metric, mode, scenario, direction and size.
 func Title(c drift.ChangePoint) string {
 	scen := "suite"
@@ -394,7 +448,7 @@ func Body(c drift.ChangePoint, rep *drift.Report, o Options, moved string) strin
 	}
 	switch {
 	case !c.Open:
-		b.WriteString("**Undone**: a later change point of the same series brought the level back; closed by benchgate.\n\n")
+		b.WriteString("**Undone**: " + undoneText + "; closed by benchgate.\n\n")
 	case c.Provisional:
 		b.WriteString("**Open, provisional**: the history ends soon after the change, so its place may still move by a run or two; this issue follows it.\n\n")
 	default:

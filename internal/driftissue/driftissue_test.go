@@ -136,18 +136,27 @@ func TestSyncClosesTheIssueOfAnUndoneChangePoint(t *testing.T) {
 	sync(t, gh, report(up), opts(now))
 	up.Open = false
 	down := cp("latency_ms", "ghx", "", 45, -12, true)
+	down.BeforeLevel, down.AfterLevel = 1134, 1000
 	res := sync(t, gh, report(down, up), opts(now.AddDate(0, 0, 7)))
-	if got := actions(res); got != "#2 opened, #1 closed" {
-		t.Fatalf("%s, want #2 opened, #1 closed", got)
+	if got := actions(res); got != "#1 closed" {
+		t.Fatalf("%s, want #1 closed (and no issue for the return to the old level)", got)
 	}
 	is := gh.Issues()
-	if is[0].State != "closed" || is[0].StateReason != "completed" || !strings.Contains(is[0].Body, "**Undone**") {
-		t.Errorf("issue #1: %s (%s), body %q; want closed as completed, saying undone", is[0].State, is[0].StateReason, is[0].Body)
+	if len(is) != 1 || is[0].State != "closed" || is[0].StateReason != "completed" ||
+		!strings.Contains(is[0].Body, "**Undone**: "+undoneText+" (from "+commit(45)[:7]+", latency_ms back to 1000 ms); closed by benchgate.") {
+		t.Errorf("issues %+v; want #1 closed as completed, saying what undid it", is)
 	}
 	// A third run with the same history: nothing to do.
 	res = sync(t, gh, report(down, up), opts(now.AddDate(0, 0, 14)))
-	if got := actions(res); got != "#2 unchanged" {
-		t.Errorf("third run: %s, want #2 unchanged", got)
+	if got := actions(res); got != "" {
+		t.Errorf("third run: %s, want nothing done", got)
+	}
+	// A change of its own after the return gets its issue.
+	again := cp("latency_ms", "ghx", "", 60, 30, true)
+	again.BeforeLevel, again.AfterLevel = 1000, 1300
+	res = sync(t, gh, report(again, down, up), opts(now.AddDate(0, 0, 21)))
+	if got := actions(res); got != "#2 opened" {
+		t.Errorf("fourth run: %s, want #2 opened", got)
 	}
 }
 
