@@ -197,4 +197,3 @@ func TestDriftActionKeepsOneIssuePerChangePoint(t *testing.T) {
 		t.Errorf("third summary does not say the change was undone and its issue closed:\n%s", sum3)
 	}
 }
-
