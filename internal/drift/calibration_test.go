@@ -31,3 +31,19 @@ func TestDriftCalibration(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftCalibrationPower measures how often a step at run 25 of 40
+// is found at run 25 ± 1 (see steps), at 400 seeds per step with
+// BENCHGATE_DRIFT_CALIBRATION=long (docs/drift.md records the run), and
+// holds each to its share; by default TestDriftFindsAStepAtTheRealNoise
+// checks the same at 100 seeds.
+func TestDriftCalibrationPower(t *testing.T) {
+	if os.Getenv("BENCHGATE_DRIFT_CALIBRATION") != "long" {
+		t.Skip("the long calibration: BENCHGATE_DRIFT_CALIBRATION=long")
+	}
+	for _, tc := range steps {
+		if got := stepRate(t, tc.metric, tc.mode, tc.k, 400); got < tc.want {
+			t.Errorf("%s %s step %.0fσ found at 25±1 in %.1f%% of seeds, want at least %.0f%%", tc.metric, tc.mode, tc.k, 100*got, 100*tc.want)
+		}
+	}
+}

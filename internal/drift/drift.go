@@ -163,6 +163,10 @@ type Series struct {
 	Values                 []float64
 	// Levels is each value's segment median, the change points' steps.
 	Levels []float64
+	// detect is what the scan reads, width values per run (see
+	// components).
+	detect []float64
+	width  int
 }
 
 // Analyze finds the change points of every series of h. The series are
@@ -172,7 +176,7 @@ func Analyze(h *History, o Options) (*Report, []Series) {
 	det := o.Detect
 	rep := &Report{Schema: Schema, Runs: len(h.Runs), Series: len(series), ChangePoints: []ChangePoint{}, Notes: append([]string{}, h.Notes...)}
 	def := changepoint.NewDetector(det).Options()
-	rep.Method = Method{Name: "E-divisive means, forward scan, permutation test", Alpha: def.Alpha, Permutations: def.Permutations(),
+	rep.Method = Method{Name: "forward scan, weighted two-sample t, permutation test", Alpha: def.Alpha, Permutations: def.Permutations(),
 		MinSize: def.MinSize, Window: def.Window, Settle: def.Settle, Seed: def.Seed}
 	if len(h.Runs) > 0 {
 		f, l := h.ref(0), h.ref(len(h.Runs)-1)
@@ -187,7 +191,7 @@ func Analyze(h *History, o Options) (*Report, []Series) {
 			defer wg.Done()
 			d := changepoint.NewDetector(det)
 			for i := range next {
-				found[i] = h.changes(&series[i], d.Detect(series[i].Values), def.Seed, def.Window)
+				found[i] = h.scan(d, &series[i])
 			}
 		}()
 	}
@@ -207,6 +211,12 @@ func Analyze(h *History, o Options) (*Report, []Series) {
 		return a.ID < b.ID
 	})
 	return rep, series
+}
+
+// scan finds the change points of s with d and fills s.Levels.
+func (h *History) scan(d *changepoint.Detector, s *Series) []ChangePoint {
+	o := d.Options()
+	return h.changes(s, d.DetectComponents(s.detect, s.width), o.Seed, o.Window)
 }
 
 func (h *History) ref(i int) RunRef {
@@ -331,10 +341,8 @@ func (h *History) Series(suiteOnly bool) []Series {
 	for _, r := range h.Runs {
 		for name, m := range r.modes {
 			modeSet[name] = true
-			if !suiteOnly {
-				for _, s := range m.Scenarios {
-					scenSet[s.ID] = true
-				}
+			for _, s := range m.Scenarios {
+				scenSet[s.ID] = true
 			}
 		}
 	}
@@ -342,7 +350,11 @@ func (h *History) Series(suiteOnly bool) []Series {
 	if modeSet["ghx"] && modeSet["agent_direct"] {
 		modes = append(modes, RatioMode)
 	}
-	scenarios := append([]string{""}, slices.Sorted(maps.Keys(scenSet))...)
+	all := slices.Sorted(maps.Keys(scenSet))
+	scenarios := append([]string{""}, all...)
+	if suiteOnly {
+		scenarios = []string{""}
+	}
 	var out []Series
 	for _, metric := range Metrics {
 		for _, sc := range scenarios {
@@ -352,6 +364,7 @@ func (h *History) Series(suiteOnly bool) []Series {
 					if v, ok := r.value(metric, mode, sc); ok {
 						s.Runs = append(s.Runs, i)
 						s.Values = append(s.Values, v)
+						s.detect, s.width = r.components(s.detect, metric, mode, sc, v, all)
 					}
 				}
 				if len(s.Values) > 0 {
@@ -361,6 +374,42 @@ func (h *History) Series(suiteOnly bool) []Series {
 		}
 	}
 	return out
+}
+
+// components appends to dst what the scan reads of the run's value v
+// of a series, and says how many values that is per run. Tokens,
+// latency and tool calls vary by a factor rather than by an amount, so
+// the scan reads their logarithms (of 1 + v, for a count that may be
+// 0; for the ratio, the difference of the two modes' logarithms); a
+// suite-level series of them reads each scenario's value (NaN where
+// the run lacks it), so that a change moving every scenario is judged
+// by the run-to-run noise of each scenario rather than by that of the
+// suite's median. The success rate is read as it is: the suite's rate
+// already pools every row.
+func (r *Run) components(dst []float64, metric, mode, scenario string, v float64, scenarios []string) ([]float64, int) {
+	if metric == MetricSuccessRate {
+		return append(dst, v), 1
+	}
+	if scenario != "" || len(scenarios) == 0 {
+		return append(dst, r.logValue(metric, mode, scenario)), 1
+	}
+	for _, sc := range scenarios {
+		dst = append(dst, r.logValue(metric, mode, sc))
+	}
+	return dst, len(scenarios)
+}
+
+// logValue is log(1 + the run's value) of metric for mode and scenario;
+// for the ratio, the difference of the modes' ones; NaN without a value.
+func (r *Run) logValue(metric, mode, scenario string) float64 {
+	if mode == RatioMode {
+		return r.logValue(metric, "ghx", scenario) - r.logValue(metric, "agent_direct", scenario)
+	}
+	v, ok := r.value(metric, mode, scenario)
+	if !ok || v < 0 {
+		return math.NaN()
+	}
+	return math.Log1p(v)
 }
 
 // value is the run's figure of metric for mode (or the ratio) and

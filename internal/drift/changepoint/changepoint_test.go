@@ -1,35 +1,53 @@
 package changepoint
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 )
 
-// TestBestSplit checks the energy statistic against values worked out by
-// hand: for X | Y, Q = mn/(m+n) (2/(mn) sum|x-y| - sum_{i<k}|x_i-x_k|/C(m,2)
-// - sum_{j<k}|y_j-y_k|/C(n,2)).
+// TestBestSplit checks the score against values worked out by hand.
+// With one component it is the pooled two-sample |t|:
+// |mean2 - mean1| / sqrt(s2 (1/n1 + 1/n2)), s2 the pooled variance;
+// with several, |sum w d| / sqrt(sum w), w = 1/(s2 (1/n1 + 1/n2)).
 func TestBestSplit(t *testing.T) {
+	inf := math.Inf(1)
 	for _, tc := range []struct {
+		name    string
 		x       []float64
+		k       int
 		minSize int
 		tau     int
 		q       float64
 	}{
-		// {0,0} | {1,1}: between 4, within 0 and 0: 1 x (2*4/4) = 2.
-		{[]float64{0, 0, 1, 1}, 2, 2, 2},
-		// {0,1} | {0,1}: between 2, within 1 and 1: 1 x (1 - 1 - 1) = -1.
-		{[]float64{0, 1, 0, 1}, 2, 2, -1},
-		// {0,0,0} | {3,3}, the only split with 2 on each side... of
-		// 2 or 3: tau 2 is {0,0}|{0,3,3}: between 12, within 0 and 6/3:
-		// 6/5 x (24/6 - 0 - 2) = 2.4; tau 3: between 18, within 0 and 0:
-		// 6/5 x (36/6) = 7.2.
-		{[]float64{0, 0, 0, 3, 3}, 2, 3, 7.2},
+		// {0,0} | {1,1}: no spread on either side, different means.
+		{"perfect separation", []float64{0, 0, 1, 1}, 1, 2, 2, inf},
+		// {0,2} | {1,3}: means 1 and 2, pooled variance (2+2)/2 = 2,
+		// t = 1/sqrt(2 x (1/2+1/2)) = 0.7071.
+		{"one split", []float64{0, 2, 1, 3}, 1, 2, 2, 1 / math.Sqrt2},
+		// tau 2: {0,2} | {0,5,7}: means 1, 4; pooled (2+26)/3;
+		// t = 3/sqrt(28/3 x 5/6) = 1.0757. tau 3: {0,2,0} | {5,7}:
+		// means 2/3, 6; pooled (8/3+2)/3 = 14/9;
+		// t = (16/3)/sqrt(14/9 x 5/6) = 4.6843.
+		{"best of two", []float64{0, 2, 0, 5, 7}, 1, 2, 3, (16.0 / 3) / math.Sqrt(14.0/9*5/6)},
+		// Components {0,2,1,3} and {0,4,2,6}: shifts 1 and 2, weights
+		// 1/2 and 1/8: (1/2 + 2/8)/sqrt(5/8) = 0.9487.
+		{"two components", []float64{0, 0, 2, 4, 1, 2, 3, 6}, 2, 2, 2, 0.75 / math.Sqrt(0.625)},
+		// The second component missing in run 1 leaves it one value on
+		// the left: only the first speaks, as in "one split".
+		{"missing value", []float64{0, 0, 2, math.NaN(), 1, 2, 3, 6}, 2, 2, 2, 1 / math.Sqrt2},
+		// Values far from 0 with little spread: the same t as "one
+		// split" scaled down.
+		{"far from zero", []float64{1e6, 1e6 + 2e-3, 1e6 + 1e-3, 1e6 + 3e-3}, 1, 2, 2, 1 / math.Sqrt2},
+		// A constant look has no split.
+		{"constant", []float64{4, 4, 4, 4, 4}, 1, 2, 2, 0},
 	} {
 		d := NewDetector(Options{MinSize: tc.minSize, Window: 10})
+		d.size(tc.k)
 		tau, q := d.load(tc.x)
-		if tau != tc.tau || q < tc.q-1e-9 || q > tc.q+1e-9 {
-			t.Errorf("%v: best split %d with Q %g, want %d with %g", tc.x, tau, q, tc.tau, tc.q)
+		if tau != tc.tau || (math.IsInf(tc.q, 1) != math.IsInf(q, 1)) || (!math.IsInf(q, 1) && math.Abs(q-tc.q) > 1e-6) {
+			t.Errorf("%s: %v: best split %d with score %g, want %d with %g", tc.name, tc.x, tau, q, tc.tau, tc.q)
 		}
 	}
 }
