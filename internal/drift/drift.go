@@ -2,10 +2,11 @@
 // the runs benchgate already keeps (run records and suite files): for
 // each metric (active tokens, latency, tool calls, success rate), each
 // mode and the ghx/agent_direct ratio, over the suite and over each
-// scenario, it finds the change points of the series of runs with
-// E-divisive means (package changepoint) and says, for each, the last
-// run before and the first run after, the commits between them, the
-// levels on each side and the size of the change with an interval.
+// scenario, it finds the change points of the series of runs with a
+// permutation-tested forward scan (package changepoint) and says, for
+// each, the last run before and the first run after, the commits
+// between them, the levels on each side and the size of the change with
+// an interval.
 package drift
 
 import (

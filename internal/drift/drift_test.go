@@ -1,9 +1,11 @@
 package drift
 
 import (
+	"math"
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/drift/changepoint"
+	"github.com/benchgate/benchgate/internal/runrecord"
 )
 
 // TestChangesLevelsShiftWorseAndOpen checks, on series worked out by hand,
@@ -109,6 +111,54 @@ func TestRatioIsWorseWhenGhxLosesGround(t *testing.T) {
 		got := h.changes(s, []changepoint.ChangePoint{{Index: 10}}, 1, changepoint.DefaultWindow)
 		if got[0].Worse != tc.worse {
 			t.Errorf("%s ratio %v -> %v: worse %v, want %v", tc.metric, tc.from, tc.to, got[0].Worse, tc.worse)
+		}
+	}
+}
+
+// TestSeriesComponents checks what the scan reads of each series, worked
+// out by hand on one run: the logarithms of 1 + each scenario's value
+// for a suite series of tokens, latency or tool calls (NaN for a
+// scenario the mode lacks), their difference for the ratio, one value
+// for a scenario's series, the success rate as it is.
+func TestSeriesComponents(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	sc := func(id string, tokens, latency, tools float64, passed int) runrecord.Scenario {
+		return runrecord.Scenario{ID: id, Rows: 5, Passed: passed, Stable: passed,
+			MedianActiveTokens: f(tokens), MedianLatencyMs: f(latency), MedianToolCalls: f(tools)}
+	}
+	h := &History{Runs: []*Run{{Commit: "c1", modes: map[string]*runrecord.Mode{
+		"ghx":          {Mode: "ghx", Scenarios: []runrecord.Scenario{sc("a", 999, 1999, 0, 5), sc("b", 99, 2999, 3, 4)}},
+		"agent_direct": {Mode: "agent_direct", Scenarios: []runrecord.Scenario{sc("a", 1999, 999, 1, 5)}},
+	}}}}
+	l := math.Log
+	nan := math.NaN()
+	series := h.Series(false)
+	for _, tc := range []struct {
+		metric, mode, scenario string
+		want                   []float64
+	}{
+		{MetricLatency, "ghx", "", []float64{l(2000), l(3000)}},
+		{MetricActiveTokens, "ghx", "", []float64{l(1000), l(100)}},
+		{MetricToolCalls, "ghx", "", []float64{0, l(4)}},
+		{MetricLatency, "agent_direct", "", []float64{l(1000), nan}},
+		{MetricLatency, RatioMode, "", []float64{l(2000) - l(1000), nan}},
+		{MetricActiveTokens, RatioMode, "a", []float64{l(1000) - l(2000)}},
+		{MetricLatency, "ghx", "b", []float64{l(3000)}},
+		{MetricSuccessRate, "ghx", "", []float64{90}},
+		{MetricSuccessRate, "ghx", "b", []float64{80}},
+	} {
+		s := find(series, tc.metric, tc.mode, tc.scenario)
+		if s == nil {
+			t.Errorf("%s %s %q: no series", tc.metric, tc.mode, tc.scenario)
+			continue
+		}
+		ok := s.width == len(tc.want) && len(s.detect) == len(tc.want)
+		for i := 0; ok && i < len(tc.want); i++ {
+			g, w := s.detect[i], tc.want[i]
+			ok = (math.IsNaN(g) && math.IsNaN(w)) || math.Abs(g-w) < 1e-12
+		}
+		if !ok {
+			t.Errorf("%s %s %q: the scan reads %v (%d per run), want %v", tc.metric, tc.mode, tc.scenario, s.detect, s.width, tc.want)
 		}
 	}
 }

@@ -126,3 +126,37 @@ func BenchmarkDetect1000Flat(b *testing.B) {
 		d.Detect(x)
 	}
 }
+
+// TestDetectComponentsWeighsTheSteadyOnes: two components shift by the
+// same amount at run 30 of 50, one with little noise (sd 0.1), one with
+// much (sd 3). Read together, the steady one places the change; the
+// noisy one alone says nothing; a component missing in some runs still
+// counts in the others.
+func TestDetectComponentsWeighsTheSteadyOnes(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	const n, at = 50, 30
+	x := make([]float64, 0, 2*n)
+	noisy := make([]float64, 0, n)
+	for i := 0; i < n; i++ {
+		shift := 0.0
+		if i >= at {
+			shift = 0.5
+		}
+		a, b := 0.1*r.NormFloat64()+shift, 3*r.NormFloat64()+shift
+		x = append(x, a, b)
+		noisy = append(noisy, b)
+	}
+	d := NewDetector(Options{})
+	if cps := d.DetectComponents(x, 2); len(cps) != 1 || cps[0].Index < at-1 || cps[0].Index > at+1 {
+		t.Errorf("both components: got %+v, want one change point at %d (±1)", cps, at)
+	}
+	if cps := d.Detect(noisy); len(cps) != 0 {
+		t.Errorf("the noisy component alone: got %+v, want none", cps)
+	}
+	for i := 0; i < 10; i++ {
+		x[2*i] = math.NaN()
+	}
+	if cps := d.DetectComponents(x, 2); len(cps) != 1 || cps[0].Index < at-1 || cps[0].Index > at+1 {
+		t.Errorf("the steady component missing in runs 0-9: got %+v, want one change point at %d (±1)", cps, at)
+	}
+}
