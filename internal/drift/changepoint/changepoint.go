@@ -132,6 +132,8 @@ type Detector struct {
 	vals []float64
 	perm []int
 	n    int
+	// full says no value of the look is missing.
+	full bool
 	// Per component: the look's count, sum and sum of squares, and the
 	// running ones of the left side.
 	tc, ts, tq []float64
@@ -211,6 +213,7 @@ func (d *Detector) size(k int) {
 func (d *Detector) load(v []float64) (tau int, q float64) {
 	k := d.k
 	d.n = len(v) / k
+	d.full = true
 	for c := 0; c < k; c++ {
 		d.tc[c], d.ts[c], d.tq[c] = 0, 0, 0
 		origin := math.NaN()
@@ -218,6 +221,7 @@ func (d *Detector) load(v []float64) (tau int, q float64) {
 			x := v[i*k+c]
 			if math.IsNaN(x) {
 				d.vals[i*k+c] = x
+				d.full = false
 				continue
 			}
 			if math.IsNaN(origin) {
@@ -250,17 +254,30 @@ func (d *Detector) best() (tau int, q float64) {
 	q = math.Inf(-1)
 	for t := 1; t <= n-m; t++ {
 		row := d.vals[d.perm[t-1]*k : d.perm[t-1]*k+k]
-		for c, x := range row {
-			if !math.IsNaN(x) {
-				d.lc[c]++
+		if d.full {
+			for c, x := range row {
 				d.ls[c] += x
 				d.lq[c] += x * x
+			}
+		} else {
+			for c, x := range row {
+				if !math.IsNaN(x) {
+					d.lc[c]++
+					d.ls[c] += x
+					d.lq[c] += x * x
+				}
 			}
 		}
 		if t < m {
 			continue
 		}
-		if v := d.score(); v > q {
+		var v float64
+		if d.full {
+			v = d.scoreFull(t)
+		} else {
+			v = d.score()
+		}
+		if v > q {
 			tau, q = t, v
 		}
 	}
@@ -301,6 +318,35 @@ func (d *Detector) score() float64 {
 		return 0
 	}
 	return math.Abs(num) / math.Sqrt(den)
+}
+
+// scoreFull is score for a look without missing values, t runs on the
+// left: every component has the same counts, so w_c is
+// (n-2) n1 n2 / n over the component's within-side sum of squares, and
+// the common factor comes out of the sums.
+func (d *Detector) scoreFull(t int) float64 {
+	n1, n2 := float64(t), float64(d.n-t)
+	i1, i2 := 1/n1, 1/n2
+	var num, den float64
+	for c := 0; c < d.k; c++ {
+		s1, s2 := d.ls[c], d.ts[c]-d.ls[c]
+		q1, q2 := d.lq[c], d.tq[c]-d.lq[c]
+		ss := max(0, q1-s1*s1*i1) + max(0, q2-s2*s2*i2)
+		diff := s2*i2 - s1*i1
+		if ss <= 1e-12*(q1+q2) {
+			if math.Abs(diff) > 1e-9*math.Sqrt((q1+q2)/(n1+n2)) {
+				return math.Inf(1)
+			}
+			continue
+		}
+		w := 1 / ss
+		num += w * diff
+		den += w
+	}
+	if den == 0 {
+		return 0
+	}
+	return math.Abs(num) * math.Sqrt((n1+n2-2)*n1*n2/((n1+n2)*den))
 }
 
 // significant runs the look's permutation test: the share of shuffles
