@@ -99,186 +99,230 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '{' {
 		return &Diagnostic{Field: "row", Expected: "a JSON object", Got: d.describe()}
 	}
-	var seen uint32
-	// The targets of the row's pointer fields share one allocation.
-	var ex *rowExtras
-	extras := func() *rowExtras {
-		if ex == nil {
-			ex = new(rowExtras)
-		}
-		return ex
-	}
-	err := d.object("", func(key []byte) error {
-		switch string(key) {
-		case "timestamp":
-			seen |= hasTimestamp
-			s, err := d.str("timestamp", false)
-			r.Timestamp = s
-			return err
-		case "run_id":
-			seen |= hasRunID
-			s, err := d.str("run_id", false)
-			r.RunID = s
-			return err
-		case "mode":
-			seen |= hasMode
-			s, err := d.str("mode", true)
-			if err != nil {
-				return &Diagnostic{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: err.(*Diagnostic).Got}
-			}
-			if !IsMode(s) {
-				return &Diagnostic{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: strconv.Quote(s)}
-			}
-			r.Mode = s
-			return nil
-		case "scenario_id":
-			seen |= hasScenarioID
-			s, err := d.str("scenario_id", true)
-			if err != nil {
-				return err
-			}
-			if err := d.checkScenarioID(s); err != nil {
-				return err
-			}
-			r.ScenarioID = s
-			return nil
-		case "scenario_set":
-			seen |= hasScenarioSet
-			p, err := d.nullStr("scenario_set", true)
-			r.ScenarioSet = p
-			return err
-		case "iteration":
-			seen |= hasIteration
-			f, err := d.num("iteration")
-			if err != nil {
-				return &Diagnostic{Field: "iteration", Expected: "integer", Got: err.(*Diagnostic).Got}
-			}
-			if f != float64(int(f)) {
-				return &Diagnostic{Field: "iteration", Expected: "integer", Got: strconv.FormatFloat(f, 'g', -1, 64)}
-			}
-			if f < 1 {
-				return &Diagnostic{Field: "iteration", Expected: "an integer of at least 1", Got: strconv.FormatFloat(f, 'g', -1, 64)}
-			}
-			r.Iteration = int(f)
-			return nil
-		case "session_id":
-			seen |= hasSessionID
-			if d.isNull() {
-				// A repeated key keeps its last value, as JSON.parse does.
-				r.SessionID = nil
-				return nil
-			}
-			if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
-				return &Diagnostic{Field: "session_id", Expected: "string or null", Got: d.describe()}
-			}
-			s, err := d.str("session_id", false)
-			if err != nil {
-				return err
-			}
-			e := extras()
-			e.session = s
-			r.SessionID = &e.session
-			return nil
-		case "success":
-			seen |= hasSuccess
-			b, err := d.boolean("success")
-			r.Success = b
-			return err
-		case "output_valid":
-			seen |= hasOutputValid
-			b, err := d.boolean("output_valid")
-			r.OutputValid = b
-			return err
-		case "latency_ms_wall":
-			seen |= hasLatencyWall
-			f, err := d.count("latency_ms_wall")
-			r.LatencyMsWall = f
-			return err
-		case "latency_ms_agent":
-			e := extras()
-			null, err := d.nullCount("latency_ms_agent", &e.agent)
-			if null {
-				r.LatencyMsAgent = nil
-			} else if err == nil {
-				r.LatencyMsAgent = &e.agent
-			}
-			return err
-		case "sdk_latency_ms":
-			seen |= hasSDKLatency
-			e := extras()
-			null, err := d.nullCount("sdk_latency_ms", &e.sdk)
-			if null {
-				r.SDKLatencyMs = nil
-			} else if err == nil {
-				r.SDKLatencyMs = &e.sdk
-			}
-			return err
-		case "tokens":
-			seen |= hasTokens
-			return d.tokens(&r.Tokens)
-		case "cost":
-			seen |= hasCost
-			f, err := d.count("cost")
-			r.Cost = f
-			return err
-		case "tool_calls":
-			seen |= hasToolCalls
-			f, err := d.count("tool_calls")
-			r.ToolCalls = f
-			return err
-		case "api_calls":
-			seen |= hasAPICalls
-			f, err := d.count("api_calls")
-			r.APICalls = f
-			return err
-		case "internal_retry_count":
-			seen |= hasInternalRetry
-			f, err := d.count("internal_retry_count")
-			r.InternalRetryCount = f
-			return err
-		case "external_retry_count":
-			seen |= hasExternalRetry
-			f, err := d.count("external_retry_count")
-			r.ExternalRetryCount = f
-			return err
-		case "model":
-			seen |= hasModel
-			return d.model(&r.Model)
-		case "git":
-			seen |= hasGit
-			return d.git(&r.Git)
-		case "error":
-			seen |= hasError
-			if d.isNull() {
-				r.Error = nil
-				return nil
-			}
-			r.Error = &extras().err
-			return d.rowError(r.Error)
-		case "timing_breakdown":
-			// Optional, not nullable: the benchmark's schema refuses null
-			// here, so a row it would not read is not read either.
-			if d.pos < len(d.buf) && d.buf[d.pos] == 'n' {
-				return &Diagnostic{Field: "timing_breakdown", Expected: "object or absent", Got: d.describe()}
-			}
-			r.TimingBreakdown = &extras().tb
-			return d.timing(r.TimingBreakdown)
-		default:
-			return d.skipValue(string(key))
-		}
-	})
-	if err != nil {
+	// r stays out of st so that the row does not escape with the extras.
+	var st rowState
+	if err := d.object("", func(key []byte) error { return d.rowKey(key, r, &st) }); err != nil {
 		return err
 	}
 	d.skipSpace()
 	if d.pos != len(d.buf) {
 		return &Diagnostic{Field: "row", Expected: "end of line after the JSON object", Got: d.describe()}
 	}
+	return missingRowKey(st.seen)
+}
+
+// missingRowKey names the first required key that seen lacks.
+func missingRowKey(seen uint32) error {
 	for _, k := range requiredRowKeys {
 		if seen&k.bit == 0 {
 			return &Diagnostic{Field: k.name, Expected: k.typ, Got: "missing key"}
 		}
 	}
+	return nil
+}
+
+// rowState is what decoding one row carries from key to key: the
+// required keys met so far, and the targets of the row's pointer fields,
+// which share one allocation made for the first of them.
+type rowState struct {
+	seen uint32
+	ex   *rowExtras
+}
+
+func (st *rowState) extras() *rowExtras {
+	if st.ex == nil {
+		st.ex = new(rowExtras)
+	}
+	return st.ex
+}
+
+// rowKey decodes the value of one key of the row, the cursor on it.
+func (d *decoder) rowKey(key []byte, r *Row, st *rowState) error {
+	switch string(key) {
+	case "timestamp":
+		st.seen |= hasTimestamp
+		return d.strInto("timestamp", &r.Timestamp)
+	case "run_id":
+		st.seen |= hasRunID
+		return d.strInto("run_id", &r.RunID)
+	case "mode":
+		st.seen |= hasMode
+		return d.mode(&r.Mode)
+	case "scenario_id":
+		st.seen |= hasScenarioID
+		return d.scenarioID(&r.ScenarioID)
+	case "scenario_set":
+		st.seen |= hasScenarioSet
+		p, err := d.nullStr("scenario_set", true)
+		r.ScenarioSet = p
+		return err
+	case "iteration":
+		st.seen |= hasIteration
+		return d.iteration(&r.Iteration)
+	case "session_id":
+		st.seen |= hasSessionID
+		return d.sessionID(r, st)
+	case "success":
+		st.seen |= hasSuccess
+		return d.boolInto("success", &r.Success)
+	case "output_valid":
+		st.seen |= hasOutputValid
+		return d.boolInto("output_valid", &r.OutputValid)
+	case "latency_ms_wall":
+		st.seen |= hasLatencyWall
+		return d.countInto("latency_ms_wall", &r.LatencyMsWall)
+	case "latency_ms_agent":
+		return d.nullCountInto("latency_ms_agent", &st.extras().agent, &r.LatencyMsAgent)
+	case "sdk_latency_ms":
+		st.seen |= hasSDKLatency
+		return d.nullCountInto("sdk_latency_ms", &st.extras().sdk, &r.SDKLatencyMs)
+	case "tokens":
+		st.seen |= hasTokens
+		return d.tokens(&r.Tokens)
+	case "cost":
+		st.seen |= hasCost
+		return d.countInto("cost", &r.Cost)
+	case "tool_calls":
+		st.seen |= hasToolCalls
+		return d.countInto("tool_calls", &r.ToolCalls)
+	case "api_calls":
+		st.seen |= hasAPICalls
+		return d.countInto("api_calls", &r.APICalls)
+	case "internal_retry_count":
+		st.seen |= hasInternalRetry
+		return d.countInto("internal_retry_count", &r.InternalRetryCount)
+	case "external_retry_count":
+		st.seen |= hasExternalRetry
+		return d.countInto("external_retry_count", &r.ExternalRetryCount)
+	case "model":
+		st.seen |= hasModel
+		return d.model(&r.Model)
+	case "git":
+		st.seen |= hasGit
+		return d.git(&r.Git)
+	case "error":
+		st.seen |= hasError
+		return d.nullRowError(r, st)
+	case "timing_breakdown":
+		return d.optionalTiming(r, st)
+	default:
+		return d.skipValue(string(key))
+	}
+}
+
+// strInto decodes a string the row keeps as it is written.
+func (d *decoder) strInto(field string, dst *string) error {
+	s, err := d.str(field, false)
+	*dst = s
+	return err
+}
+
+func (d *decoder) boolInto(field string, dst *bool) error {
+	b, err := d.boolean(field)
+	*dst = b
+	return err
+}
+
+// countInto decodes a number that counts something (at least 0).
+func (d *decoder) countInto(field string, dst *float64) error {
+	v, err := d.count(field)
+	*dst = v
+	return err
+}
+
+// nullCountInto decodes a count or null into slot and points dst at slot,
+// or at nothing for null: a repeated key keeps its last value, as
+// JSON.parse does.
+func (d *decoder) nullCountInto(field string, slot *float64, dst **float64) error {
+	null, err := d.nullCount(field, slot)
+	if null {
+		*dst = nil
+	} else if err == nil {
+		*dst = slot
+	}
+	return err
+}
+
+// sessionID decodes a string or null.
+func (d *decoder) sessionID(r *Row, st *rowState) error {
+	if d.isNull() {
+		// A repeated key keeps its last value, as JSON.parse does.
+		r.SessionID = nil
+		return nil
+	}
+	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
+		return &Diagnostic{Field: "session_id", Expected: "string or null", Got: d.describe()}
+	}
+	s, err := d.str("session_id", false)
+	if err != nil {
+		return err
+	}
+	e := st.extras()
+	e.session = s
+	r.SessionID = &e.session
+	return nil
+}
+
+// nullRowError decodes the error object or null.
+func (d *decoder) nullRowError(r *Row, st *rowState) error {
+	if d.isNull() {
+		r.Error = nil
+		return nil
+	}
+	r.Error = &st.extras().err
+	return d.rowError(r.Error)
+}
+
+// optionalTiming decodes timing_breakdown. It is optional, not nullable:
+// the benchmark's schema refuses null here, so a row it would not read
+// is not read either.
+func (d *decoder) optionalTiming(r *Row, st *rowState) error {
+	if d.pos < len(d.buf) && d.buf[d.pos] == 'n' {
+		return &Diagnostic{Field: "timing_breakdown", Expected: "object or absent", Got: d.describe()}
+	}
+	r.TimingBreakdown = &st.extras().tb
+	return d.timing(r.TimingBreakdown)
+}
+
+// mode decodes the row's mode, one of the three the benchmark runs.
+func (d *decoder) mode(dst *string) error {
+	s, err := d.str("mode", true)
+	if err != nil {
+		return &Diagnostic{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: err.(*Diagnostic).Got}
+	}
+	if !IsMode(s) {
+		return &Diagnostic{Field: "mode", Expected: "one of agent_direct, mcp, ghx", Got: strconv.Quote(s)}
+	}
+	*dst = s
+	return nil
+}
+
+// scenarioID decodes a scenario ID of the benchmark's pattern.
+func (d *decoder) scenarioID(dst *string) error {
+	s, err := d.str("scenario_id", true)
+	if err != nil {
+		return err
+	}
+	if err := d.checkScenarioID(s); err != nil {
+		return err
+	}
+	*dst = s
+	return nil
+}
+
+// iteration decodes an integer of at least 1.
+func (d *decoder) iteration(dst *int) error {
+	f, err := d.num("iteration")
+	if err != nil {
+		return &Diagnostic{Field: "iteration", Expected: "integer", Got: err.(*Diagnostic).Got}
+	}
+	if f != float64(int(f)) {
+		return &Diagnostic{Field: "iteration", Expected: "integer", Got: strconv.FormatFloat(f, 'g', -1, 64)}
+	}
+	if f < 1 {
+		return &Diagnostic{Field: "iteration", Expected: "an integer of at least 1", Got: strconv.FormatFloat(f, 'g', -1, 64)}
+	}
+	*dst = int(f)
 	return nil
 }
 
