@@ -120,43 +120,12 @@ func (r *OrderedResult) Passed() bool { return r != nil && r.Summary.Status == S
 // stopping at the first set that does not pass; it always writes the
 // consolidated summary over the set folders.
 func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
-	if o.Log == nil {
-		o.Log = io.Discard
-	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o = o.withDefaults()
 	if o.Provider == "" {
 		return nil, fmt.Errorf("%w: provider: expected a provider ID such as openai, got none", ErrBadInput)
 	}
-	sets, err := bench.LoadScenarioSets(o.Config.Path(o.Config.ScenarioSets))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	var missing []string
-	for _, name := range bench.OrderedSets {
-		if _, ok := sets.Sets[name]; !ok {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: scenario sets %s: missing ordered set(s) %s", ErrBadInput, sets.Path, strings.Join(missing, ", "))
-	}
-	var empty []string
-	for _, name := range bench.OrderedSets {
-		if len(sets.Sets[name]) == 0 {
-			empty = append(empty, name)
-		}
-	}
-	if len(empty) > 0 {
-		return nil, fmt.Errorf("%w: scenario sets %s: ordered set(s) %s have no scenarios: expected a non-empty array of scenario IDs for each",
-			ErrBadInput, sets.Path, strings.Join(empty, ", "))
-	}
-	if w := sets.EmptyWarning(bench.OrderedSets...); w != "" {
-		fmt.Fprintf(o.Log, "ordered: %s\n", w)
+	if err := checkOrderedSets(o.Config, o.Log); err != nil {
+		return nil, err
 	}
 	shared := o.FixtureManifest
 	if shared == "" {
@@ -165,17 +134,13 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	if err := bench.CheckManifestIfPresent(shared); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	// ran holds the run ID of every set this invocation started: a set
-	// folder left by an earlier run in the same out-dir is not this run's
-	// result.
-	ran := map[string]string{}
 	runID := newRunID(o.Now())
 	c := &Consolidated{RunID: runID, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions, BaseDir: o.BaseDir,
 		Status: StatusFail, Confirmation: []Confirmation{}, ConfirmationModel: confirmationModel(o.Config.Confirm)}
-	res := &OrderedResult{Summary: c, SummaryJSON: filepath.Join(o.BaseDir, "consolidated-summary.json"),
-		SummaryMD: filepath.Join(o.BaseDir, "consolidated-summary.md")}
-	cmds := newCommands(o.Config)
-	runLogs := filepath.Join(o.BaseDir, "_run", runID, "logs")
+	run := &orderedRun{o: o, c: c, shared: shared, ran: map[string]string{}, cmds: newCommands(o.Config),
+		runLogs: filepath.Join(o.BaseDir, "_run", runID, "logs"),
+		res: &OrderedResult{Summary: c, SummaryJSON: filepath.Join(o.BaseDir, "consolidated-summary.json"),
+			SummaryMD: filepath.Join(o.BaseDir, "consolidated-summary.md")}}
 	// The run owns its folder from here to its exit: a second run into
 	// the same folder (the default one is shared by every run of a day
 	// and model) is refused at once and touches nothing, and only the
@@ -191,133 +156,238 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 	// The sets keep their judged files read-only, with private copies,
 	// until every set has run and they were checked again.
 	defer func() {
-		for _, r := range res.Sets {
+		for _, r := range run.res.Sets {
 			r.release()
 		}
 	}()
 
-	fmt.Fprintf(o.Log, "ordered: fixture preflight on %s\n", shared)
-	if err := Preflight(ctx, o.Config, shared, filepath.Join(runLogs, "preflight.log"), cmds); err != nil {
+	run.preflightAndSets(ctx)
+	if c.Status == StatusPass || (o.CleanupOnFailure && c.Preflight == "pass") {
+		run.cleanup(ctx)
+	}
+	var confirmed []Confirmation
+	if c.Status == StatusPass {
+		confirmed = run.confirm(ctx)
+	}
+	run.recheckEvidence(ctx)
+	c.Commands = run.cmds.snapshot()
+	collect(c, o.BaseDir, run.ran)
+	if err := writeConsolidated(run.res); err != nil {
+		return run.res, err
+	}
+	fmt.Fprintln(o.Stdout, run.res.SummaryJSON)
+	run.handoff(confirmed)
+	return run.res, nil
+}
+
+func (o OrderedOptions) withDefaults() OrderedOptions {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// checkOrderedSets refuses a scenario-sets file that lacks one of the
+// ordered sets or leaves one empty, before anything runs.
+func checkOrderedSets(cfg bench.Config, log io.Writer) error {
+	sets, err := bench.LoadScenarioSets(cfg.Path(cfg.ScenarioSets))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	var missing []string
+	for _, name := range bench.OrderedSets {
+		if _, ok := sets.Sets[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: scenario sets %s: missing ordered set(s) %s", ErrBadInput, sets.Path, strings.Join(missing, ", "))
+	}
+	var empty []string
+	for _, name := range bench.OrderedSets {
+		if len(sets.Sets[name]) == 0 {
+			empty = append(empty, name)
+		}
+	}
+	if len(empty) > 0 {
+		return fmt.Errorf("%w: scenario sets %s: ordered set(s) %s have no scenarios: expected a non-empty array of scenario IDs for each",
+			ErrBadInput, sets.Path, strings.Join(empty, ", "))
+	}
+	if w := sets.EmptyWarning(bench.OrderedSets...); w != "" {
+		fmt.Fprintf(log, "ordered: %s\n", w)
+	}
+	return nil
+}
+
+// orderedRun is one ordered run in progress; its steps fill c.
+type orderedRun struct {
+	o      OrderedOptions
+	c      *Consolidated
+	res    *OrderedResult
+	cmds   *commands
+	shared string // the fixture manifest every set shares
+	// runLogs is the folder of the run's own commands' logs.
+	runLogs string
+	// ran holds the run ID of every set this invocation started: a set
+	// folder left by an earlier run in the same out-dir is not this run's
+	// result.
+	ran map[string]string
+}
+
+// fail marks a run that had passed so far as failed with err; a run
+// that already failed keeps its first error.
+func (run *orderedRun) fail(err error) {
+	fmt.Fprintf(run.o.Log, "ordered: %v\n", err)
+	if run.c.Status == StatusPass {
+		run.c.Status = StatusFail
+		run.c.Error = err.Error()
+	}
+}
+
+// preflightAndSets runs the fixture preflight and, when it passes, the
+// sets in order up to the first that does not pass.
+func (run *orderedRun) preflightAndSets(ctx context.Context) {
+	o, c := run.o, run.c
+	fmt.Fprintf(o.Log, "ordered: fixture preflight on %s\n", run.shared)
+	if err := Preflight(ctx, o.Config, run.shared, filepath.Join(run.runLogs, "preflight.log"), run.cmds); err != nil {
 		c.Preflight = "fail"
 		c.Error = err.Error()
 		fmt.Fprintf(o.Log, "ordered: %v\n", err)
-	} else if id, err := bench.ReadManifestIdentity(shared); err != nil {
+		return
+	}
+	id, err := bench.ReadManifestIdentity(run.shared)
+	if err != nil {
 		c.Preflight = "fail"
 		c.Error = fmt.Sprintf("fixture preflight: %v", err)
 		fmt.Fprintf(o.Log, "ordered: %s\n", c.Error)
-	} else {
-		c.Preflight = "pass"
-		c.Status = StatusPass
-		c.FixtureManifest = &id
-		for i, name := range bench.OrderedSets {
-			if ctx.Err() != nil {
-				c.Status = StatusFail
-				c.StoppedAt = name
-				c.Error = fmt.Sprintf("stopped before set %s: %v", name, context.Cause(ctx))
-				break
-			}
-			r, err := RunSet(ctx, SetOptions{
-				Config: o.Config, Set: name, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions,
-				OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, InRun: true, FixtureManifest: shared, SharedManifest: c.FixtureManifest,
-				GateProfile: o.GateProfile, Stats: o.Stats, Report: o.Report, Log: o.Log, Now: o.Now,
-				Progress: o.Progress, Position: fmt.Sprintf("set %d of %d", i+1, len(bench.OrderedSets)),
-			})
-			if r != nil {
-				ran[name] = r.Tracking.RunID
-				res.Sets = append(res.Sets, r)
-				if o.OnSet != nil {
-					o.OnSet(res.Sets)
-				}
-			}
-			if err != nil || !r.Passed() {
-				c.Status = StatusFail
-				if r != nil {
-					c.Status = r.Tracking.FinalStatus
-				}
-				c.StoppedAt = name
-				if err != nil {
-					c.Error = err.Error()
-				} else if r != nil && r.Tracking.Error != "" {
-					c.Error = r.Tracking.Error
-				}
-				fmt.Fprintf(o.Log, "ordered: stopped at set %s (%s): %s\n", name, c.Status, c.Error)
-				break
-			}
-		}
+		return
 	}
-
-	if c.Status == StatusPass || (o.CleanupOnFailure && c.Preflight == "pass") {
-		logPath := filepath.Join(runLogs, "cleanup.log")
-		// Cleanup must run even when the run was cancelled; after a
-		// SIGTERM, within the stop budget.
-		cctx, cancel := proc.AfterStop(ctx)
-		argv := o.Config.FixturesArgv("cleanup", shared, "")
-		rec, err := cmds.run(cctx, "cleanup", o.Config.BenchDir, argv, o.Config.Env, time.Duration(o.Config.FixturesTimeout), logPath)
-		cancel()
-		c.Cleanup = &rec
-		if err == nil && rec.ExitCode != 0 {
-			err = fmt.Errorf("fixture cleanup %s (log: %s)", ended(rec), logPath)
-			if rec.Cancelled {
-				err = fmt.Errorf("%w; run it again yourself: %s", err, pasteable(o.Config.BenchDir, o.Config.Env, argv))
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(o.Log, "ordered: %v\n", err)
-			if c.Status == StatusPass {
-				c.Status = StatusFail
-				c.Error = err.Error()
-			}
-		}
-	}
-
-	var confirmed []Confirmation
-	if c.Status == StatusPass {
-		var failed []string
-		for i, cmd := range o.Config.Confirm {
-			conf := Confirmation{Name: cmd.Name, Command: envPrefix(cmd.Env) + proc.String(cmd.Argv)}
-			if o.Confirm {
-				logPath := filepath.Join(runLogs, fmt.Sprintf("confirm-%d.log", i))
-				rec, err := cmds.run(ctx, "confirm-"+cmd.Name, o.Config.BenchDir, cmd.Argv, append(append([]string(nil), o.Config.Env...), cmd.Env...),
-					time.Duration(o.Config.BenchmarkTimeout), logPath)
-				conf.Ran = true
-				code := rec.ExitCode
-				conf.ExitCode = &code
-				if err != nil || rec.ExitCode != 0 {
-					msg := fmt.Sprintf("%s (%s, log: %s)", cmd.Name, ended(rec), logPath)
-					failed = append(failed, msg)
-					fmt.Fprintf(o.Log, "ordered: confirmation %s did not succeed\n", msg)
-				}
-				conf.Log = logPath
-				confirmed = append(confirmed, conf)
-			}
-			c.Confirmation = append(c.Confirmation, conf)
-		}
-		if len(failed) > 0 {
+	c.Preflight = "pass"
+	c.Status = StatusPass
+	c.FixtureManifest = &id
+	for i, name := range bench.OrderedSets {
+		if ctx.Err() != nil {
 			c.Status = StatusFail
-			c.Error = "confirmation did not succeed: " + strings.Join(failed, "; ")
+			c.StoppedAt = name
+			c.Error = fmt.Sprintf("stopped before set %s: %v", name, context.Cause(ctx))
+			return
+		}
+		if !run.set(ctx, i, name) {
+			return
 		}
 	}
-	// What each set judged must still be what its files hold: a later
-	// set's benchmark could reach an earlier set's files, and so could
-	// the fixture cleanup and the confirmation commands; the summary
-	// below reads each set's tracking.json.
-	rctx, cancel := proc.AfterStop(ctx)
-	for _, r := range res.Sets {
-		if err := r.recheckEvidence(rctx); err != nil {
-			fmt.Fprintf(o.Log, "ordered: %v\n", err)
-			if c.Status == StatusPass {
-				c.Status = StatusFail
-				c.Error = err.Error()
-			}
+}
+
+// set runs the i-th ordered set and says whether the run goes on.
+func (run *orderedRun) set(ctx context.Context, i int, name string) bool {
+	o, c := run.o, run.c
+	r, err := RunSet(ctx, SetOptions{
+		Config: o.Config, Set: name, Provider: o.Provider, Model: o.Model, Repetitions: o.Repetitions,
+		OutDir: filepath.Join(o.BaseDir, name), SkipPreflight: true, InRun: true, FixtureManifest: run.shared, SharedManifest: c.FixtureManifest,
+		GateProfile: o.GateProfile, Stats: o.Stats, Report: o.Report, Log: o.Log, Now: o.Now,
+		Progress: o.Progress, Position: fmt.Sprintf("set %d of %d", i+1, len(bench.OrderedSets)),
+	})
+	if r != nil {
+		run.ran[name] = r.Tracking.RunID
+		run.res.Sets = append(run.res.Sets, r)
+		if o.OnSet != nil {
+			o.OnSet(run.res.Sets)
 		}
 	}
+	if err == nil && r.Passed() {
+		return true
+	}
+	c.Status = StatusFail
+	if r != nil {
+		c.Status = r.Tracking.FinalStatus
+	}
+	c.StoppedAt = name
+	if err != nil {
+		c.Error = err.Error()
+	} else if r != nil && r.Tracking.Error != "" {
+		c.Error = r.Tracking.Error
+	}
+	fmt.Fprintf(o.Log, "ordered: stopped at set %s (%s): %s\n", name, c.Status, c.Error)
+	return false
+}
+
+// cleanup runs the fixture cleanup, even when the run was cancelled:
+// after a SIGTERM, within the stop budget.
+func (run *orderedRun) cleanup(ctx context.Context) {
+	o := run.o
+	logPath := filepath.Join(run.runLogs, "cleanup.log")
+	cctx, cancel := proc.AfterStop(ctx)
+	argv := o.Config.FixturesArgv("cleanup", run.shared, "")
+	rec, err := run.cmds.run(cctx, "cleanup", o.Config.BenchDir, argv, o.Config.Env, time.Duration(o.Config.FixturesTimeout), logPath)
 	cancel()
-	c.Commands = cmds.snapshot()
-	collect(c, o.BaseDir, ran)
-	if err := writeConsolidated(res); err != nil {
-		return res, err
+	run.c.Cleanup = &rec
+	if err == nil && rec.ExitCode != 0 {
+		err = fmt.Errorf("fixture cleanup %s (log: %s)", ended(rec), logPath)
+		if rec.Cancelled {
+			err = fmt.Errorf("%w; run it again yourself: %s", err, pasteable(o.Config.BenchDir, o.Config.Env, argv))
+		}
 	}
-	fmt.Fprintln(o.Stdout, res.SummaryJSON)
+	if err != nil {
+		run.fail(err)
+	}
+}
+
+// confirm lists the canonical confirmation commands in the summary and,
+// with --confirm, runs them, returning those that ran.
+func (run *orderedRun) confirm(ctx context.Context) []Confirmation {
+	o, c := run.o, run.c
+	var confirmed []Confirmation
+	var failed []string
+	for i, cmd := range o.Config.Confirm {
+		conf := Confirmation{Name: cmd.Name, Command: envPrefix(cmd.Env) + proc.String(cmd.Argv)}
+		if o.Confirm {
+			logPath := filepath.Join(run.runLogs, fmt.Sprintf("confirm-%d.log", i))
+			rec, err := run.cmds.run(ctx, "confirm-"+cmd.Name, o.Config.BenchDir, cmd.Argv, append(append([]string(nil), o.Config.Env...), cmd.Env...),
+				time.Duration(o.Config.BenchmarkTimeout), logPath)
+			conf.Ran = true
+			code := rec.ExitCode
+			conf.ExitCode = &code
+			if err != nil || rec.ExitCode != 0 {
+				msg := fmt.Sprintf("%s (%s, log: %s)", cmd.Name, ended(rec), logPath)
+				failed = append(failed, msg)
+				fmt.Fprintf(o.Log, "ordered: confirmation %s did not succeed\n", msg)
+			}
+			conf.Log = logPath
+			confirmed = append(confirmed, conf)
+		}
+		c.Confirmation = append(c.Confirmation, conf)
+	}
+	if len(failed) > 0 {
+		c.Status = StatusFail
+		c.Error = "confirmation did not succeed: " + strings.Join(failed, "; ")
+	}
+	return confirmed
+}
+
+// recheckEvidence checks that what each set judged is still what its
+// files hold: a later set's benchmark could reach an earlier set's
+// files, and so could the fixture cleanup and the confirmation commands;
+// the summary reads each set's tracking.json.
+func (run *orderedRun) recheckEvidence(ctx context.Context) {
+	rctx, cancel := proc.AfterStop(ctx)
+	defer cancel()
+	for _, r := range run.res.Sets {
+		if err := r.recheckEvidence(rctx); err != nil {
+			run.fail(err)
+		}
+	}
+}
+
+// handoff prints, after the summary's path, the confirmation commands
+// ready to run when every set passed, or the outcome of those that ran.
+func (run *orderedRun) handoff(confirmed []Confirmation) {
+	o, c := run.o, run.c
 	if c.Status == StatusPass && !o.Confirm {
 		fmt.Fprintf(o.Stdout, "All sets passed. %s.\nReady to run:\n", confirmationIntro(o.Model, c.ConfirmationModel))
 		for _, cmd := range o.Config.Confirm {
@@ -340,7 +410,6 @@ func RunOrdered(ctx context.Context, o OrderedOptions) (*OrderedResult, error) {
 			fmt.Fprintf(o.Stdout, "  %s: %s (exit %d, log: %s)\n", conf.Name, state, code, conf.Log)
 		}
 	}
-	return res, nil
 }
 
 // pasteable is a confirmation command as a line a person can paste into
