@@ -139,8 +139,8 @@ func (driftMode) judge(v *verdict.Verdict, in judgeInput) {
 		v.Switch = "fail-on: none"
 	}
 	v.Checks = append(v.Checks,
-		countCheck("drift", "open_worse_change_points", "open change points for the worse", worse, failOn != "worse"),
-		countCheck("drift", "open_change_points", "open change points", open, failOn != "any"))
+		countCheck("change points", "open_worse_change_points", "open change points for the worse", worse, failOn != "worse"),
+		countCheck("change points", "open_change_points", "open change points", open, failOn != "any"))
 }
 
 func (driftMode) outputs(r *reporter, res *results, _ *Result) {
