@@ -15,27 +15,14 @@ import (
 	"github.com/benchgate/benchgate/internal/verdict"
 )
 
-// checkNames are gate v2's checks in words, with their units.
-var checkNames = map[string]struct{ name, unit string }{
-	"reliability_success_rate_non_inferior": {"success rate change, ghx against agent_direct", "points"},
-	"reliability_output_validity":           {"output validity (ghx)", "%"},
-	"reliability_runner_failure_rate":       {"runner failure rate (ghx)", "%"},
-	"reliability_timeout_stall_rate":        {"timeout and stall rate (ghx)", "%"},
-	"reliability_retry_rate":                {"retry rate (ghx)", "%"},
-	"efficiency_coverage":                   {"scenarios with enough stable rows", "%"},
-	"efficiency_tokens_active_reduction":    {"active-token reduction", "%"},
-	"efficiency_latency_reduction":          {"latency reduction", "%"},
-	"efficiency_tool_call_reduction":        {"tool-call reduction", "%"},
-}
-
-// gateCheck turns one of gate v2's checks into a verdict check.
+// gateCheck turns one of gate v2's checks into a verdict check, in the
+// words and unit of its report.Checks entry.
 func gateCheck(c report.Check) verdict.Check {
-	n, ok := checkNames[c.Name]
+	spec, ok := report.CheckByID(c.Name)
 	if !ok {
-		n.name, n.unit = strings.ReplaceAll(c.Name, "_", " "), ""
+		spec.ID, spec.Name = c.Name, strings.ReplaceAll(c.Name, "_", " ")
 	}
-	group, _, _ := strings.Cut(c.Name, "_")
-	out := verdict.Check{Group: group, ID: c.Name, Name: n.name, Value: c.Value, Threshold: c.Threshold, Unit: n.unit,
+	out := verdict.Check{Group: spec.Group(), ID: c.Name, Name: spec.Name, Value: c.Value, Threshold: c.Threshold, Unit: spec.Unit,
 		Direction: verdict.Direction(c.Operator), Status: verdict.Fail}
 	if c.Passed {
 		out.Status = verdict.Pass
@@ -79,9 +66,9 @@ func reportChecks(rep *report.Result) []verdict.Check {
 				Status: statsStatus(s.Verdict), Method: s.Reason})
 		}
 		for _, e := range st.Efficiency {
-			n := checkNames[e.Check]
+			n, _ := report.CheckByID(e.Check)
 			lo, hi := e.LowPct, e.HighPct
-			c := verdict.Check{Group: "efficiency", ID: e.Check, Name: orDefault(n.name, e.Metric), Value: e.EstimatePct, Low: &lo, High: &hi,
+			c := verdict.Check{Group: "efficiency", ID: e.Check, Name: orDefault(n.Name, e.Metric), Value: e.EstimatePct, Low: &lo, High: &hi,
 				Threshold: e.MinReductionPct, Unit: "%", Direction: verdict.AtLeast, Status: statsStatus(e.Verdict),
 				Method: statsMethod(e),
 				Also:   "gate v2's median of per-scenario reductions: " + report.Percent(e.V2Value),

@@ -127,20 +127,26 @@ func Markdown(s *Summary) string {
 		line("| %s | %s | %s %s | %s |", c.Name, ToFixed(c.Value, 2), c.Operator, ToFixed(c.Threshold, 2), yn)
 	}
 	line("")
+	// One line per check of the group, in the gate's order.
+	snapshot := func(group string) {
+		for _, c := range Checks() {
+			if c.Group() != group {
+				continue
+			}
+			detail := ""
+			if c.detail != nil {
+				detail = c.detail(eff)
+			}
+			line("- "+c.Snapshot+"%s", ToFixed(c.value(rel, eff), 2), detail)
+		}
+	}
 	line("### Reliability Snapshot")
 	line("")
-	line("- success delta: %s pp", ToFixed(rel.SuccessRateDeltaPct, 2))
-	line("- output validity: %s%%", ToFixed(rel.OutputValidityRatePct, 2))
-	line("- runner failures: %s%%", ToFixed(rel.RunnerFailureRatePct, 2))
-	line("- timeout/stalls: %s%%", ToFixed(rel.TimeoutStallRatePct, 2))
-	line("- external retries: %s%%", ToFixed(rel.RetryRatePct, 2))
+	snapshot("reliability")
 	line("")
 	line("### Efficiency Snapshot (Stable Sample)")
 	line("")
-	line("- scenario coverage: %s%% (%d/%d)", ToFixed(eff.CoveragePct, 2), eff.EligibleScenarioCount, eff.TotalScenarioCount)
-	line("- median active-token reduction: %s%%", ToFixed(eff.TokensActiveReductionPct, 2))
-	line("- median latency reduction: %s%%", ToFixed(eff.LatencyReductionPct, 2))
-	line("- median tool-call reduction: %s%%", ToFixed(eff.ToolCallReductionPct, 2))
+	snapshot("efficiency")
 	line("- scenario win-rate (active tokens): %s%% (%d comparable scenarios)", ToFixed(eff.ScenarioWinRateTokensActivePct, 2), eff.TokensComparableScenarioCount)
 	return b.String()
 }

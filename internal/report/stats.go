@@ -137,32 +137,33 @@ func buildStats(ad, ghx *modeAcc, s *Summary, th Thresholds, opts StatsOptions, 
 		undecidedHint: opts.UndecidedHint}
 	eff := s.GateV2.Efficiency
 	r.TotalScenarioCount, r.EligibleScenarioCount = eff.TotalScenarioCount, eff.EligibleScenarioCount
-	for _, c := range s.GateV2.Checks {
-		if strings.HasPrefix(c.Name, "reliability_") || c.Name == "efficiency_coverage" {
-			r.Reliability = append(r.Reliability, c)
-		}
-	}
-	var tokens, latency, tools []stats.Scenario
-	for _, id := range eligibleScenarios(ad, ghx, th.MinSamplesPerScenarioPerMode) {
-		a, g := ad.scenarios[id], ghx.scenarios[id]
-		tokens = append(tokens, stats.Scenario{ID: id, Base: a.active.float64s(), Target: g.active.float64s()})
-		latency = append(latency, stats.Scenario{ID: id, Base: a.latency.float64s(), Target: g.latency.float64s()})
-		tools = append(tools, stats.Scenario{ID: id, Base: a.tools.float64s(), Target: g.tools.float64s()})
-	}
-	res, err := stats.Judge([]stats.Metric{
-		{Name: StatsTokensActive, Scenarios: tokens, MinReductionPct: th.MinTokensActiveReductionPct},
-		{Name: StatsLatency, Scenarios: latency, MinReductionPct: th.MinLatencyReductionPct},
-		{Name: StatsToolCalls, Scenarios: tools, MinReductionPct: th.MinToolCallReductionPct},
-	}, stats.Options{Confidence: conf, Seed: opts.Seed, Replicates: opts.Replicates, Scope: opts.Scope, AvailableScenarios: opts.BenchmarkScenarios})
-	if err != nil {
-		return nil, fmt.Errorf("stats: %w", err)
-	}
 	v2 := map[string]Check{}
 	for _, c := range s.GateV2.Checks {
 		v2[c.Name] = c
 	}
-	for i, name := range []string{"efficiency_tokens_active_reduction", "efficiency_latency_reduction", "efficiency_tool_call_reduction"} {
-		r.Efficiency = append(r.Efficiency, EfficiencyCheck{Metric: res[i].Name, Check: name, V2Value: v2[name].Value, V2Passed: v2[name].Passed, Result: res[i]})
+	// The statistical gate judges the checks with a metric by their
+	// intervals and keeps the others as v2 judged them.
+	eligible := eligibleScenarios(ad, ghx, th.MinSamplesPerScenarioPerMode)
+	var metrics []stats.Metric
+	var judged []CheckSpec
+	for _, c := range Checks() {
+		if c.StatsMetric == "" {
+			r.Reliability = append(r.Reliability, v2[c.ID])
+			continue
+		}
+		m := stats.Metric{Name: c.StatsMetric, MinReductionPct: c.threshold(th)}
+		for _, id := range eligible {
+			m.Scenarios = append(m.Scenarios, stats.Scenario{ID: id, Base: c.sample(ad.scenarios[id]).float64s(), Target: c.sample(ghx.scenarios[id]).float64s()})
+		}
+		metrics = append(metrics, m)
+		judged = append(judged, c)
+	}
+	res, err := stats.Judge(metrics, stats.Options{Confidence: conf, Seed: opts.Seed, Replicates: opts.Replicates, Scope: opts.Scope, AvailableScenarios: opts.BenchmarkScenarios})
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	for i, c := range judged {
+		r.Efficiency = append(r.Efficiency, EfficiencyCheck{Metric: res[i].Name, Check: c.ID, V2Value: v2[c.ID].Value, V2Passed: v2[c.ID].Passed, Result: res[i]})
 	}
 	r.Scope, _ = stats.ParseScope(opts.Scope)
 	r.ScopeText = scopeText(r.Scope, res)

@@ -93,7 +93,7 @@ type Efficiency struct {
 	ScenarioWinRateTokensActivePct float64 `json:"scenarioWinRateTokensActivePct"`
 }
 
-// Check is one of the nine gate checks.
+// Check is the result of one of the gate checks (see Checks).
 type Check struct {
 	Name      string  `json:"name"`
 	Passed    bool    `json:"passed"`
@@ -456,30 +456,15 @@ func buildSummary(accs []*modeAcc, th Thresholds, profile, generatedAt string) *
 	}
 	eff := efficiency(ad, ghx, th.MinSamplesPerScenarioPerMode)
 	s.GateV2.Reliability, s.GateV2.Efficiency = rel, eff
-	s.GateV2.Checks = []Check{
-		atLeast("reliability_success_rate_non_inferior", rel.SuccessRateDeltaPct, 0-th.MaxSuccessRateDropPct),
-		atLeast("reliability_output_validity", rel.OutputValidityRatePct, th.MinOutputValidityRatePct),
-		atMost("reliability_runner_failure_rate", rel.RunnerFailureRatePct, th.MaxRunnerFailureRatePct),
-		atMost("reliability_timeout_stall_rate", rel.TimeoutStallRatePct, th.MaxTimeoutStallRatePct),
-		atMost("reliability_retry_rate", rel.RetryRatePct, th.MaxRetryRatePct),
-		atLeast("efficiency_coverage", eff.CoveragePct, th.MinEfficiencyCoveragePct),
-		atLeast("efficiency_tokens_active_reduction", eff.TokensActiveReductionPct, th.MinTokensActiveReductionPct),
-		atLeast("efficiency_latency_reduction", eff.LatencyReductionPct, th.MinLatencyReductionPct),
-		atLeast("efficiency_tool_call_reduction", eff.ToolCallReductionPct, th.MinToolCallReductionPct),
+	s.GateV2.Checks = make([]Check, 0, len(Checks()))
+	for _, c := range Checks() {
+		s.GateV2.Checks = append(s.GateV2.Checks, c.judge(rel, eff, th))
 	}
 	s.GateV2.Passed = true
 	for _, c := range s.GateV2.Checks {
 		s.GateV2.Passed = s.GateV2.Passed && c.Passed
 	}
 	return s
-}
-
-func atLeast(name string, v, t float64) Check {
-	return Check{Name: name, Passed: v >= t, Value: v, Threshold: t, Operator: ">="}
-}
-
-func atMost(name string, v, t float64) Check {
-	return Check{Name: name, Passed: v <= t, Value: v, Threshold: t, Operator: "<="}
 }
 
 // efficiency computes the scenario-stratified comparison: the median per

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/suggest"
@@ -35,7 +36,8 @@ func ParseProfile(name string) (string, error) {
 		suggest.DidYouMean(name, []string{ProfileVerifyPR, ProfileVerifyRelease, ProfilePRFast}, nil))
 }
 
-// Thresholds are the ten numbers one gate profile judges by. Percentages
+// Thresholds are the numbers one gate profile judges by; each field's
+// JSON tag is its key in an expectations file. Percentages
 // are 0-100; reliability limits apply to the ghx mode's raw rows,
 // efficiency limits to the scenario-stratified stable sample.
 type Thresholds struct {
@@ -56,9 +58,19 @@ type Thresholds struct {
 // benchmark's expectations.json.
 func DefaultThresholds(profile string) Thresholds {
 	if profile == ProfileVerifyRelease {
-		return Thresholds{22, 20, 30, 95, 1, 99, 2, 1, 8, 2}
+		return Thresholds{
+			MinTokensActiveReductionPct: 22, MinLatencyReductionPct: 20, MinToolCallReductionPct: 30,
+			MinEfficiencyCoveragePct: 95, MaxSuccessRateDropPct: 1, MinOutputValidityRatePct: 99,
+			MaxRunnerFailureRatePct: 2, MaxTimeoutStallRatePct: 1, MaxRetryRatePct: 8,
+			MinSamplesPerScenarioPerMode: 2,
+		}
 	}
-	return Thresholds{15, 15, 20, 80, 3, 97, 5, 2, 15, 1}
+	return Thresholds{
+		MinTokensActiveReductionPct: 15, MinLatencyReductionPct: 15, MinToolCallReductionPct: 20,
+		MinEfficiencyCoveragePct: 80, MaxSuccessRateDropPct: 3, MinOutputValidityRatePct: 97,
+		MaxRunnerFailureRatePct: 5, MaxTimeoutStallRatePct: 2, MaxRetryRatePct: 15,
+		MinSamplesPerScenarioPerMode: 1,
+	}
 }
 
 // Expectations is a model-aware thresholds file (config/expectations.json).
@@ -68,11 +80,17 @@ type Expectations struct {
 	Models map[string]map[string]Thresholds
 }
 
-var thresholdKeys = []string{
-	"minTokensActiveReductionPct", "minLatencyReductionPct", "minToolCallReductionPct",
-	"minEfficiencyCoveragePct", "maxSuccessRateDropPct", "minOutputValidityRatePct",
-	"maxRunnerFailureRatePct", "maxTimeoutStallRatePct", "maxRetryRatePct",
-	"minSamplesPerScenarioPerMode",
+// thresholdFields are the fields of Thresholds, whose JSON tags are the
+// keys of an expectations file: the struct is the one list of threshold
+// keys, which the decoder and the checks' ThresholdKey refer to.
+func thresholdFields() []reflect.StructField {
+	return reflect.VisibleFields(reflect.TypeFor[Thresholds]())
+}
+
+// thresholdKey is a field's key in an expectations file.
+func thresholdKey(f reflect.StructField) string {
+	k, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return k
 }
 
 // LoadExpectations reads and validates an expectations file. Every model
@@ -111,25 +129,32 @@ func ParseExpectations(data []byte, path string) (*Expectations, error) {
 			keys, ok := profiles[profile]
 			where := fmt.Sprintf("%s: expectations.%s.%s", path, model, profile)
 			if !ok || keys == nil {
-				return nil, fmt.Errorf("%s: expected an object of %d thresholds, got missing key", where, len(thresholdKeys))
+				return nil, fmt.Errorf("%s: expected an object of %d thresholds, got missing key", where, len(thresholdFields()))
 			}
-			vals := make([]float64, len(thresholdKeys))
-			for i, k := range thresholdKeys {
+			var th Thresholds
+			fields := reflect.ValueOf(&th).Elem()
+			for _, f := range thresholdFields() {
+				k := thresholdKey(f)
 				v, ok := keys[k]
 				if !ok {
 					return nil, fmt.Errorf("%s.%s: expected number, got missing key", where, k)
 				}
-				var f float64
-				if err := json.Unmarshal(v, &f); err != nil {
+				var x float64
+				if err := json.Unmarshal(v, &x); err != nil {
 					return nil, fmt.Errorf("%s.%s: expected number, got %s", where, k, v)
 				}
-				vals[i] = f
+				field := fields.FieldByIndex(f.Index)
+				if field.Kind() == reflect.Int {
+					// Only minSamplesPerScenarioPerMode is a count.
+					if x < 1 || x != math.Trunc(x) || x > 1e6 {
+						return nil, fmt.Errorf("%s.%s: expected an integer >= 1, got %v", where, k, x)
+					}
+					field.SetInt(int64(x))
+					continue
+				}
+				field.SetFloat(x)
 			}
-			ms := vals[9]
-			if ms < 1 || ms != math.Trunc(ms) || ms > 1e6 {
-				return nil, fmt.Errorf("%s.minSamplesPerScenarioPerMode: expected an integer >= 1, got %v", where, ms)
-			}
-			exp.Models[model][profile] = Thresholds{vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], vals[6], vals[7], vals[8], int(ms)}
+			exp.Models[model][profile] = th
 		}
 	}
 	return exp, nil
