@@ -232,11 +232,10 @@ func moduleRoot(t *testing.T) string {
 	return root
 }
 
-// stringLiterals maps each string literal of the module's non-test Go
-// files to the files (relative to the root) that hold it.
-func stringLiterals(t *testing.T, root string) map[string][]string {
+// eachGoFile parses each non-test Go file of the module under root and
+// calls fn with its path relative to root, with slashes.
+func eachGoFile(t *testing.T, root string, fn func(rel string, f *ast.File)) {
 	t.Helper()
-	out := map[string][]string{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -255,19 +254,29 @@ func stringLiterals(t *testing.T, root string) map[string][]string {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
-		ast.Inspect(f, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, err := strconv.Unquote(lit.Value); err == nil && !slices.Contains(out[s], rel) {
-					out[s] = append(out[s], filepath.ToSlash(rel))
-				}
-			}
-			return true
-		})
+		fn(filepath.ToSlash(rel), f)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stringLiterals maps each string literal of the module's non-test Go
+// files to the files (relative to the root) that hold it.
+func stringLiterals(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	eachGoFile(t, root, func(rel string, f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil && !slices.Contains(out[s], rel) {
+					out[s] = append(out[s], rel)
+				}
+			}
+			return true
+		})
+	})
 	return out
 }
 
