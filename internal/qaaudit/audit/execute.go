@@ -221,13 +221,58 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	paths, err := ExpandPaths(cfg.Paths, cfg.OutDir)
+	files, sel, err := loadSelected(cfg)
 	if err != nil {
 		return nil, err
 	}
+	outDir, err := filepath.Abs(cfg.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	// The sandbox's Python first: without pytest nothing can be proven,
+	// and a missing library settles the multiple_choice cases without a
+	// model.
+	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv,
+		Limits: sandbox.Limits{MemoryBytes: cfg.TestMemory}, NoSandbox: cfg.NoSandbox, Secrets: cfg.Secrets}
+	missingLibrary, err := checkSandbox(ctx, cfg, &runner)
+	if err != nil {
+		return nil, err
+	}
+	am, err := connectModel(ctx, cfg, files, sel, missingLibrary)
+	if err != nil {
+		return nil, err
+	}
+	auditor, gate, err := newAuditor(ctx, cfg, runner, outDir, am, missingLibrary)
+	if err != nil {
+		return nil, err
+	}
+	jobs := cfg.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: am.name, Sandbox: runner.Describe(), Auditor: auditor, Now: cfg.Now,
+		Only: sel.Only, Kinds: sel.Kinds, Jobs: jobs, OnCase: progress(cfg.Stdout), Annotate: func(r *qreport.Report) { r.ModelCheck = gate.ModelCheck() }})
+	sum := &Summary{Result: res}
+	if err != nil {
+		return sum, err
+	}
+	printOutcome(cfg, res, am.breaker)
+	if !cfg.OpenPRs || len(res.Fixed) == 0 {
+		return sum, nil
+	}
+	return sum, publishFixes(ctx, cfg, res, outDir, sum)
+}
+
+// loadSelected loads every question file and the selection of cases and
+// kinds, refusing a selected case ID that no file holds.
+func loadSelected(cfg Config) ([]*questions.File, Options, error) {
+	paths, err := ExpandPaths(cfg.Paths, cfg.OutDir)
+	if err != nil {
+		return nil, Options{}, err
+	}
 	files, err := LoadAll(paths, cfg.RepoRoot)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, Options{}, badInput("%v", err)
 	}
 	for _, id := range cfg.Cases {
 		found := false
@@ -237,7 +282,7 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 			}
 		}
 		if !found {
-			return nil, badOption("case", " %q: no such case id in %d question file(s)", id, len(files))
+			return nil, Options{}, badOption("case", " %q: no such case id in %d question file(s)", id, len(files))
 		}
 	}
 	only := map[string]bool{}
@@ -248,76 +293,87 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	for _, k := range cfg.Kinds {
 		kinds[questions.Kind(k)] = true
 	}
-	sel := Options{Only: only, Kinds: kinds}
-	outDir, err := filepath.Abs(cfg.OutDir)
-	if err != nil {
-		return nil, err
-	}
-	// The sandbox's Python first: without pytest nothing can be proven,
-	// and a missing library settles the multiple_choice cases without a
-	// model.
-	runner := sandbox.Runner{Python: cfg.Python, Image: cfg.Image, DockerHost: cfg.DockerHost, Timeout: cfg.TestTimeout, Getenv: cfg.Getenv,
-		Limits: sandbox.Limits{MemoryBytes: cfg.TestMemory}, NoSandbox: cfg.NoSandbox, Secrets: cfg.Secrets}
-	missingLibrary := ""
+	return files, Options{Only: only, Kinds: kinds}, nil
+}
+
+// checkSandbox checks, before any case runs, that the container engine
+// answers (with an image) or that the sandbox's Python has pytest, and
+// says what the sandbox has and lacks. It returns why the benchmark's
+// library cannot be imported, or "" when it can.
+func checkSandbox(ctx context.Context, cfg Config, runner *sandbox.Runner) (missingLibrary string, err error) {
 	if cfg.Image != "" {
 		// A dead engine would end every case in an error; say so once,
 		// before any case runs.
-		if err := pingEngine(ctx, cfg.DockerHost); err != nil {
-			return nil, err
-		}
+		return "", pingEngine(ctx, cfg.DockerHost)
 	}
-	if cfg.Image == "" {
-		it, err := runner.Preflight(ctx, cfg.RequireModules)
-		if err != nil {
-			return nil, &exitcode.UsageError{Err: err}
-		}
-		fmt.Fprintf(cfg.Stdout, "qa-audit: sandbox %s: Python %s, pytest %s\n", it.Python, it.Version, it.Pytest)
-		if cfg.NoSandbox {
-			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: the tests run without a sandbox (chosen): they can read this machine's files and reach its network\n")
-		}
-		for _, note := range it.Notes {
-			fmt.Fprintf(cfg.Stdout, "qa-audit: note: the sandbox has %s\n", note)
-		}
-		if u := runner.Unenforced(); u != "" {
-			fmt.Fprintf(cfg.Stdout, "qa-audit: note: the sandbox has %s\n", u)
-		}
-		for _, m := range it.Missing {
-			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: %s does not import in %s; every check that needs it is Inconclusive (library not installed)\n", m, it.Python)
-		}
-		if len(it.Missing) > 0 {
-			missingLibrary = fmt.Sprintf("the benchmark's library is not installed in %s: %s", it.Python, strings.Join(it.Missing, "; "))
-		}
+	it, err := runner.Preflight(ctx, cfg.RequireModules)
+	if err != nil {
+		return "", &exitcode.UsageError{Err: err}
 	}
-	// A model is needed only for multiple_choice cases that can be
-	// proven: api_understanding and fix_error cases are proven by
-	// execution alone, and without the library no option can be.
-	var m model.LLM
-	var breaker *llm.Breaker
-	modelName := "none"
-	n := modelCases(files, sel)
-	if n > 0 && missingLibrary == "" || n == 0 && apiCases(files, sel) > 0 {
-		llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
-		switch {
-		case err != nil && n > 0:
-			return nil, badInput("%w (a model is needed because %d multiple_choice case(s) are selected; %w audits the kinds that need none)", err, n,
-				exitcode.Optionf("kinds", " api_understanding,fix_error"))
-		case err != nil:
-			// api_understanding checks need a model only for the claims
-			// the rules leave undecided; without one they are Inconclusive.
-			llmModel = nil
-		}
-		if llmModel != nil {
-			// After a few failed calls in a row the endpoint is given up on:
-			// the remaining cases end Inconclusive at once, with that error.
-			breaker = &llm.Breaker{LLM: llmModel, Threshold: cfg.ModelFailureLimit}
-			m, modelName = breaker, llmModel.Name()
-			if cfg.Backend != "" {
-				modelName = cfg.Backend + "/" + modelName
-			}
-		}
+	fmt.Fprintf(cfg.Stdout, "qa-audit: sandbox %s: Python %s, pytest %s\n", it.Python, it.Version, it.Pytest)
+	if cfg.NoSandbox {
+		fmt.Fprintf(cfg.Stdout, "qa-audit: warning: the tests run without a sandbox (chosen): they can read this machine's files and reach its network\n")
 	}
+	for _, note := range it.Notes {
+		fmt.Fprintf(cfg.Stdout, "qa-audit: note: the sandbox has %s\n", note)
+	}
+	if u := runner.Unenforced(); u != "" {
+		fmt.Fprintf(cfg.Stdout, "qa-audit: note: the sandbox has %s\n", u)
+	}
+	for _, m := range it.Missing {
+		fmt.Fprintf(cfg.Stdout, "qa-audit: warning: %s does not import in %s; every check that needs it is Inconclusive (library not installed)\n", m, it.Python)
+	}
+	if len(it.Missing) > 0 {
+		missingLibrary = fmt.Sprintf("the benchmark's library is not installed in %s: %s", it.Python, strings.Join(it.Missing, "; "))
+	}
+	return missingLibrary, nil
+}
+
+// auditModel is the model an audit calls, if any.
+type auditModel struct {
+	llm     model.LLM // the breaker in front of the model; nil without one
+	breaker *llm.Breaker
+	name    string // backend/model as the report names it, or "none"
+	// mcCases counts the selected multiple_choice cases, which cannot be
+	// audited without the model.
+	mcCases int
+}
+
+// connectModel connects the model when a case needs one: multiple_choice
+// cases that can be proven (without the library no option can be), or
+// api_understanding claims the rules leave undecided; fix_error cases are
+// proven by execution alone.
+func connectModel(ctx context.Context, cfg Config, files []*questions.File, sel Options, missingLibrary string) (auditModel, error) {
+	am := auditModel{name: "none", mcCases: modelCases(files, sel)}
+	n := am.mcCases
+	if !(n > 0 && missingLibrary == "" || n == 0 && apiCases(files, sel) > 0) {
+		return am, nil
+	}
+	llmModel, err := llm.New(ctx, llm.Config{Backend: llm.Backend(cfg.Backend), Model: cfg.Model, BaseURL: cfg.ModelURL, APIKeyEnv: cfg.APIKeyEnv, Timeout: cfg.ModelTimeout}, cfg.Getenv)
+	switch {
+	case err != nil && n > 0:
+		return am, badInput("%w (a model is needed because %d multiple_choice case(s) are selected; %w audits the kinds that need none)", err, n,
+			exitcode.Optionf("kinds", " api_understanding,fix_error"))
+	case err != nil:
+		// api_understanding checks need a model only for the claims
+		// the rules leave undecided; without one they are Inconclusive.
+		return am, nil
+	}
+	// After a few failed calls in a row the endpoint is given up on:
+	// the remaining cases end Inconclusive at once, with that error.
+	am.breaker = &llm.Breaker{LLM: llmModel, Threshold: cfg.ModelFailureLimit}
+	am.llm, am.name = am.breaker, llmModel.Name()
+	if cfg.Backend != "" {
+		am.name = cfg.Backend + "/" + am.name
+	}
+	return am, nil
+}
+
+// newAuditor builds the agents and the auditor of each kind, checking
+// the model once before any case is judged.
+func newAuditor(ctx context.Context, cfg Config, runner sandbox.Runner, outDir string, am auditModel, missingLibrary string) (ByKind, *ModelGate, error) {
 	agents, err := pipeline.New(pipeline.Config{
-		Model:              m,
+		Model:              am.llm,
 		Prover:             pipeline.SandboxProver{Runner: runner},
 		WorkDir:            filepath.Join(outDir, "work"),
 		MaxProofIterations: cfg.MaxProofIterations,
@@ -326,43 +382,36 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		CaseTimeout:        cfg.CaseTimeout,
 	})
 	if err != nil {
-		return nil, err
+		return ByKind{}, nil, err
 	}
 	gate := &ModelGate{Next: agents, MissingLibrary: missingLibrary, CheckTimeout: cfg.ModelTimeout, Stdout: cfg.Stdout}
-	prover := m != nil
-	if breaker != nil {
-		gate.Model = breaker.LLM // the check is not one of the breaker's calls
+	prover := am.llm != nil
+	if am.breaker != nil {
+		gate.Model = am.breaker.LLM // the check is not one of the breaker's calls
 		// A wrong endpoint, key or model name is broken setup: the run
 		// ends here, exit 2, before any case is judged. Without a
 		// multiple_choice case the model is only the prover of what the
 		// rules leave undecided: the audit goes on without it.
 		if mc := gate.Precheck(ctx); mc != nil && !mc.OK {
-			if n > 0 {
-				return nil, modelCheckFailed(mc.Error, cfg)
+			if am.mcCases > 0 {
+				return ByKind{}, nil, modelCheckFailed(mc.Error, cfg)
 			}
 			prover = false
 			fmt.Fprintf(cfg.Stdout, "qa-audit: warning: model check failed (%s); the claims the rules leave undecided stay Inconclusive\n", textfmt.Truncate(mc.Error, 300))
 		}
 	}
-	auditor := ByKind{
-		Agents: gate,
-		Exec:   &execproof.Auditor{Runner: runner, WorkDir: filepath.Join(outDir, "work"), RepoRoot: cfg.RepoRoot},
-	}
+	exec := &execproof.Auditor{Runner: runner, WorkDir: filepath.Join(outDir, "work"), RepoRoot: cfg.RepoRoot}
 	if prover {
 		// The claims the execution rules leave undecided go to the model,
 		// which writes and runs a test for each, as for an option.
-		auditor.Exec.(*execproof.Auditor).Prover = agents
+		exec.Prover = agents
 	}
-	jobs := cfg.Jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
-	}
-	res, err := Run(ctx, files, Options{RepoRoot: cfg.RepoRoot, OutDir: outDir, Model: modelName, Sandbox: runner.Describe(), Auditor: auditor, Now: cfg.Now,
-		Only: only, Kinds: kinds, Jobs: jobs, OnCase: progress(cfg.Stdout), Annotate: func(r *qreport.Report) { r.ModelCheck = gate.ModelCheck() }})
-	sum := &Summary{Result: res}
-	if err != nil {
-		return sum, err
-	}
+	return ByKind{Agents: gate, Exec: exec}, gate, nil
+}
+
+// printOutcome prints the totals, the report's path and the fixed
+// copies, after saying whether the model was given up on.
+func printOutcome(cfg Config, res *Result, breaker *llm.Breaker) {
 	if breaker != nil {
 		if open, first := breaker.Open(); open {
 			fmt.Fprintf(cfg.Stdout, "qa-audit: stopped calling the model after %d failed calls in a row (%v); the multiple_choice cases after that end with its error (audit errors: Inconclusive, counted in the errors)\n", breakerLimit(cfg.ModelFailureLimit), first)
@@ -375,9 +424,11 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	for _, f := range res.Fixed {
 		fmt.Fprintf(cfg.Stdout, "qa-audit: fixed copy %s (%d case(s))\n", f.Written, len(f.Cases))
 	}
-	if !cfg.OpenPRs || len(res.Fixed) == 0 {
-		return sum, nil
-	}
+}
+
+// publishFixes opens or updates the pull requests of the fixed files, or
+// with --dry-run writes the plan of them; sum records what it did.
+func publishFixes(ctx context.Context, cfg Config, res *Result, outDir string, sum *Summary) error {
 	owner, name, _ := strings.Cut(cfg.Repo, "/")
 	pcfg := ghpr.Config{Owner: owner, Repo: name, Base: cfg.Base, Grouping: ghpr.Grouping(cfg.Grouping), Labels: cfg.Labels, RunID: cfg.RunID,
 		AuthorName: "benchgate qa-audit", AuthorEmail: "qa-audit@users.noreply.github.com"}
@@ -385,14 +436,14 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.DryRun {
 		sum.PlanPath = filepath.Join(outDir, "pull-requests", "plan.md")
 		if err := fsutil.WriteFileAtomic(sum.PlanPath, []byte(Plan(pcfg, changes)), 0o644); err != nil {
-			return sum, err
+			return err
 		}
 		fmt.Fprintf(cfg.Stdout, "qa-audit: dry run, pull request plan %s\n", sum.PlanPath)
-		return sum, nil
+		return nil
 	}
 	gh, err := githubClient(cfg)
 	if err != nil {
-		return sum, err
+		return err
 	}
 	prs, err := ghpr.Publish(ctx, gh, pcfg, changes)
 	sum.PullRequests = prs
@@ -409,9 +460,9 @@ func Execute(ctx context.Context, cfg Config) (*Summary, error) {
 		fmt.Fprintf(cfg.Stdout, "qa-audit: %s pull request #%d %s (branch %s)\n", verb, pr.Number, pr.URL, pr.Branch)
 	}
 	if err != nil {
-		return sum, fmt.Errorf("publishing pull requests: %s", llm.Mask(err.Error(), cfg.Getenv("GITHUB_TOKEN"), cfg.Getenv("GH_TOKEN")))
+		return fmt.Errorf("publishing pull requests: %s", llm.Mask(err.Error(), cfg.Getenv("GITHUB_TOKEN"), cfg.Getenv("GH_TOKEN")))
 	}
-	return sum, nil
+	return nil
 }
 
 func githubClient(cfg Config) (*github.Client, error) {
