@@ -361,15 +361,8 @@ func TestSetTwoSignalsOfEitherKind(t *testing.T) {
 			t.Parallel()
 			m := newMisbehaving(t, "linger", nil)
 			out := filepath.Join(m.dir, "out", "pr-exec")
-			cmd, errb, wait := m.start(t, m.setArgs("pr-exec")...)
-			waitFor(t, "both modes to write their rows and linger", func() bool {
-				return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
-			})
-			cmd.Process.Signal(c.first)
-			waitFor(t, "benchgate to take the first signal", func() bool {
-				return strings.Contains(errb.String(), "benchgate: received SIG")
-			})
-			cmd.Process.Signal(c.second)
+			cmd, errb, wait := m.startLingering(t, out, m.setArgs("pr-exec")...)
+			signalTwice(t, cmd, errb, c.first, c.second, "benchgate: received SIG")
 			code := wait()
 			stderr := errb.String()
 			if code != c.code || strings.Contains(stderr, "still running") {

@@ -309,15 +309,8 @@ func TestSetLookAlikeScenarioIDs(t *testing.T) {
 func TestSetSecondSIGINT(t *testing.T) {
 	m := newMisbehaving(t, "linger", nil)
 	out := filepath.Join(m.dir, "out", "pr-exec")
-	cmd, errb, wait := m.start(t, m.setArgs("pr-exec")...)
-	waitFor(t, "both modes to write their rows and linger", func() bool {
-		return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
-	})
-	cmd.Process.Signal(syscall.SIGINT)
-	waitFor(t, "benchgate to take the first SIGINT", func() bool {
-		return strings.Contains(errb.String(), "benchgate: received SIGINT; stopping the run")
-	})
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd, errb, wait := m.startLingering(t, out, m.setArgs("pr-exec")...)
+	signalTwice(t, cmd, errb, syscall.SIGINT, syscall.SIGINT, "benchgate: received SIGINT; stopping the run")
 	code := wait()
 	stderr := errb.String()
 	if code != 130 || strings.Contains(stderr, "still running") || !strings.Contains(stderr, "a second SIGINT; stopping every command now, then exiting with 130") {
@@ -350,15 +343,8 @@ func TestOrderedSecondSIGINT(t *testing.T) {
 	m := newMisbehaving(t, "linger", nil)
 	base := filepath.Join(m.dir, "run")
 	out := filepath.Join(base, "pr-exec")
-	cmd, errb, wait := m.start(t, "ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest, "--out-dir", base)
-	waitFor(t, "the first set's benchmark to linger", func() bool {
-		return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
-	})
-	cmd.Process.Signal(syscall.SIGINT)
-	waitFor(t, "benchgate to take the first SIGINT", func() bool {
-		return strings.Contains(errb.String(), "benchgate: received SIGINT; stopping the run")
-	})
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd, errb, wait := m.startLingering(t, out, "ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest, "--out-dir", base)
+	signalTwice(t, cmd, errb, syscall.SIGINT, syscall.SIGINT, "benchgate: received SIGINT; stopping the run")
 	code := wait()
 	stderr := errb.String()
 	if code != 130 || strings.Contains(stderr, "still running") {

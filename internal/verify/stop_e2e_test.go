@@ -104,6 +104,28 @@ func (m *misbehaving) start(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buf
 	}
 }
 
+// startLingering starts benchgate with args and waits until the
+// benchmark of the set folder out wrote both modes' rows and lingers.
+func (m *misbehaving) startLingering(t *testing.T, out string, args ...string) (*exec.Cmd, *bytes.Buffer, func() int) {
+	t.Helper()
+	cmd, errb, wait := m.start(t, args...)
+	waitFor(t, "the benchmark to write both modes' rows and linger", func() bool {
+		return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
+	})
+	return cmd, errb, wait
+}
+
+// signalTwice sends first to benchgate, waits until its stderr holds
+// received, and sends second, while benchgate waits for the grace.
+func signalTwice(t *testing.T, cmd *exec.Cmd, errb *bytes.Buffer, first, second os.Signal, received string) {
+	t.Helper()
+	cmd.Process.Signal(first)
+	waitFor(t, "benchgate to take the first signal", func() bool {
+		return strings.Contains(errb.String(), received)
+	})
+	cmd.Process.Signal(second)
+}
+
 // rowsWritten counts the lines of an attempt's suite file of mode under
 // a set folder.
 func rowsWritten(out, mode string) int {
@@ -137,10 +159,7 @@ func (m *misbehaving) assertStoppedWithin(t *testing.T, code int, stderr string)
 func TestSetStopBudgetBenchmarkIgnoresSIGTERM(t *testing.T) {
 	m := newMisbehaving(t, "linger", nil)
 	out := filepath.Join(m.dir, "out", "pr-exec")
-	cmd, errb, wait := m.start(t, m.setArgs("pr-exec")...)
-	waitFor(t, "both modes to write their rows and linger", func() bool {
-		return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
-	})
+	cmd, errb, wait := m.startLingering(t, out, m.setArgs("pr-exec")...)
 	cmd.Process.Signal(syscall.SIGTERM)
 	code := wait()
 	m.assertStoppedWithin(t, code, errb.String())
@@ -182,11 +201,8 @@ func TestOrderedStopBudgetWithCleanup(t *testing.T) {
 	m := newMisbehaving(t, "linger,cleanup-hang", nil)
 	base := filepath.Join(m.dir, "run")
 	out := filepath.Join(base, "pr-exec")
-	cmd, errb, wait := m.start(t, "ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest,
+	cmd, errb, wait := m.startLingering(t, out, "ordered", "--config", m.config, "--provider", "openai", "--fixture-manifest", m.manifest,
 		"--out-dir", base, "--cleanup-on-failure")
-	waitFor(t, "the first set's benchmark to linger", func() bool {
-		return rowsWritten(out, "agent_direct") == 9 && rowsWritten(out, "ghx") == 9 && len(m.pids()) >= 6
-	})
 	cmd.Process.Signal(syscall.SIGTERM)
 	code := wait()
 	stderr := errb.String()
