@@ -53,6 +53,32 @@ const (
 	MetricToolCalls    = "tool_calls"
 )
 
+// efficiencyMetric is one efficiency metric compared against the
+// baseline: its name, its title for a reader, and a scenario's median
+// and stable repetitions of it in a run record.
+type efficiencyMetric struct {
+	name, title string
+	median      func(s *runrecord.Scenario) *float64
+	values      func(s *runrecord.Scenario) []float64
+}
+
+// efficiencyMetrics are the metrics compared, in the order they are
+// judged (Holm's order) and shown: the statistical gate's efficiency
+// checks (report.Checks), by the names of their values in a run record.
+func efficiencyMetrics() []efficiencyMetric {
+	return []efficiencyMetric{
+		{MetricActiveTokens, "active tokens",
+			func(s *runrecord.Scenario) *float64 { return s.MedianActiveTokens },
+			func(s *runrecord.Scenario) []float64 { return s.ActiveTokens }},
+		{MetricLatency, "wall latency",
+			func(s *runrecord.Scenario) *float64 { return s.MedianLatencyMs },
+			func(s *runrecord.Scenario) []float64 { return s.LatencyMs }},
+		{MetricToolCalls, "tool calls",
+			func(s *runrecord.Scenario) *float64 { return s.MedianToolCalls },
+			func(s *runrecord.Scenario) []float64 { return s.ToolCalls }},
+	}
+}
+
 // maxMoved is how many scenarios per metric are named as having moved most.
 const maxMoved = 5
 
@@ -269,10 +295,9 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 	judgeSuccess(&sc, len(pairs), opts.Confidence)
 	m.Success = sc
 
-	metrics := []stats.Metric{
-		{Name: MetricActiveTokens, MinReductionPct: -opts.TolerancePct},
-		{Name: MetricLatency, MinReductionPct: -opts.TolerancePct},
-		{Name: MetricToolCalls, MinReductionPct: -opts.TolerancePct},
+	var metrics []stats.Metric
+	for _, em := range efficiencyMetrics() {
+		metrics = append(metrics, stats.Metric{Name: em.name, MinReductionPct: -opts.TolerancePct})
 	}
 	// The gate's scope and test when both runs keep their repetitions
 	// (every paired scenario with stable rows has its values).
@@ -288,16 +313,10 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 	}
 	m.Scope = scope
 	for _, p := range pairs {
-		pick := [][2]*float64{
-			{p.b.MedianActiveTokens, p.c.MedianActiveTokens},
-			{p.b.MedianLatencyMs, p.c.MedianLatencyMs},
-			{p.b.MedianToolCalls, p.c.MedianToolCalls},
-		}
-		values := [][2][]float64{{p.b.ActiveTokens, p.c.ActiveTokens}, {p.b.LatencyMs, p.c.LatencyMs}, {p.b.ToolCalls, p.c.ToolCalls}}
-		for i, v := range pick {
-			sc := stats.Scenario{ID: p.c.ID, Base: repeated(v[0], p.b.Stable), Target: repeated(v[1], p.c.Stable)}
+		for i, em := range efficiencyMetrics() {
+			sc := stats.Scenario{ID: p.c.ID, Base: repeated(em.median(p.b), p.b.Stable), Target: repeated(em.median(p.c), p.c.Stable)}
 			if scope == stats.ScopeSuite {
-				sc.Base, sc.Target = values[i][0], values[i][1]
+				sc.Base, sc.Target = em.values(p.b), em.values(p.c)
 			}
 			metrics[i].Scenarios = append(metrics[i].Scenarios, sc)
 		}
@@ -308,7 +327,9 @@ func compareMode(cur, base runrecord.Mode, opts Options) (*Mode, error) {
 	}
 	same := scope == stats.ScopeSuite && len(pairs) > 0
 	for _, p := range pairs {
-		same = same && slices.Equal(p.b.ActiveTokens, p.c.ActiveTokens) && slices.Equal(p.b.LatencyMs, p.c.LatencyMs) && slices.Equal(p.b.ToolCalls, p.c.ToolCalls)
+		for _, em := range efficiencyMetrics() {
+			same = same && slices.Equal(em.values(p.b), em.values(p.c))
+		}
 	}
 	for _, r := range res {
 		r.Reason = changeReason(r, opts.TolerancePct)

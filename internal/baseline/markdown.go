@@ -10,11 +10,16 @@ import (
 )
 
 // metricTitle is how a metric is named for a reader.
-var metricTitle = map[string]string{
-	MetricSuccess:      "scenarios passing",
-	MetricActiveTokens: "active tokens",
-	MetricLatency:      "wall latency",
-	MetricToolCalls:    "tool calls",
+func metricTitle(name string) string {
+	for _, em := range efficiencyMetrics() {
+		if em.name == name {
+			return em.title
+		}
+	}
+	if name == MetricSuccess {
+		return "scenarios passing"
+	}
+	return ""
 }
 
 // Markdown renders the comparison as a section of the stats Markdown
@@ -46,20 +51,20 @@ func (c *Comparison) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| metric | change | %.0f%% interval of the change, or scenarios that changed | scenarios | verdict | the change on a bar (the tolerance at +%s%%) |\n|---|---:|---|---:|---|---|\n", c.Confidence*100, trim(c.TolerancePct))
 		s := m.Success
-		fmt.Fprintf(&b, "| %s | %d → %d | %s | %d | %s | |\n", metricTitle[MetricSuccess], s.BaselinePassed, s.CurrentPassed, flips(s, 1-c.Confidence), m.Paired, s.Verdict)
+		fmt.Fprintf(&b, "| %s | %d → %d | %s | %d | %s | |\n", metricTitle(MetricSuccess), s.BaselinePassed, s.CurrentPassed, flips(s, 1-c.Confidence), m.Paired, s.Verdict)
 		for _, e := range m.Efficiency {
 			if e.Scenarios == 0 {
-				fmt.Fprintf(&b, "| %s | | | 0 | %s | |\n", metricTitle[e.Name], e.Verdict)
+				fmt.Fprintf(&b, "| %s | | | 0 | %s | |\n", metricTitle(e.Name), e.Verdict)
 				continue
 			}
 			// Reductions become changes: a 12% reduction is -12%.
 			lo, hi := change(e.HighPct), change(e.LowPct)
-			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | %s |\n", metricTitle[e.Name], change(e.EstimatePct), lo, hi, e.Scenarios, e.Verdict,
+			fmt.Fprintf(&b, "| %s | %+.1f%% | [%+.1f%%, %+.1f%%] | %d | %s | %s |\n", metricTitle(e.Name), change(e.EstimatePct), lo, hi, e.Scenarios, e.Verdict,
 				textfmt.CodeCell(textbar.Interval(change(e.EstimatePct), lo, hi, c.TolerancePct)))
 		}
 		fmt.Fprintf(&b, "\nBar: %s.\n\n", textbar.Legend(BarAxis))
 		if s.Verdict != Pass {
-			fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[MetricSuccess], textfmt.Cell(s.Reason))
+			fmt.Fprintf(&b, "- %s: %s.\n", metricTitle(MetricSuccess), textfmt.Cell(s.Reason))
 		}
 		if len(s.NewlyFailing) > 0 {
 			fmt.Fprintf(&b, "- Failing now, passed in the baseline: %s.\n", codeList(s.NewlyFailing))
@@ -69,14 +74,14 @@ func (c *Comparison) Markdown() string {
 		}
 		for _, e := range m.Efficiency {
 			if string(e.Verdict) != Pass {
-				fmt.Fprintf(&b, "- %s: %s.\n", metricTitle[e.Name], textfmt.Cell(e.Reason))
+				fmt.Fprintf(&b, "- %s: %s.\n", metricTitle(e.Name), textfmt.Cell(e.Reason))
 			}
 			if len(e.MovedMost) > 0 {
 				var parts []string
 				for _, mv := range e.MovedMost {
 					parts = append(parts, fmt.Sprintf("%s %+.0f%% (%s → %s)", textfmt.Code(mv.ID), mv.ChangePct, trim(mv.Baseline), trim(mv.Current)))
 				}
-				fmt.Fprintf(&b, "- %s moved most: %s.\n", metricTitle[e.Name], strings.Join(parts, ", "))
+				fmt.Fprintf(&b, "- %s moved most: %s.\n", metricTitle(e.Name), strings.Join(parts, ", "))
 			}
 		}
 		b.WriteString("\n")
