@@ -63,7 +63,7 @@ func (r *reporter) annotateOthers(res *results, budget int, asWarnings bool) int
 			}
 			msg := in.Status
 			if in.FailureReasonCode != "" {
-				msg += ": " + in.FailureReasonCode
+				msg += ": " + string(in.FailureReasonCode)
 			}
 			if in.FailureReasonDetail != "" {
 				msg += ": " + textfmt.Truncate(in.FailureReasonDetail, 500)

@@ -221,7 +221,7 @@ func (batchMode) judge(v *verdict.Verdict, in judgeInput) {
 			continue
 		}
 		bad++
-		first := inst.FailureReasonCode
+		first := string(inst.FailureReasonCode)
 		if inst.FailureReasonDetail != "" {
 			first = strings.TrimPrefix(first+": "+inst.FailureReasonDetail, ": ")
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/swebench"
 	"github.com/benchgate/benchgate/internal/verify"
+
+	"github.com/benchgate/benchgate/internal/failcode"
 )
 
 // Result is what a mode hands back to the adapter (cli.Result): the
@@ -52,9 +54,10 @@ type setResult struct {
 
 // instanceStatus is one SWE-bench instance as the summary shows it.
 type instanceStatus struct {
-	InstanceID, Status                     string
-	FailureReasonCode, FailureReasonDetail string
-	Dir, StatusPath                        string
+	InstanceID, Status  string
+	FailureReasonCode   failcode.Code
+	FailureReasonDetail string
+	Dir, StatusPath     string
 }
 
 type batchResult struct {

@@ -353,7 +353,7 @@ func (r *reporter) batchSection(doc *jobsummary.Doc, b *batchResult) {
 	rows := [][]string{}
 	for _, in := range b.Instances {
 		counts[in.Status]++
-		rows = append(rows, []string{in.InstanceID, in.Status, in.FailureReasonCode, textfmt.Truncate(r.scrub(in.FailureReasonDetail), 200)})
+		rows = append(rows, []string{in.InstanceID, in.Status, string(in.FailureReasonCode), textfmt.Truncate(r.scrub(in.FailureReasonDetail), 200)})
 	}
 	labels := append([]string(nil), batchStatuses...)
 	for s := range counts {

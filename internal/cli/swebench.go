@@ -261,7 +261,7 @@ func swebenchRun(ctx context.Context, env *Env, args []string) error {
 	}
 	code := "null"
 	if st.FailureReasonCode != nil {
-		code = *st.FailureReasonCode
+		code = string(*st.FailureReasonCode)
 	}
 	fmt.Fprintf(env.Stdout, "instance_id=%s status=%s failure_reason_code=%s\n", st.InstanceID, st.Status, code)
 	switch st.Status {

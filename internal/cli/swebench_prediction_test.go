@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/container"
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/swebench"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
@@ -66,7 +67,7 @@ func checkOneTruth(t *testing.T, root, stdout string) swebench.Counts {
 	return printed
 }
 
-func sameCode(a, b *string) bool {
+func sameCode(a, b *failcode.Code) bool {
 	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 

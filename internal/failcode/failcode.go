@@ -2,7 +2,9 @@
 // codes: their names (fixed by the artifact contract), whether a retry
 // can end otherwise once the runner's side is fixed, and whether a run of
 // them says the model endpoint is gone. The Ralph loop, the SWE-bench
-// runner, batch, merge and the Action read them here.
+// runner, batch, merge and the Action read them here, and hold them as a
+// Code (a *Code in the status and manifest files, nil on success, written
+// as null).
 package failcode
 
 import (
@@ -57,9 +59,9 @@ var Table = []Info{
 }
 
 // Lookup returns the row of a code.
-func Lookup(code string) (Info, bool) {
+func Lookup(code Code) (Info, bool) {
 	for _, in := range Table {
-		if string(in.Code) == code {
+		if in.Code == code {
 			return in, true
 		}
 	}
@@ -81,7 +83,7 @@ func ParseList(s string) ([]Code, error) {
 	var out []Code
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		if _, ok := Lookup(f); !ok {
+		if _, ok := Lookup(Code(f)); !ok {
 			return nil, fmt.Errorf("%q is not a failure code (expected one of %s)", f, strings.Join(Names(), ", "))
 		}
 		out = append(out, Code(f))

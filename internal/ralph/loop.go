@@ -67,22 +67,19 @@ type Record struct {
 	StateAfter  string   `json:"plan_state_after"`
 }
 
-// Outcome statuses and failure codes, fixed by the artifact contract.
+// Outcome statuses, fixed by the artifact contract. The failure codes
+// are failcode's.
 const (
 	StatusSuccess    = "success"
 	StatusFailed     = "failed"
 	StatusIncomplete = "incomplete"
-
-	CodeBlocked      = string(failcode.Blocked)
-	CodeIncomplete   = string(failcode.Incomplete)
-	CodeRuntimeError = string(failcode.RuntimeError)
 )
 
 // Outcome is the loop's verdict.
 type Outcome struct {
 	Status string
 	// Code is empty on success.
-	Code        string
+	Code        failcode.Code
 	Detail      string
 	Passes      int
 	Interrupted bool
@@ -132,28 +129,28 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 		}
 		switch {
 		case res.Cancelled || ctx.Err() != nil:
-			out.fail(CodeRuntimeError, name+": interrupted")
+			out.fail(failcode.RuntimeError, name+": interrupted")
 			out.Interrupted = true
 		case err != nil:
-			out.fail(CodeRuntimeError, fmt.Sprintf("%s: %v", name, err))
+			out.fail(failcode.RuntimeError, fmt.Sprintf("%s: %v", name, err))
 		case res.IdleTimeout > 0:
 			msg := fmt.Sprintf("%s: no progress from codex for %s (--idle-timeout): the model endpoint does not answer", name, res.IdleTimeout)
 			if len(res.Errors) > 0 {
 				msg += "; codex said: " + res.Errors[len(res.Errors)-1]
 			}
-			out.fail(CodeRuntimeError, msg)
+			out.fail(failcode.RuntimeError, msg)
 		case res.TimedOut:
 			msg := name + ": phase timed out"
 			if l.PhaseTimeout > 0 {
 				msg += fmt.Sprintf(" after its limit of %s (--phase-timeout)", l.PhaseTimeout)
 			}
-			out.fail(CodeRuntimeError, msg)
+			out.fail(failcode.RuntimeError, msg)
 		case res.ExitCode != 0:
 			msg := fmt.Sprintf("%s: codex exited with code %d", name, res.ExitCode)
 			if len(res.Errors) > 0 {
 				msg += ": " + res.Errors[len(res.Errors)-1]
 			}
-			out.fail(CodeRuntimeError, msg)
+			out.fail(failcode.RuntimeError, msg)
 		default:
 			return res, true
 		}
@@ -167,7 +164,7 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 		return out
 	}
 	if !exists(filepath.Dir(l.PlansDir), filepath.Join(l.PlansDir, PlanFile)) {
-		out.fail(CodeRuntimeError, "plan: the plan phase ended without writing "+filepath.Join(l.PlansDir, PlanFile))
+		out.fail(failcode.RuntimeError, "plan: the plan phase ended without writing "+filepath.Join(l.PlansDir, PlanFile))
 		return out
 	}
 	for pass := 1; pass <= l.MaxLoops; pass++ {
@@ -177,14 +174,14 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 			return out
 		}
 		if res.ThreadID == "" {
-			out.fail(CodeRuntimeError, fmt.Sprintf("execute pass %d: codex reported no thread id, so handoff cannot resume the session", pass))
+			out.fail(failcode.RuntimeError, fmt.Sprintf("execute pass %d: codex reported no thread id, so handoff cannot resume the session", pass))
 			return out
 		}
 		if _, ok := run(PhaseHandoff, pass, res.ThreadID); !ok || l.classify(&out) {
 			return out
 		}
 	}
-	out.Status, out.Code = StatusIncomplete, CodeIncomplete
+	out.Status, out.Code = StatusIncomplete, failcode.Incomplete
 	out.Detail = fmt.Sprintf("the plan documents are still in %s after %d execute passes (--max-loops)", l.PlansDir, l.MaxLoops)
 	return out
 }
@@ -194,14 +191,14 @@ func (l *Loop) Run(ctx context.Context) Outcome {
 func (l *Loop) classify(out *Outcome) bool {
 	switch PlanState(l.PlansDir) {
 	case StateBlocked:
-		out.Status, out.Code = StatusFailed, CodeBlocked
+		out.Status, out.Code = StatusFailed, failcode.Blocked
 		out.Detail = "the agent moved the plan documents to " + filepath.Join(l.PlansDir, "blocked") + blockerHint(l.PlansDir)
 		return true
 	case StateArchived:
 		if l.PatchPath == "" || nonEmpty(l.PatchPath) {
 			out.Status, out.Code, out.Detail = StatusSuccess, "", ""
 		} else {
-			out.Status, out.Code = StatusIncomplete, CodeIncomplete
+			out.Status, out.Code = StatusIncomplete, failcode.Incomplete
 			out.Detail = "the plan documents were archived but the patch " + l.PatchPath + " is empty"
 		}
 		return true
@@ -209,7 +206,7 @@ func (l *Loop) classify(out *Outcome) bool {
 	return false
 }
 
-func (o *Outcome) fail(code, detail string) {
+func (o *Outcome) fail(code failcode.Code, detail string) {
 	o.Status, o.Code, o.Detail = StatusFailed, code, detail
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/failcode"
 )
 
 // scripted is an in-process agent that acts on the plans folder the way
@@ -64,7 +66,7 @@ func TestLoop(t *testing.T) {
 		maxLoops   int
 		act        func(s *scripted, r Request) (Result, error)
 		wantStatus string
-		wantCode   string
+		wantCode   failcode.Code
 		wantDetail string
 		wantPhases int
 		// callerJudges leaves PatchPath empty: archiving is done, the
@@ -81,13 +83,13 @@ func TestLoop(t *testing.T) {
 				}
 				return Result{ThreadID: "exec-" + string(rune('0'+r.Pass))}, nil
 			})},
-		{name: "blocked", maxLoops: 5, wantStatus: StatusFailed, wantCode: CodeBlocked, wantDetail: "needs a GPU", wantPhases: 2,
+		{name: "blocked", maxLoops: 5, wantStatus: StatusFailed, wantCode: failcode.Blocked, wantDetail: "needs a GPU", wantPhases: 2,
 			act: planThen(func(s *scripted, r Request) (Result, error) {
 				s.write(PlanFile, "BLOCKED: needs a GPU\n")
 				s.move("blocked")
 				return Result{ThreadID: "t"}, nil
 			})},
-		{name: "archived without patch", maxLoops: 5, wantStatus: StatusIncomplete, wantCode: CodeIncomplete, wantDetail: "is empty", wantPhases: 2,
+		{name: "archived without patch", maxLoops: 5, wantStatus: StatusIncomplete, wantCode: failcode.Incomplete, wantDetail: "is empty", wantPhases: 2,
 			act: planThen(func(s *scripted, r Request) (Result, error) {
 				s.move("archive")
 				return Result{ThreadID: "t"}, nil
@@ -97,19 +99,19 @@ func TestLoop(t *testing.T) {
 				s.move("archive")
 				return Result{ThreadID: "t"}, nil
 			})},
-		{name: "budget runs out", maxLoops: 3, wantStatus: StatusIncomplete, wantCode: CodeIncomplete, wantDetail: "after 3 execute passes", wantPhases: 7,
+		{name: "budget runs out", maxLoops: 3, wantStatus: StatusIncomplete, wantCode: failcode.Incomplete, wantDetail: "after 3 execute passes", wantPhases: 7,
 			act: planThen(func(s *scripted, r Request) (Result, error) { return Result{ThreadID: "t"}, nil })},
-		{name: "codex crash", maxLoops: 3, wantStatus: StatusFailed, wantCode: CodeRuntimeError, wantDetail: "execute pass 1: codex exited with code 3: boom", wantPhases: 2,
+		{name: "codex crash", maxLoops: 3, wantStatus: StatusFailed, wantCode: failcode.RuntimeError, wantDetail: "execute pass 1: codex exited with code 3: boom", wantPhases: 2,
 			act: planThen(func(s *scripted, r Request) (Result, error) {
 				return Result{ExitCode: 3, Errors: []string{"boom"}}, nil
 			})},
-		{name: "phase timeout", maxLoops: 3, wantStatus: StatusFailed, wantCode: CodeRuntimeError, wantDetail: "timed out", wantPhases: 2,
+		{name: "phase timeout", maxLoops: 3, wantStatus: StatusFailed, wantCode: failcode.RuntimeError, wantDetail: "timed out", wantPhases: 2,
 			act: planThen(func(s *scripted, r Request) (Result, error) { return Result{TimedOut: true, ExitCode: -1}, nil })},
-		{name: "agent cannot start", maxLoops: 3, wantStatus: StatusFailed, wantCode: CodeRuntimeError, wantDetail: "plan: no codex", wantPhases: 1,
+		{name: "agent cannot start", maxLoops: 3, wantStatus: StatusFailed, wantCode: failcode.RuntimeError, wantDetail: "plan: no codex", wantPhases: 1,
 			act: func(s *scripted, r Request) (Result, error) { return Result{}, errors.New("no codex") }},
-		{name: "plan writes no plan", maxLoops: 3, wantStatus: StatusFailed, wantCode: CodeRuntimeError, wantDetail: "without writing", wantPhases: 1,
+		{name: "plan writes no plan", maxLoops: 3, wantStatus: StatusFailed, wantCode: failcode.RuntimeError, wantDetail: "without writing", wantPhases: 1,
 			act: func(s *scripted, r Request) (Result, error) { return Result{}, nil }},
-		{name: "no thread id for handoff", maxLoops: 3, wantStatus: StatusFailed, wantCode: CodeRuntimeError, wantDetail: "no thread id", wantPhases: 2,
+		{name: "no thread id for handoff", maxLoops: 3, wantStatus: StatusFailed, wantCode: failcode.RuntimeError, wantDetail: "no thread id", wantPhases: 2,
 			act: planThen(func(s *scripted, r Request) (Result, error) { return Result{}, nil })},
 	}
 	for _, tc := range tests {
@@ -156,7 +158,7 @@ func TestLoopInterrupted(t *testing.T) {
 	s.write(SpecFile, "x")
 	l := &Loop{Agent: s, Prompts: mustPrompts(t), PlansDir: plans, PatchPath: filepath.Join(dir, "p"), MaxLoops: 5}
 	out := l.Run(ctx)
-	if out.Status != StatusFailed || out.Code != CodeRuntimeError || !out.Interrupted || out.Detail != "execute pass 1: interrupted" {
+	if out.Status != StatusFailed || out.Code != failcode.RuntimeError || !out.Interrupted || out.Detail != "execute pass 1: interrupted" {
 		t.Fatalf("%+v", out)
 	}
 }

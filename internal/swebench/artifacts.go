@@ -14,13 +14,6 @@ import (
 // ModelName is the model_name_or_path of every prediction.
 const ModelName = "qwen3-coder-next-FP8,codex,ralph"
 
-// Failure codes beyond the loop's own (blocked, incomplete, runtime_error).
-const (
-	CodeMissingImage    = string(failcode.MissingImage)
-	CodeBootstrapFailed = string(failcode.BootstrapFailed)
-	CodeNoChange        = string(failcode.NoChange)
-)
-
 // How the patch file the agent wrote compares with the prediction
 // computed from its final tree, in status.json's agent_patch.
 const (
@@ -36,12 +29,12 @@ const (
 // Status is <id>.status.json. The first five fields are the contract;
 // the rest explain the run.
 type Status struct {
-	InstanceID          string  `json:"instance_id"`
-	Status              string  `json:"status"`
-	FailureReasonCode   *string `json:"failure_reason_code"`
-	FailureReasonDetail string  `json:"failure_reason_detail"`
-	ErrorLog            string  `json:"error_log"`
-	Interrupted         bool    `json:"interrupted,omitempty"`
+	InstanceID          string         `json:"instance_id"`
+	Status              string         `json:"status"`
+	FailureReasonCode   *failcode.Code `json:"failure_reason_code"`
+	FailureReasonDetail string         `json:"failure_reason_detail"`
+	ErrorLog            string         `json:"error_log"`
+	Interrupted         bool           `json:"interrupted,omitempty"`
 	// PatchCheck is how the patch of a finished loop fared against the
 	// code's original commit (Patch*); empty when the loop did not end in
 	// a success. A failure it decides is the agent's or the image's, never

@@ -37,10 +37,10 @@ type BatchOptions struct {
 	RunRoot string
 	Resume  bool
 	// RetryFailed, with Resume, also runs again the instances whose
-	// status is terminal but not a success: RetryRuntimeErrors for those
-	// that failed with runtime_error (an endpoint or engine problem, worth
-	// another try once fixed), RetryAllFailures for every failed or
-	// incomplete one. Empty skips every terminal status, as before.
+	// status is terminal but not a success: a comma-separated list of
+	// failure codes (runtime_error for an endpoint or engine problem,
+	// worth another try once fixed), or RetryAllFailures for every failed
+	// or incomplete one. Empty skips every terminal status, as before.
 	RetryFailed string
 	Shard       Shard
 	// Filter keeps only the IDs it matches; Slice then keeps
@@ -107,11 +107,9 @@ type InstanceReport struct {
 // DefaultMaxEndpointFailures is the default of MaxEndpointFailures.
 const DefaultMaxEndpointFailures = 3
 
-// What RetryFailed re-runs.
-const (
-	RetryRuntimeErrors = string(failcode.RuntimeError)
-	RetryAllFailures   = "all"
-)
+// RetryAllFailures is the RetryFailed that runs again every instance
+// that is not a success; any other value is a list of failure codes.
+const RetryAllFailures = "all"
 
 // Slice is a half-open range [Start, End) of the sorted instance list;
 // End 0 means to the end.
@@ -186,7 +184,7 @@ func (b BatchOptions) retry(st Status) bool {
 	if b.RetryFailed == RetryAllFailures {
 		return true
 	}
-	code := ""
+	var code failcode.Code
 	if st.FailureReasonCode != nil {
 		code = *st.FailureReasonCode
 	}
@@ -194,7 +192,7 @@ func (b BatchOptions) retry(st Status) bool {
 		// A patch that failed its check is the agent's or the image's
 		// doing, not the endpoint's or the engine's: runtime_error leaves
 		// it to "all".
-		if c == code && (code != ralph.CodeRuntimeError || st.PatchCheck == "") {
+		if failcode.Code(c) == code && (code != failcode.RuntimeError || st.PatchCheck == "") {
 			return true
 		}
 	}
@@ -246,7 +244,7 @@ func retryableFailure(st Status) bool {
 // how many of them are retryable (retryableFailure). Instances with no
 // finished status are not here (Counts.NotRun has them).
 func (r BatchResult) FailureCodes() (byCode []string, retryable int) {
-	n := map[string]int{}
+	n := map[failcode.Code]int{}
 	for _, in := range r.Instances {
 		if in.Err != nil || in.Status.FailureReasonCode == nil || in.Status.Interrupted {
 			continue
@@ -257,7 +255,7 @@ func (r BatchResult) FailureCodes() (byCode []string, retryable int) {
 		}
 	}
 	for _, info := range failcode.Table {
-		if c := n[string(info.Code)]; c > 0 {
+		if c := n[info.Code]; c > 0 {
 			byCode = append(byCode, fmt.Sprintf("%s=%d", info.Code, c))
 		}
 	}
@@ -558,7 +556,7 @@ func (b BatchOptions) runInstances(ctx context.Context, plan batchPlan, res *Bat
 		}
 		code := "null"
 		if st.FailureReasonCode != nil {
-			code = *st.FailureReasonCode
+			code = string(*st.FailureReasonCode)
 		}
 		prog.finished(st)
 		fmt.Fprintf(b.Stdout, "%s status=%s reason=%s %s\n", id, st.Status, code, prog.line(st))
@@ -690,8 +688,7 @@ func repairEntries(m *Manifest, root string, outcomes []rootOutcome) {
 				m.Instances[oc.id] = e
 			}
 		case oc.err != nil:
-			code := ralph.CodeRuntimeError
-			m.Instances[oc.id] = InstanceEntry{InstanceID: oc.id, Status: ralph.StatusFailed, FailureReasonCode: &code,
+			m.Instances[oc.id] = InstanceEntry{InstanceID: oc.id, Status: ralph.StatusFailed, FailureReasonCode: new(failcode.RuntimeError),
 				FailureReasonDetail: oc.err.Error(), OutputDir: dir, StartTime: oc.st.StartTime, EndTime: oc.st.EndTime}
 		default:
 			m.Instances[oc.id] = entryOf(oc.st, dir)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/failcode"
 )
 
 // batchFixture imports an image with the fake codex for every ID except
@@ -74,7 +76,7 @@ func TestBatchSortsContinuesAndAggregates(t *testing.T) {
 	if m.Counts != res.Counts || m.Batch == nil || m.Batch.Counts != res.Counts || len(m.Instances) != 4 {
 		t.Fatalf("manifest counts %+v batch %+v", m.Counts, m.Batch)
 	}
-	if e := m.Instances["mid__m-5"]; e.FailureReasonCode == nil || *e.FailureReasonCode != CodeMissingImage || e.OutputDir != filepath.Join(b.RunRoot, "mid__m-5") {
+	if e := m.Instances["mid__m-5"]; e.FailureReasonCode == nil || *e.FailureReasonCode != failcode.MissingImage || e.OutputDir != filepath.Join(b.RunRoot, "mid__m-5") {
 		t.Errorf("manifest entry %+v", e)
 	}
 	order, _ := os.ReadFile(filepath.Join(b.RunRoot, "instance_order.txt"))
@@ -280,7 +282,7 @@ func TestResumeRetriesFailedInstances(t *testing.T) {
 	if err != nil || len(res.Skipped) != 3 {
 		t.Fatalf("plain resume skipped %v (%v), want all 3", res.Skipped, err)
 	}
-	resume.RetryFailed = RetryRuntimeErrors
+	resume.RetryFailed = string(failcode.RuntimeError)
 	res, err = Batch(context.Background(), resume)
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +401,7 @@ func TestBatchStopsOnAFailingEndpoint(t *testing.T) {
 				return
 			}
 			// Resumed once the endpoint is back: the stop stays on record.
-			b.Resume, b.RetryFailed = true, RetryRuntimeErrors
+			b.Resume, b.RetryFailed = true, string(failcode.RuntimeError)
 			b.Instance.Env = []string{"FAKE_CODEX_SCENARIO=success"}
 			b.Preflight = func(context.Context) error { return nil }
 			out.Reset()

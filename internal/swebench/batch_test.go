@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 
 	"github.com/benchgate/benchgate/internal/codex"
@@ -31,7 +32,7 @@ func TestDefaultsStopADeadEndpointWithin15Minutes(t *testing.T) {
 }
 
 func TestRetry(t *testing.T) {
-	code := func(c string) *string { return &c }
+	code := func(c failcode.Code) *failcode.Code { return &c }
 	tests := []struct {
 		name                  string
 		st                    Status
@@ -51,7 +52,7 @@ func TestRetry(t *testing.T) {
 		{"failed without a code", Status{Status: "failed"}, false, true, false, false},
 	}
 	for _, tc := range tests {
-		for mode, want := range map[string]bool{"": false, RetryRuntimeErrors: tc.runtime, RetryAllFailures: tc.all, "missing_image": tc.missing,
+		for mode, want := range map[string]bool{"": false, string(failcode.RuntimeError): tc.runtime, RetryAllFailures: tc.all, "missing_image": tc.missing,
 			"missing_image,codex_bootstrap_failed": tc.missingOrBoot} {
 			if got := (BatchOptions{RetryFailed: mode}).retry(tc.st); got != want {
 				t.Errorf("%s with --retry-failed %q: retry %v, want %v", tc.name, mode, got, want)
@@ -77,7 +78,7 @@ func TestParseRetryFailed(t *testing.T) {
 // gone count toward the circuit breaker, and not those the patch check
 // decided or an interruption ended.
 func TestEndpointFailure(t *testing.T) {
-	code := func(c string) *string { return &c }
+	code := func(c failcode.Code) *failcode.Code { return &c }
 	tests := []struct {
 		st   Status
 		want bool

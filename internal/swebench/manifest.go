@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
@@ -57,12 +58,12 @@ type CodexInfo struct {
 
 // InstanceEntry is one instance's line in the manifest.
 type InstanceEntry struct {
-	InstanceID          string  `json:"instance_id"`
-	Status              string  `json:"status"`
-	FailureReasonCode   *string `json:"failure_reason_code"`
-	FailureReasonDetail string  `json:"failure_reason_detail"`
-	ErrorLog            string  `json:"error_log"`
-	OutputDir           string  `json:"output_dir"`
+	InstanceID          string         `json:"instance_id"`
+	Status              string         `json:"status"`
+	FailureReasonCode   *failcode.Code `json:"failure_reason_code"`
+	FailureReasonDetail string         `json:"failure_reason_detail"`
+	ErrorLog            string         `json:"error_log"`
+	OutputDir           string         `json:"output_dir"`
 	// Interrupted: the run was cancelled (SIGTERM) before the instance ended.
 	Interrupted bool      `json:"interrupted,omitempty"`
 	StartTime   time.Time `json:"start_time"`

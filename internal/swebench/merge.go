@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/ralph"
 )
@@ -168,7 +169,6 @@ func Merge(o MergeOptions) (MergeResult, error) {
 	defer dst.Close()
 
 	entries := map[string]InstanceEntry{}
-	runtimeErr := ralph.CodeRuntimeError
 	var rows []Pred
 	for _, id := range res.Order {
 		r := from[id]
@@ -182,7 +182,7 @@ func Merge(o MergeOptions) (MergeResult, error) {
 			// A success is its patch: one whose prediction cannot be read
 			// (over MaxPredBytes, not JSON, a link) is not a success of
 			// the merge, as in the batch.
-			entry.Status, entry.FailureReasonCode = ralph.StatusFailed, &runtimeErr
+			entry.Status, entry.FailureReasonCode = ralph.StatusFailed, new(failcode.RuntimeError)
 			entry.FailureReasonDetail = fmt.Sprintf("a success in %s whose prediction was not merged: %v", shardName(r), perr)
 		}
 		if entry.Status != ralph.StatusSuccess {
@@ -452,8 +452,7 @@ func checkOutput(out string) error {
 // why, counted failed).
 func mergeInstance(r *shardRun, id, out, tmp string, dst *os.Root, res *MergeResult) (entry InstanceEntry, finished bool, err error) {
 	entry = InstanceEntry{InstanceID: id, Status: ralph.StatusFailed, OutputDir: filepath.Join(out, id)}
-	runtimeErr := ralph.CodeRuntimeError
-	entry.FailureReasonCode = &runtimeErr
+	entry.FailureReasonCode = new(failcode.RuntimeError)
 	src, err := os.OpenRoot(r.root)
 	if err != nil {
 		return entry, false, err
@@ -523,7 +522,7 @@ func mergeInstance(r *shardRun, id, out, tmp string, dst *os.Root, res *MergeRes
 	// A success is its patch: one whose prediction was not merged (over
 	// the cap, a link) is not a success of the merge.
 	if pi, err := os.Lstat(p.Pred); st.Status == ralph.StatusSuccess && (err != nil || !pi.Mode().IsRegular()) {
-		entry.Status, entry.FailureReasonCode = ralph.StatusFailed, &runtimeErr
+		entry.Status, entry.FailureReasonCode = ralph.StatusFailed, new(failcode.RuntimeError)
 		entry.FailureReasonDetail = "a success in " + shardName(r) + " whose prediction " + id + ".pred was not merged (see merge_skipped)"
 	}
 	return entry, true, nil

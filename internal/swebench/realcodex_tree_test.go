@@ -15,6 +15,8 @@ import (
 	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
+
+	"github.com/benchgate/benchgate/internal/failcode"
 )
 
 // treeFingerprint prints the tree of /testbed as the reproduction must
@@ -118,11 +120,11 @@ func TestRunRealCodexTreeBehaviours(t *testing.T) {
 			log, _ := os.ReadFile(filepath.Join(p.Logs, "runner.log"))
 			code := ""
 			if st.FailureReasonCode != nil {
-				code = *st.FailureReasonCode
+				code = string(*st.FailureReasonCode)
 			}
 			wantStatus, wantCode := ralph.StatusSuccess, ""
 			if tc.noChange {
-				wantStatus, wantCode = ralph.StatusFailed, CodeNoChange
+				wantStatus, wantCode = ralph.StatusFailed, string(failcode.NoChange)
 			}
 			if st.Status != wantStatus || code != wantCode || st.AgentPatch != tc.agentPatch {
 				t.Fatalf("status %s/%s agent_patch %q patch_check %q: %s; want %s/%s agent_patch %q; violations %q\n%s",

@@ -17,6 +17,7 @@ import (
 	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/container"
 	"github.com/benchgate/benchgate/internal/exitcode"
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/proc"
 	"github.com/benchgate/benchgate/internal/ralph"
@@ -277,8 +278,7 @@ func (o *Options) reapLeftovers(ctx context.Context, logf func(string, ...any)) 
 func (st *Status) record(out ralph.Outcome) {
 	st.Status, st.FailureReasonDetail, st.ExecutePasses, st.Interrupted, st.Phases = out.Status, out.Detail, out.Passes, out.Interrupted, out.Phases
 	if out.Code != "" {
-		code := out.Code
-		st.FailureReasonCode = &code
+		st.FailureReasonCode = new(out.Code)
 	}
 	for _, ph := range st.Phases {
 		st.Usage.InputTokens += ph.Usage.InputTokens
@@ -302,7 +302,7 @@ func (st *Status) record(out ralph.Outcome) {
 func (o *Options) judge(ctx context.Context, p Paths, st *Status, out *ralph.Outcome, base baseState, ft finalTree, ftErr error, logf func(string, ...any)) (patch, pred []byte) {
 	fail := func(check, detail string) {
 		st.PatchCheck = check
-		out.Status, out.Code, out.Detail = ralph.StatusFailed, ralph.CodeRuntimeError, detail
+		out.Status, out.Code, out.Detail = ralph.StatusFailed, failcode.RuntimeError, detail
 		// A check cut short by SIGTERM is no verdict on the patch: the
 		// instance stays an interruption, run again by a resume.
 		out.Interrupted = out.Interrupted || ctx.Err() != nil
@@ -351,7 +351,7 @@ func (o *Options) judge(ctx context.Context, p Paths, st *Status, out *ralph.Out
 		}
 	}
 	if len(ft.patch) == 0 {
-		out.Status, out.Code = ralph.StatusFailed, CodeNoChange
+		out.Status, out.Code = ralph.StatusFailed, failcode.NoChange
 		out.Detail = fmt.Sprintf("the agent archived its plans, but its final tree in %s equals the base commit %s: there is nothing to predict", o.CodeDir, base.sha)
 		if st.AgentPatch == AgentPatchDiffers {
 			out.Detail += fmt.Sprintf(" (its patch file %s is not empty, but the change it describes is not in the tree)", p.Patch)
@@ -390,11 +390,11 @@ const (
 // and writes the outcome whatever it is. stop ends the instance early
 // with a cause (a spent budget).
 func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p Paths, st *Status, logf func(string, ...any)) (out ralph.Outcome, base baseState, ft finalTree, ftErr error) {
-	fail := func(code, detail string) ralph.Outcome {
+	fail := func(code failcode.Code, detail string) ralph.Outcome {
 		return ralph.Outcome{Status: ralph.StatusFailed, Code: code, Detail: detail, Interrupted: ctx.Err() != nil}
 	}
 	if err := o.writeTask(p); err != nil {
-		return fail(ralph.CodeRuntimeError, err.Error()), base, ft, nil
+		return fail(failcode.RuntimeError, err.Error()), base, ft, nil
 	}
 	if out, ok := o.findImage(ctx, st, logf); !ok {
 		return out, base, ft, nil
@@ -421,7 +421,7 @@ func (o *Options) process(ctx context.Context, stop context.CancelCauseFunc, p P
 	}
 	env, err := o.agentEnv(p)
 	if err != nil {
-		return fail(ralph.CodeRuntimeError, err.Error()), base, ft, nil
+		return fail(failcode.RuntimeError, err.Error()), base, ft, nil
 	}
 	out = o.runLoop(ctx, stop, cid, codexBin, env, p, logf)
 	if out.Status == ralph.StatusSuccess && ctx.Err() == nil {
@@ -445,11 +445,11 @@ func (o *Options) writeTask(p Paths) error {
 func (o *Options) findImage(ctx context.Context, st *Status, logf func(string, ...any)) (ralph.Outcome, bool) {
 	img, err := o.Docker.ImageInspect(ctx, st.Image)
 	if errors.Is(err, container.ErrNotFound) {
-		return ralph.Outcome{Status: ralph.StatusFailed, Code: CodeMissingImage, Interrupted: ctx.Err() != nil,
+		return ralph.Outcome{Status: ralph.StatusFailed, Code: failcode.MissingImage, Interrupted: ctx.Err() != nil,
 			Detail: fmt.Sprintf("image %s is not present on %s (build it, or set --image-template)", st.Image, o.Docker.Host())}, false
 	}
 	if err != nil {
-		return ralph.Outcome{Status: ralph.StatusFailed, Code: ralph.CodeRuntimeError, Detail: err.Error(), Interrupted: ctx.Err() != nil}, false
+		return ralph.Outcome{Status: ralph.StatusFailed, Code: failcode.RuntimeError, Detail: err.Error(), Interrupted: ctx.Err() != nil}, false
 	}
 	logf("image %s (%s)", st.Image, img.ID)
 	return ralph.Outcome{}, true
@@ -461,7 +461,7 @@ func (o *Options) findImage(ctx context.Context, st *Status, logf func(string, .
 // a file again) is the output folder scrubbed and handed to the invoking
 // user.
 func (o *Options) startContainer(ctx context.Context, st *Status, logf func(string, ...any)) (cid string, cleanup func(), out ralph.Outcome, ok bool) {
-	fail := func(code, detail string) (string, func(), ralph.Outcome, bool) {
+	fail := func(code failcode.Code, detail string) (string, func(), ralph.Outcome, bool) {
 		return "", nil, ralph.Outcome{Status: ralph.StatusFailed, Code: code, Detail: detail, Interrupted: ctx.Err() != nil}, false
 	}
 	id := o.InstanceID
@@ -471,12 +471,12 @@ func (o *Options) startContainer(ctx context.Context, st *Status, logf func(stri
 	// is an error here rather than an empty folder it creates.
 	hostOut, err := o.Docker.HostPath(ctx, o.OutputDir)
 	if err != nil {
-		return fail(ralph.CodeRuntimeError, err.Error())
+		return fail(failcode.RuntimeError, err.Error())
 	}
 	mounts := []container.Mount{{Source: hostOut, Target: o.OutputDir}}
 	boot, err := o.codexMounts(ctx)
 	if err != nil {
-		return fail(CodeBootstrapFailed, err.Error())
+		return fail(failcode.BootstrapFailed, err.Error())
 	}
 	mounts = append(mounts, boot...)
 	// The agent works as root with only the capabilities it needs: no
@@ -494,7 +494,7 @@ func (o *Options) startContainer(ctx context.Context, st *Status, logf func(stri
 		NetworkMode: o.Network,
 	}, container.AgentCapabilities...))
 	if err != nil {
-		return fail(ralph.CodeRuntimeError, err.Error())
+		return fail(failcode.RuntimeError, err.Error())
 	}
 	started := false
 	cleanup = func() {
@@ -508,7 +508,7 @@ func (o *Options) startContainer(ctx context.Context, st *Status, logf func(stri
 	}
 	if err := o.Docker.Start(ctx, cid); err != nil {
 		cleanup()
-		return fail(ralph.CodeRuntimeError, err.Error())
+		return fail(failcode.RuntimeError, err.Error())
 	}
 	started = true
 	return cid, cleanup, ralph.Outcome{}, true
@@ -703,7 +703,7 @@ func (o *Options) codexMounts(ctx context.Context) ([]container.Mount, error) {
 // does that on purpose).
 func (o *Options) ensureCodex(ctx context.Context, cid string, st *Status, logf func(string, ...any)) (string, ralph.Outcome, bool) {
 	fail := func(detail string) (string, ralph.Outcome, bool) {
-		return "", ralph.Outcome{Status: ralph.StatusFailed, Code: CodeBootstrapFailed, Detail: detail, Interrupted: ctx.Err() != nil}, false
+		return "", ralph.Outcome{Status: ralph.StatusFailed, Code: failcode.BootstrapFailed, Detail: detail, Interrupted: ctx.Err() != nil}, false
 	}
 	run := func(cmd ...string) (string, int, error) {
 		var buf strings.Builder
@@ -711,7 +711,7 @@ func (o *Options) ensureCodex(ctx context.Context, cid string, st *Status, logf 
 		return strings.TrimSpace(buf.String()), res.ExitCode, err
 	}
 	if _, code, err := run("/bin/sh", "-c", "command -v codex"); err != nil {
-		return "", ralph.Outcome{Status: ralph.StatusFailed, Code: ralph.CodeRuntimeError, Detail: "codex check: " + err.Error(), Interrupted: ctx.Err() != nil}, false
+		return "", ralph.Outcome{Status: ralph.StatusFailed, Code: failcode.RuntimeError, Detail: "codex check: " + err.Error(), Interrupted: ctx.Err() != nil}, false
 	} else if code == 0 {
 		if v, code, err := run("/bin/sh", "-c", "codex --version"); err == nil && code == 0 {
 			st.CodexVersion = firstLine(v)

@@ -120,7 +120,7 @@ func TestRunEndToEnd(t *testing.T) {
 			noLeaks(t, dc, LabelOutputDir+"="+o.OutputDir)
 			code := ""
 			if st.FailureReasonCode != nil {
-				code = *st.FailureReasonCode
+				code = string(*st.FailureReasonCode)
 			}
 			if st.Status != tc.wantStatus || code != tc.wantCode {
 				t.Fatalf("status %s/%s (%s), want %s/%s", st.Status, code, st.FailureReasonDetail, tc.wantStatus, tc.wantCode)

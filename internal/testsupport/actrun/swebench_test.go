@@ -252,7 +252,7 @@ func TestSwebenchShardsWorkflow(t *testing.T) {
 		e := m.Instances[id]
 		got := e.Status
 		if e.FailureReasonCode != nil {
-			got += "/" + *e.FailureReasonCode
+			got += "/" + string(*e.FailureReasonCode)
 		}
 		if got != w {
 			t.Errorf("merged manifest %s: %s (%s), want %s", id, got, e.FailureReasonDetail, w)
