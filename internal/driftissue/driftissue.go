@@ -147,7 +147,9 @@ func Marker(c drift.ChangePoint) string {
 //     of the same series and direction whose change point this analysis
 //     no longer has (a provisional change placed again a run away, or the
 //     same change seen from a history that starts later), instead of
-//     opening a second issue for the same change.
+//     opening a second issue for the same change; one a person closed
+//     while its change was provisional stays closed and takes it over
+//     too, rather than the change getting a second issue;
 //
 // Issues whose change point is not in rep and was not taken over are left
 // as they are: the history may simply no longer reach back to them.
@@ -167,7 +169,7 @@ func Sync(ctx context.Context, gh *github.Client, rep *drift.Report, o Options) 
 		inReport[hash(c.ID)] = true
 	}
 	byID := map[string]*kept{}
-	var orphans []*kept
+	var orphans, closedOrphans []*kept
 	for _, is := range issues {
 		m := markerPattern.FindStringSubmatch(is.GetBody())
 		if m == nil {
@@ -177,10 +179,20 @@ func Sync(ctx context.Context, gh *github.Client, rep *drift.Report, o Options) 
 		if _, dup := byID[k.id]; !dup {
 			byID[k.id] = k
 		}
-		if !inReport[k.id] && is.GetState() == "open" {
+		// An issue whose change point this analysis no longer has may be
+		// about the same change placed again: an open one, or one a
+		// person closed while it was provisional (closed by benchgate, it
+		// says undone instead), which then stays closed rather than
+		// giving the same change a second issue.
+		switch {
+		case inReport[k.id]:
+		case is.GetState() == "open":
 			orphans = append(orphans, k)
+		case strings.Contains(is.GetBody(), provisionalText):
+			closedOrphans = append(closedOrphans, k)
 		}
 	}
+	orphans = append(orphans, closedOrphans...) // an open issue first
 	res := &Result{}
 	for _, c := range rep.ChangePoints {
 		k := byID[hash(c.ID)]
@@ -333,6 +345,9 @@ func unInert(re *regexp.Regexp, body string) string {
 	return ""
 }
 
+// provisionalText starts the state of a provisional change point.
+const provisionalText = "**Open, provisional**"
+
 // undoneText says a change was undone.
 const undoneText = "a later change point of the same series brought the level back"
 
@@ -450,7 +465,7 @@ func Body(c drift.ChangePoint, rep *drift.Report, o Options, moved string) strin
 	case !c.Open:
 		b.WriteString("**Undone**: " + undoneText + "; closed by benchgate.\n\n")
 	case c.Provisional:
-		b.WriteString("**Open, provisional**: the history ends soon after the change, so its place may still move by a run or two; this issue follows it.\n\n")
+		b.WriteString(provisionalText + ": the history ends soon after the change, so its place may still move by a run or two; this issue follows it.\n\n")
 	default:
 		b.WriteString("**Open**: benchgate closes this issue when a later change point of the same series undoes it.\n\n")
 	}
