@@ -120,7 +120,11 @@ func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 			dir, from := download(in.input)
 			if dir == "" {
 				lp.Missing = append(lp.Missing, fmt.Sprintf("no %s: %s", in.input, from))
-				r.a.WithFieldsMap(map[string]string{"title": "benchgate " + in.input}).Noticef("no %s: %s; the run is judged without one", in.input, from)
+				then := "the run is judged without one"
+				if p.Mode == "drift" {
+					then = "drift has no runs to read"
+				}
+				r.a.WithFieldsMap(map[string]string{"title": "benchgate " + in.input}).Noticef("no %s: %s; %s", in.input, from, then)
 				continue
 			}
 			*in.from = from

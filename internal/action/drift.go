@@ -287,7 +287,15 @@ func driftLevel(metric string, v float64) string {
 // input asks (by default it does). Nothing here fails the step: a token
 // that may not write issues is a warning, and the summary says so.
 func (r *reporter) driftIssues(ctx context.Context, p *Plan, res *results) {
-	if p.Mode != "drift" || res.Drift == nil || res.Drift.Report == nil {
+	if p.Mode != "drift" {
+		for _, in := range []string{"issues", "issue-label"} {
+			if r.a.GetInput(in) != "" {
+				r.a.Warningf("input %q is not used by mode %s and was ignored", in, p.Mode)
+			}
+		}
+		return
+	}
+	if res.Drift == nil || res.Drift.Report == nil {
 		return
 	}
 	if on, _ := parseBool("issues", orDefault(r.a.GetInput("issues"), "true")); !on {

@@ -197,3 +197,34 @@ func TestDriftActionKeepsOneIssuePerChangePoint(t *testing.T) {
 		t.Errorf("third summary does not say the change was undone and its issue closed:\n%s", sum3)
 	}
 }
+
+// TestDriftActionWithNothingKept: on a repository whose benchmark
+// workflow kept nothing yet, the step says why there is no history in a
+// notice and stops with exit 2 (there are no runs to read), opening no
+// issue.
+func TestDriftActionWithNothingKept(t *testing.T) {
+	gh := ghfake.New("octo", "bench", "main", "tok", nil)
+	defer gh.Close()
+	// The one run kept an artifact that has expired.
+	id := gh.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main", Event: "push"})
+	gh.AddArtifact(id, "benchgate-bench-run", map[string]string{"x": "y"}, true)
+	s := newStep(t, map[string]string{"mode": "drift", "history": "base-branch", "history-workflow": "bench.yml", "github-token": "tok", "upload-artifacts": "false"})
+	for k, v := range map[string]string{
+		"GITHUB_API_URL": gh.URL + "/api-v3", "GITHUB_REPOSITORY": "octo/bench", "GITHUB_REF_NAME": "main", "GITHUB_EVENT_NAME": "schedule", "RUNNER_TEMP": t.TempDir(),
+	} {
+		s.env[k] = v
+	}
+	s.runWant(t, 2)
+	for _, want := range []string{"::notice title=benchgate history::no history: no completed push run of bench.yml on branch main of octo/bench kept an unexpired artifact benchgate-<job>-run; drift has no runs to read",
+		"--history is required"} {
+		if !strings.Contains(s.stdout, want) {
+			t.Errorf("step log lacks %q:\n%s", want, s.stdout)
+		}
+	}
+	if out := s.outputs(t); out["status"] != "error" || out["exit-code"] != "2" {
+		t.Errorf("status %q exit-code %q, want error and 2", out["status"], out["exit-code"])
+	}
+	if n := len(gh.Issues()); n != 0 {
+		t.Errorf("%d issues opened with nothing to read", n)
+	}
+}
