@@ -253,7 +253,7 @@ func driftLine(c drift.ChangePoint, repoURL string, issues *driftissue.Result) s
 		state = "open, provisional"
 	}
 	line := fmt.Sprintf("%s: **%s** %s, %s: %s → %s, %s, p %s, %s, %s", driftRun(c.After, repoURL), c.Metric, textfmt.InertCell(textfmt.OneLine(c.Mode)), scen,
-		driftLevel(c.Metric, c.BeforeLevel), driftLevel(c.Metric, c.AfterLevel), shift, strconv.FormatFloat(c.PValue, 'g', 2, 64), dir, state)
+		driftLevel(c, c.BeforeLevel), driftLevel(c, c.AfterLevel), shift, strconv.FormatFloat(c.PValue, 'g', 2, 64), dir, state)
 	if a, z := c.Before.Commit, c.After.Commit; commitLike.MatchString(a) && commitLike.MatchString(z) && a != z {
 		if repoURL != "" {
 			line += fmt.Sprintf("; look at [`%s...%s`](%s/compare/%s...%s)", a[:7], z[:7], repoURL, a, z)
@@ -269,12 +269,17 @@ func driftLine(c drift.ChangePoint, repoURL string, issues *driftissue.Result) s
 	return line
 }
 
-func driftLevel(metric string, v float64) string {
+// driftLevel shows a level of c's series, with its unit (the ratio of
+// two modes has none).
+func driftLevel(c drift.ChangePoint, v float64) string {
 	s := strconv.FormatFloat(v, 'f', 0, 64)
 	if v < 100 && v > -100 {
 		s = strconv.FormatFloat(v, 'g', 3, 64)
 	}
-	switch metric {
+	if c.Mode == drift.RatioMode {
+		return s
+	}
+	switch c.Metric {
 	case drift.MetricSuccessRate:
 		s += "%"
 	case drift.MetricLatency:
