@@ -232,8 +232,9 @@ func moduleRoot(t *testing.T) string {
 	return root
 }
 
-// eachGoFile parses each non-test Go file of the module under root and
-// calls fn with its path relative to root, with slashes.
+// eachGoFile parses each Go file of the product under root (neither
+// tests nor the test-support packages) and calls fn with its path
+// relative to root, with slashes.
 func eachGoFile(t *testing.T, root string, fn func(rel string, f *ast.File)) {
 	t.Helper()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -241,7 +242,7 @@ func eachGoFile(t *testing.T, root string, fn func(rel string, f *ast.File)) {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); path != root && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".")) {
+			if name := d.Name(); path != root && (name == "testdata" || name == "testsupport" || name == "node_modules" || strings.HasPrefix(name, ".")) {
 				return filepath.SkipDir
 			}
 			return nil
