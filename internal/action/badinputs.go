@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -109,7 +110,7 @@ func badInputText(msgs []string) string {
 // be kept as an artifact.
 func fallbackPlan(get func(string) string) *Plan {
 	p := &Plan{Env: map[string]string{}, ArtifactPrefix: orDefault(get("artifact-prefix"), "benchgate")}
-	if m := get("mode"); contains(Modes, m) {
+	if m := get("mode"); slices.Contains(Modes, m) {
 		p.Mode = m
 	}
 	if t := get("github-token"); t != "" {
@@ -132,7 +133,7 @@ func unknownInputs(names []string) InputErrors {
 	sort.Strings(names)
 	var bad InputErrors
 	for _, n := range names {
-		if !contains(known, n) {
+		if !slices.Contains(known, n) {
 			// The value is not kept: it may be a secret meant for a
 			// mistyped secret input.
 			bad = append(bad, &InputError{Input: n, Unknown: true, Meant: suggest.Closest(n, known)})

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,7 +173,7 @@ func skipReason(run *github.WorkflowRun, src artifactSource) string {
 	repo := src.Owner + "/" + src.Repo
 	head, base := run.GetHeadRepository(), run.GetRepository()
 	switch {
-	case !contains(src.Events, run.GetEvent()):
+	case !slices.Contains(src.Events, run.GetEvent()):
 		return fmt.Sprintf("started by %s, not %s", orDefault(run.GetEvent(), "an unnamed event"), strings.Join(src.Events, " or "))
 	case head == nil:
 		return "the run names no head repository"

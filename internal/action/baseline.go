@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,7 +67,7 @@ var lookbackModes = []string{"report", "set"}
 func (r *reporter) prepareLookback(ctx context.Context, p *Plan) *lookbackPlan {
 	lp := &lookbackPlan{cleanup: func() {}}
 	get := r.a.GetInput
-	if !contains(lookbackModes, p.Mode) && p.Mode != "drift" {
+	if !slices.Contains(lookbackModes, p.Mode) && p.Mode != "drift" {
 		for _, in := range []string{"baseline", "baseline-artifact", "history", "history-runs", "history-workflow"} {
 			if get(in) != "" {
 				r.a.Warningf("input %q is not used by mode %s and was ignored", in, p.Mode)
@@ -272,11 +273,11 @@ func lookbackEvents(v string) ([]string, error) {
 		if e == "" {
 			continue
 		}
-		if !contains(LookbackEvents, e) {
+		if !slices.Contains(LookbackEvents, e) {
 			return nil, &InputError{Input: "baseline-events", Value: v, Expected: "events among " + strings.Join(LookbackEvents, ", ") +
 				" (pull_request_target and workflow_run runs carry the base branch's name while they may run a fork's code)"}
 		}
-		if !contains(out, e) {
+		if !slices.Contains(out, e) {
 			out = append(out, e)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,7 +75,7 @@ func (r *reporter) prComment(ctx context.Context, s *stepResult) {
 		return
 	}
 	want := orDefault(r.a.GetInput("pr-comment"), "off")
-	if want == "off" || !contains(prCommentModes, want) {
+	if want == "off" || !slices.Contains(prCommentModes, want) {
 		return
 	}
 	if s.Plan.Mode == "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func (p *Plan) driftArgs(get func(string) string) []*InputError {
 		bad = append(bad, err.(*InputError))
 	}
 	failOn := orDefault(get("fail-on"), "none")
-	if !contains(driftFailOn, failOn) {
+	if !slices.Contains(driftFailOn, failOn) {
 		bad = append(bad, &InputError{Input: "fail-on", Value: failOn, Expected: "none, worse or any", Meant: suggest.Closest(failOn, driftFailOn)})
 	}
 	p.Args = append(p.Args, "--fail-on", failOn)

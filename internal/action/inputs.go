@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -336,7 +337,7 @@ func (p *Plan) moveOutDir(old, dir string) {
 func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error) {
 	var bad InputErrors
 	mode := get("mode")
-	modeOK := contains(Modes, mode)
+	modeOK := slices.Contains(Modes, mode)
 	if !modeOK {
 		bad = append(bad, &InputError{Input: "mode", Value: mode, Expected: "one of " + strings.Join(Modes, ", "), Meant: suggest.Closest(mode, Modes)})
 	}
@@ -364,7 +365,7 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 	if p.Upload, err = parseBool("upload-artifacts", orDefault(get("upload-artifacts"), "true")); err != nil {
 		bad = append(bad, err.(*InputError))
 	}
-	if v := get("pr-comment"); v != "" && !contains(prCommentModes, v) {
+	if v := get("pr-comment"); v != "" && !slices.Contains(prCommentModes, v) {
 		bad = append(bad, &InputError{Input: "pr-comment", Value: v, Expected: "always, on-failure or off", Meant: suggest.Closest(v, prCommentModes)})
 	}
 	p.ArtifactPrefix = orDefault(get("artifact-prefix"), "benchgate")
@@ -439,7 +440,7 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 			}
 		}
 	}
-	if contains(lookbackModes, mode) {
+	if slices.Contains(lookbackModes, mode) {
 		if e := checkWorkflowFile(get); e != nil {
 			bad = append(bad, e)
 		}
@@ -452,9 +453,9 @@ func BuildPlan(get func(string) string, workspace, runTag string) (*Plan, error)
 			}
 		}
 	}
-	if mode == "report" && !contains(p.Args, "--stats") {
+	if mode == "report" && !slices.Contains(p.Args, "--stats") {
 		for _, name := range []string{"stats-confidence", "stats-allow-undecided"} {
-			if in := findInput(name); contains(p.Args, in.Flag) {
+			if in := findInput(name); slices.Contains(p.Args, in.Flag) {
 				bad = append(bad, &InputError{Input: name, Value: get(name), Expected: "stats: true as well (it tunes the statistical gate, which is off)"})
 			}
 		}
@@ -558,13 +559,4 @@ func orDefault(v, d string) string {
 		return d
 	}
 	return v
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -316,7 +317,7 @@ func failingOf(set string, suites map[string]*suiteStats, order []string, in jud
 				byID[d.ScenarioID] = s
 				ids = append(ids, d.ScenarioID)
 			}
-			if !contains(s.Modes, mode) {
+			if !slices.Contains(s.Modes, mode) {
 				s.Modes = append(s.Modes, mode)
 				s.Iterations += st.Iterations[d.ScenarioID]
 			}

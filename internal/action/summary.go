@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -357,7 +358,7 @@ func (r *reporter) batchSection(doc *jobsummary.Doc, b *batchResult) {
 	}
 	labels := append([]string(nil), batchStatuses...)
 	for s := range counts {
-		if !contains(labels, s) {
+		if !slices.Contains(labels, s) {
 			labels = append(labels, s)
 		}
 	}
