@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/runrecord"
@@ -161,7 +162,7 @@ func Group(modes []runrecord.Mode) *History {
 		m := m
 		r.modes[m.Mode] = &m
 		r.sources = append(r.sources, m.Source)
-		if m.StartedAt != "" && (r.StartedAt == "" || m.StartedAt < r.StartedAt) {
+		if m.StartedAt != "" && (r.StartedAt == "" || compareStarts(m.StartedAt, r.StartedAt) < 0) {
 			r.StartedAt = m.StartedAt
 		}
 	}
@@ -185,12 +186,24 @@ func Group(modes []runrecord.Mode) *History {
 	}
 	sort.SliceStable(h.Runs, func(i, j int) bool {
 		a, b := h.Runs[i], h.Runs[j]
-		if a.StartedAt != b.StartedAt {
-			return a.StartedAt < b.StartedAt
+		if c := compareStarts(a.StartedAt, b.StartedAt); c != 0 {
+			return c < 0
 		}
 		return a.key < b.key
 	})
 	return h
+}
+
+// compareStarts orders two starts: as instants when both are RFC 3339
+// times (rows written with an offset, "+02:00", or with fractions of a
+// second of varying length do not sort as text), else as text.
+func compareStarts(a, b string) int {
+	ta, errA := time.Parse(time.RFC3339Nano, a)
+	tb, errB := time.Parse(time.RFC3339Nano, b)
+	if errA == nil && errB == nil {
+		return ta.Compare(tb)
+	}
+	return strings.Compare(a, b)
 }
 
 // runKey names the run a mode belongs to: its record file, or its suite
