@@ -32,18 +32,30 @@ func TestDriftCalibration(t *testing.T) {
 	}
 }
 
-// TestDriftCalibrationPower measures how often a step at run 25 of 40
-// is found at run 25 ± 1 (see steps), at 400 seeds per step with
-// BENCHGATE_DRIFT_CALIBRATION=long (docs/drift.md records the run), and
-// holds each to its share; by default TestDriftFindsAStepAtTheRealNoise
-// checks the same at 100 seeds.
+// TestDriftCalibrationPower measures, with
+// BENCHGATE_DRIFT_CALIBRATION=long (docs/drift.md records the run), how
+// often a step at run 25 of 40 is found at run 25 ± 1 (see steps, 400
+// seeds each) and holds each to its share; how often one outlier run
+// raises a change point (400 seeds each, at most 1%); how often two
+// steps are both found (400 seeds, at least 80%). By default
+// TestDriftFindsAStepAtTheRealNoise, TestDriftOneOutlierRunIsNotAChange
+// and TestDriftTwoStepsAreBothFound check the same at fewer seeds.
 func TestDriftCalibrationPower(t *testing.T) {
 	if os.Getenv("BENCHGATE_DRIFT_CALIBRATION") != "long" {
 		t.Skip("the long calibration: BENCHGATE_DRIFT_CALIBRATION=long")
 	}
+	const seeds = 400
 	for _, tc := range steps {
-		if got := stepRate(t, tc.metric, tc.mode, tc.k, 400); got < tc.want {
+		if got := stepRate(t, tc.metric, tc.mode, tc.k, seeds); got < tc.want {
 			t.Errorf("%s %s step %.0fσ found at 25±1 in %.1f%% of seeds, want at least %.0f%%", tc.metric, tc.mode, tc.k, 100*got, 100*tc.want)
 		}
+	}
+	for _, tc := range outliers {
+		if got := outlierAlarms(t, tc.metric, tc.mode, tc.factor, seeds); got > seeds/100 {
+			t.Errorf("%s %s: one outlier run raised a change point in %d of %d seeds, want at most 1%%", tc.metric, tc.mode, got, seeds)
+		}
+	}
+	if both := twoStepsFound(t, seeds); both < seeds*8/10 {
+		t.Errorf("both steps found in %d of %d seeds, want at least 80%%", both, seeds)
 	}
 }
