@@ -2,9 +2,9 @@
 // changed level: a forward scan whose looks each test the runs since the
 // last change for one change in mean with a permutation test (Matteson
 // and James, JASA 2014, test E-divisive splits the same way; Antoch and
-// Hušková, 2001, give the permutation test of a change in mean), and
-// score a split with the two-sample t statistic that Hunter/Apache Otava
-// (Fleming et al., ICPE 2023) judge their splits by.
+// Hušková, 2001, give the permutation test of a change in mean). A
+// split is scored by the two-sample t statistic with which Hunter/Apache
+// Otava (Fleming et al., ICPE 2023) test their candidate splits.
 //
 // A run may carry several values of one figure (components: a suite's
 // scenarios), each with its own noise. A split's score is then the
