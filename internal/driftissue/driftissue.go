@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -362,7 +363,7 @@ func sameSeries(a, b drift.ChangePoint) bool {
 func brings(later, e drift.ChangePoint) bool {
 	d := e.AfterLevel - e.BeforeLevel
 	back := later.AfterLevel - e.BeforeLevel
-	return later.After.Index > e.After.Index && abs(back) <= abs(d)/2
+	return later.After.Index > e.After.Index && math.Abs(back) <= math.Abs(d)/2
 }
 
 // undoes is the undone change point that c brings the level back from,
@@ -386,13 +387,6 @@ func undoneBy(c drift.ChangePoint, rep *drift.Report) *drift.ChangePoint {
 		}
 	}
 	return by
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // Title names the change: metric, mode, scenario, direction and size.
