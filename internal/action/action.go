@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg Config) int {
 		v.Links = append(v.Links, verdict.Link{Title: "job summary", URL: step.RunURL})
 	}
 	doc.Lead = leadOf(v)
-	rep.outputs(plan, res, status, code, arts)
+	rep.outputs(plan, res, status, code, v.Enforced, arts)
 	ad.outputs(rep, res, &modeRes)
 	rep.statsOutputsSet(stats)
 	rep.artifactsSection(doc, arts)
@@ -143,8 +143,19 @@ func Run(ctx context.Context, cfg Config) int {
 // (the mode prints text it does not control: model answers, row
 // values), and returns its exit code and its last own error line.
 func (r *reporter) runMode(ctx context.Context, plan *Plan, res *Result) (code int, lastErr string) {
-	endModeLog := openModeLog(r.a, plan.Mode, plan.Args)
-	out := &modeOutput{w: r.cfg.Stdout}
+	// The log shows no runner path, in the command or in what the mode
+	// prints: paths in the workspace are relative, the temporary folder
+	// and the engine's socket are named by their variables.
+	shown := make([]string, 0, len(plan.Args))
+	for i := 0; i < len(plan.Args); i++ {
+		if plan.Args[i] == "--progress-md" && i+1 < len(plan.Args) {
+			i++ // the step's own summary file: nothing a person types
+			continue
+		}
+		shown = append(shown, r.scrub(plan.Args[i]))
+	}
+	endModeLog := openModeLog(r.a, plan.Mode, shown)
+	out := &modeOutput{w: r.cfg.Stdout, scrub: r.scrub}
 	if out.w == nil {
 		out.w = io.Discard
 	}
@@ -156,6 +167,7 @@ func (r *reporter) runMode(ctx context.Context, plan *Plan, res *Result) (code i
 		runArgs = withProgressMD(plan.Mode, plan.Args, r.cfg.Getenv("GITHUB_STEP_SUMMARY"))
 	}
 	code = r.cfg.Run(ctx, plan.WorkDir, plan.Env, runArgs, out, res)
+	out.Flush()
 	resume()
 	endModeLog()
 	return code, out.errs.last
@@ -170,8 +182,14 @@ func (r *reporter) runMode(ctx context.Context, plan *Plan, res *Result) (code i
 // would say the step failed when it did not.
 func (r *reporter) annotations(plan *Plan, res *results, v *verdict.Verdict, lb *Lookback, code int, modeErr string) (annotated, total int) {
 	gate := 0
-	if plan.Mode == "report" && code != exitOK && len(v.Deciding()) > 0 {
+	switch {
+	case plan.Mode == "report" && code != exitOK && len(v.Deciding()) > 0:
 		r.a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s; the job summary and %s tell why", v.PlainHeadline(), r.rel(plan.OutDir))
+		gate = 1
+	case v.NotEnforced():
+		// A step that passed only because its failures are not enforced
+		// says so as the first line does, as a warning.
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Warningf("%s; the job summary and %s tell which", v.PlainHeadline(), r.rel(plan.OutDir))
 		gate = 1
 	}
 	annotated, total = r.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)

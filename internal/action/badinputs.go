@@ -44,6 +44,8 @@ func (r *reporter) badInputs(ctx context.Context, err error) int {
 	}
 	r.output("status", "error")
 	r.output("exit-code", strconv.Itoa(exitUsage))
+	// An error fails the step whatever fail-on or gate say.
+	r.output("enforced", "true")
 	p := fallbackPlan(r.a.GetInput)
 	ev, _ := r.a.Context()
 	v := &verdict.Verdict{Schema: verdict.Schema, Mode: p.Mode, Status: Status(exitUsage), ExitCode: exitUsage, Enforced: true,

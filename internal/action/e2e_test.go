@@ -510,7 +510,10 @@ func TestSwebenchBatchMode(t *testing.T) {
 		t.Errorf("annotations = %q, want one warning\n%s", errs, s.stdout)
 	}
 	sum := s.summary(t)
-	for _, w := range []string{"⚠️ **benchgate swebench-batch: fail**: not enforced (fail-on: never); it would have failed on instances that did not succeed 1 instance, needs ≤ 0 instances · 1 check failed, 1 instance failing\n", "## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
+	if out["enforced"] != "false" {
+		t.Errorf("output enforced = %q, want false (fail-on: never)", out["enforced"])
+	}
+	for _, w := range []string{"⚠️ **benchgate swebench-batch: not enforced**: 1 of 2 instances did not succeed (fail-on: never)\n", "## SWE-bench batch", "pie title Instance statuses", `"success" : 1`, `"failed" : 1`, "| acme__actione2e-2 | failed | missing_image |"} {
 		if !strings.Contains(sum, w) {
 			t.Errorf("summary lacks %q:\n%s", w, sum)
 		}

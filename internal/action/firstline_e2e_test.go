@@ -89,6 +89,9 @@ type firstLineCase struct {
 	// kept: the comment could not be posted (a fork) and is read from
 	// the artifact the step kept for the second stage.
 	kept bool
+	// notEnforced: the step passed only because its failures are not
+	// enforced (fail-on: never).
+	notEnforced bool
 }
 
 // TestFirstLineAnswersTheQuestion runs `benchgate action` on a
@@ -165,8 +168,8 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 				s.env["DOCKER_HOST"] = host
 				return s, prStep(t, s, "octo/bench")
 			},
-			mark: "⚠️", first: "**benchgate swebench-batch: fail**: not enforced (fail-on: never); it would have failed on instances that did not succeed 1 instance, needs ≤ 0 instances",
-			comment: []string{"- `acme__actione2e-2`: failed; first error: `missing_image"}},
+			mark: "⚠️", first: "**benchgate swebench-batch: not enforced**: 1 of 2 instances did not succeed (fail-on: never) · head ", notEnforced: true,
+			comment: []string{"- `acme__actione2e-2`: `failed: missing_image", "**Failing instances** (1):", "| ❌ | instances that did not succeed | 1 instance | ≤ 0 instances | not enforced (fail-on: never) |"}},
 		{name: "pull request from a fork", code: 1, status: "fail", kept: true,
 			prepare: func(t *testing.T) (*step, *ghfake.Server) {
 				s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "suites/agent_direct-suite.jsonl\nsuites/ghx-suite.jsonl", "gate": "true"})
@@ -190,8 +193,8 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s", s.code, tc.code, s.stdout)
 			}
 			out := s.outputs(t)
-			if out["status"] != tc.status || out["exit-code"] != strconv.Itoa(tc.code) {
-				t.Errorf("outputs status=%q exit-code=%q, want %s and %d", out["status"], out["exit-code"], tc.status, tc.code)
+			if out["status"] != tc.status || out["exit-code"] != strconv.Itoa(tc.code) || out["enforced"] != strconv.FormatBool(!tc.notEnforced) {
+				t.Errorf("outputs status=%q exit-code=%q enforced=%q, want %s, %d and %v", out["status"], out["exit-code"], out["enforced"], tc.status, tc.code, !tc.notEnforced)
 			}
 			sum := s.summary(t)
 			gfm.Require(t, "job summary", sum)
@@ -283,6 +286,8 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 				t.Errorf("%s: %v", action.VerdictFile, err)
 			} else if kept.Headline() != first {
 				t.Errorf("the kept verdict's first line differs:\n%s\n%s", kept.Headline(), first)
+			} else if kept.Enforced == tc.notEnforced || kept.NotEnforced() != tc.notEnforced {
+				t.Errorf("%s: enforced %v, not enforced %v; want not enforced %v", action.VerdictFile, kept.Enforced, kept.NotEnforced(), tc.notEnforced)
 			}
 			// Every check the table marks as deciding a failed run is in
 			// the first line; the log ends with the same line, plain.
@@ -298,6 +303,19 @@ func TestFirstLineAnswersTheQuestion(t *testing.T) {
 			plain = stripLinks(plain)
 			if !strings.Contains(s.stdout, "\n"+plain+"\n") {
 				t.Errorf("the step log does not end with the first line %q:\n%s", plain, s.stdout)
+			}
+			if tc.notEnforced {
+				// The annotations say it as the first line does: a
+				// warning stating it, and no error beside the green step.
+				want := "::warning title=benchgate swebench-batch::" + strings.ReplaceAll(plain, "%", "%25") + ";"
+				if !strings.Contains(s.stdout, want) {
+					t.Errorf("no warning annotation states the first line %q:\n%s", want, s.stdout)
+				}
+				for _, w := range []string{": fail", "scenario"} {
+					if strings.Contains(first, w) {
+						t.Errorf("the first line of a step whose failures are not enforced says %q: %s", w, first)
+					}
+				}
 			}
 			if tc.name != "ordered run failing at set 3" && tc.code != 0 && strings.HasPrefix(tc.first, "**benchgate report") {
 				want := "::error title=benchgate report::" + strings.ReplaceAll(plain, "%", "%25") + ";"

@@ -97,7 +97,7 @@ func TestJudge(t *testing.T) {
 		never []string
 	}{
 		{name: "report without gate, gate failed", mode: "report", m: gateOf(success, toolCalls),
-			want: "⚠️ **benchgate report: pass**: not enforced (gate: false); it would have failed on tool-call reduction 16.67%, needs ≥ 20.00%"},
+			want: "⚠️ **benchgate report: not enforced**: 1 of 2 checks would have failed (gate: false): tool-call reduction 16.67%, needs ≥ 20.00% · 0 scenarios failing", never: []string{"checks failed", ": pass"}},
 		{name: "report without gate, all pass", mode: "report", m: gateOf(success, tokens),
 			want: "✅ **benchgate report: pass**: all 2 checks pass (not enforced: gate: false); closest to its threshold: success rate change, ghx against agent_direct +0.00 points, needs ≥ -5.00 points · 0 checks failed"},
 		{name: "report with gate failing", mode: "report", args: []string{"--gate"}, m: gateOf(success, toolCalls), code: 1,
@@ -113,7 +113,7 @@ func TestJudge(t *testing.T) {
 		{name: "report with undecided allowed", mode: "report", args: []string{"--gate", "--stats", "--stats-allow-undecided"}, m: statsOf(stats.Underpowered, true, underpowered),
 			want: "⚠️ **benchgate report: pass**: 1 of 2 checks pass; undecided, and allowed to pass: active-token reduction 31.61%"},
 		{name: "report with stats, no gate", mode: "report", args: []string{"--stats"}, m: statsOf(stats.Underpowered, false, underpowered),
-			want: "⚠️ **benchgate report: pass**: not enforced (gate: false); it would have failed on active-token reduction 31.61% [-7.81%, 57.25%], needs ≥ 15.00% (undecided) · 0 checks failed"},
+			want: "⚠️ **benchgate report: not enforced**: 1 of 2 checks would have failed (gate: false): active-token reduction 31.61% [-7.81%, 57.25%], needs ≥ 15.00% (undecided) · 0 scenarios failing"},
 		{name: "report stopped on bad input", mode: "report", args: []string{"--gate"}, res: results{ModeError: "--stats-confidence: expected 0.5 to 0.999, got 95"}, code: 2,
 			want: "❌ **benchgate report: error**: stopped before judging: bad input or setup: --stats-confidence: expected 0.5 to 0.999, got 95", never: []string{"checks failed"}},
 		{name: "report that could not run", mode: "report", args: []string{"--gate"}, res: results{ModeError: "no suite files under results/"}, code: 1,
@@ -132,9 +132,9 @@ func TestJudge(t *testing.T) {
 			want: "❌ **benchgate ordered: fail**: issues: failing rows after reruns (success, output_valid, error null) 3 rows, needs ≤ 0 rows · 1 check failed (and 1 recorded only), 1 scenario failing, 6 of 9 sets not run", never: []string{"not enforced"}},
 		{name: "swebench with fail-on never", mode: "swebench-batch", code: 0,
 			res:  results{Batch: &batchResult{Instances: []instanceStatus{{InstanceID: "a", Status: "success"}, {InstanceID: "b", Status: "failed", FailureReasonCode: "patch_check"}, {InstanceID: "c", Status: "incomplete"}}}},
-			want: "⚠️ **benchgate swebench-batch: pass**: not enforced (fail-on: never); it would have failed on instances that did not succeed 2 instances, needs ≤ 0 instances"},
+			want: "⚠️ **benchgate swebench-batch: not enforced**: 2 of 3 instances did not succeed (fail-on: never)", also: []string{"- `b`: `failed: patch_check`", "- `c`: `incomplete`"}, never: []string{"checks failed", "scenario", "swebench-batch: fail", "swebench-batch: pass", "`c`: failed"}},
 		{name: "qa-audit", mode: "qa-audit", code: 1, res: results{Audit: &auditResult{Cases: []auditCase{{Verdict: "Valid"}, {ID: "q2", Verdict: "Incorrect"}, {Verdict: "Valid"}}}},
-			want: "❌ **benchgate qa-audit: fail**: questions not Valid 1 question, needs ≤ 0 questions"},
+			want: "❌ **benchgate qa-audit: fail**: questions not Valid 1 question, needs ≤ 0 questions · 1 check failed, 1 of 3 questions failing"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -185,6 +185,15 @@ func judge(in judgeInput) *verdict.Verdict {
 // first; the history's flaky scenarios are listed either way.
 func markNew(v *verdict.Verdict, lb *Lookback) {
 	isNew := map[string]bool{}
+	// A scenario the history calls flaky (it passed in some earlier runs
+	// and failed in others) that failed in the baseline and passes now
+	// has not recovered: it is flaky, and listed so with a note.
+	flaky, baselineFailed := map[string]bool{}, map[string]bool{}
+	if h := lb.History; h != nil {
+		for _, s := range h.Flaky {
+			flaky[s.Mode+"/"+s.ID] = true
+		}
+	}
 	if c := lb.Comparison; c != nil && comparedScenarios(c) {
 		v.NewAgainst = "baseline"
 		for _, m := range c.Modes {
@@ -192,6 +201,10 @@ func markNew(v *verdict.Verdict, lb *Lookback) {
 				isNew[m.Mode+"/"+id] = true
 			}
 			for _, id := range m.Success.NewlyPassing {
+				if flaky[m.Mode+"/"+id] {
+					baselineFailed[m.Mode+"/"+id] = true
+					continue
+				}
 				v.Recovered = append(v.Recovered, verdict.Recovered{Mode: m.Mode, ID: id})
 			}
 		}
@@ -218,7 +231,8 @@ func markNew(v *verdict.Verdict, lb *Lookback) {
 	sort.SliceStable(v.Failing, func(i, j int) bool { return v.Failing[i].New && !v.Failing[j].New })
 	if h := lb.History; h != nil {
 		for _, s := range h.Flaky {
-			v.Flaky = append(v.Flaky, verdict.Flaky{Mode: s.Mode, ID: s.ID, RunsPassed: s.EarlierPassed, RunsSeen: s.EarlierSeen, FailingNow: s.FailingNow})
+			v.Flaky = append(v.Flaky, verdict.Flaky{Mode: s.Mode, ID: s.ID, RunsPassed: s.EarlierPassed, RunsSeen: s.EarlierSeen, FailingNow: s.FailingNow,
+				BaselineFailed: baselineFailed[s.Mode+"/"+s.ID]})
 		}
 	}
 }

@@ -221,15 +221,21 @@ func (batchMode) judge(v *verdict.Verdict, in judgeInput) {
 			continue
 		}
 		bad++
-		first := string(inst.FailureReasonCode)
-		if inst.FailureReasonDetail != "" {
-			first = strings.TrimPrefix(first+": "+inst.FailureReasonDetail, ": ")
+		// The instance's outcome first: failed and incomplete are both
+		// instances that did not succeed.
+		code := string(inst.FailureReasonCode)
+		if code == inst.Status {
+			code = ""
 		}
-		first = orDefault(first, inst.Status)
+		first := strings.Join(nonEmpty(inst.Status, code, inst.FailureReasonDetail), ": ")
 		if in.Scrub != nil {
 			first = in.Scrub(first)
 		}
 		v.Failing = append(v.Failing, verdict.Scenario{ID: inst.InstanceID, FirstError: first, Where: in.Rel(inst.StatusPath)})
+	}
+	v.Judged = len(b.Instances)
+	if m := in.Mode.Batch; m != nil && m.Counts.Total >= v.Judged {
+		v.Judged = m.Counts.Total
 	}
 	failOn := orDefault(argValue(in.Plan.Args, "--fail-on"), "never")
 	v.Enforced = failOn != "never"
@@ -283,6 +289,7 @@ func (auditMode) judge(v *verdict.Verdict, in judgeInput) {
 		}
 		v.Failing = append(v.Failing, verdict.Scenario{ID: c.ID, FirstError: strings.TrimSpace(c.Verdict + ": " + c.Reason), Where: where})
 	}
+	v.Judged = len(a.Cases)
 	v.Checks = append(v.Checks, countCheck("questions", "questions_not_valid", "questions not Valid", bad, false))
 }
 
@@ -352,4 +359,15 @@ func countCheck(group, id, name string, n int, recorded bool) verdict.Check {
 		c.Status = verdict.Fail
 	}
 	return c
+}
+
+// nonEmpty are the strings of ss that are not empty, in order.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -309,7 +309,7 @@ func TestRecoveredScenarioIsNamed(t *testing.T) {
 	s.run(t)
 	body, first := prComment(t, gh, s)
 	sameOpening(t, s, first, 0, "pass")
-	if !strings.Contains(first, ", 1 scenario failing (1 new against the history) · ") {
+	if !strings.Contains(first, " · 1 scenario failing (1 new against the history) · ") {
 		t.Errorf("first line does not count the new failure against the history: %s", first)
 	}
 	failing := strings.Index(body, "**Failing scenarios** (1):\n\n- **new** `s-005`")
@@ -500,5 +500,49 @@ func TestForkSecondStageDescribesWhatItPosted(t *testing.T) {
 	out := second.outputs(t)
 	if out["status"] != "pass" || out["posted-status"] != "fail" || out["posted-head-sha"] != prHead || !strings.HasPrefix(out["pr-comment-url"], "https://") {
 		t.Errorf("outputs %v: want status pass, posted-status fail, posted-head-sha %s and the comment's URL", out, prHead)
+	}
+}
+
+// TestFlakyScenarioIsNotCalledRecovered: s-003 failed in the baseline
+// and passes now, which alone would make it recovered; but the history
+// says it passed in one of its two earlier runs and failed in the other.
+// The comment lists it among the flaky scenarios with a note that it
+// failed in the baseline and passes now, and never as recovered, while
+// s-007, which failed in the baseline and in every earlier run, is
+// recovered. verdict.json says the same.
+func TestFlakyScenarioIsNotCalledRecovered(t *testing.T) {
+	s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": "false", "upload-artifacts": "false",
+		"baseline": "baseline", "history": "history"})
+	for day, run := range []struct {
+		dir  string
+		fail []int
+	}{{"history/run-1", []int{3, 7}}, {"history/run-2", []int{7}}, {"baseline", []int{3, 7}}, {"cur", nil}} {
+		os.MkdirAll(filepath.Join(s.ws, run.dir), 0o755)
+		os.WriteFile(filepath.Join(s.ws, run.dir, "agent_direct-suite.jsonl"), []byte(suiteText("agent_direct", day+1, 12, 1000)), 0o644)
+		os.WriteFile(filepath.Join(s.ws, run.dir, "ghx-suite.jsonl"), []byte(suiteText("ghx", day+1, 12, 500, run.fail...)), 0o644)
+	}
+	gh := prStep(t, s, "octo/bench")
+	s.run(t)
+	body, first := prComment(t, gh, s)
+	sameOpening(t, s, first, 0, "pass")
+	if !strings.Contains(body, "**Recovered, passing now** (1): `ghx/s-007` (failed in the baseline).") {
+		t.Errorf("the scenario that failed everywhere before is not recovered:\n%s", body)
+	}
+	if !strings.Contains(body, "`ghx/s-003` (passed 1 of 2 earlier runs; it failed in the baseline and passes now, flaky rather than recovered)") {
+		t.Errorf("the flaky scenario has no note:\n%s", body)
+	}
+	if strings.Contains(body, "`ghx/s-003` (failed in") {
+		t.Errorf("the flaky scenario is called recovered:\n%s", body)
+	}
+	v := keptVerdict(t, s)
+	if len(v.Recovered) != 1 || v.Recovered[0].ID != "s-007" {
+		t.Errorf("verdict.json: recovered %+v, want s-007 alone", v.Recovered)
+	}
+	found := false
+	for _, f := range v.Flaky {
+		found = found || (f.ID == "s-003" && f.BaselineFailed && !f.FailingNow)
+	}
+	if !found {
+		t.Errorf("verdict.json: flaky %+v lacks s-003 with its baseline failure", v.Flaky)
 	}
 }

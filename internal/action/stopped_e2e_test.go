@@ -16,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // setEventHead makes the pull request's head commit sha, as a push to
@@ -166,5 +169,80 @@ func TestStoppedRunReplacesAnEarlierPass(t *testing.T) {
 	sameOpening(t, s, first, 1, "fail")
 	if !strings.HasPrefix(first, "❌ **benchgate set: fail**") || !strings.Contains(first, "benchgate received SIGTERM") || !strings.Contains(first, "head [`"+prHead[:7]+"`]") {
 		t.Errorf("after SIGTERM the comment opens\n%s\n%s", first, body)
+	}
+}
+
+// TestStoppedBatchShowsNoRunnerPath: a swebench-batch step under
+// fail-on: never (its default) on a pull request is stopped by SIGTERM
+// while an instance's agent runs. A stopped batch fails the step
+// whatever fail-on says, and every view says so alike: the comment, the
+// summary's opening, an error annotation, the outputs (status fail,
+// enforced false, exit code 1) and verdict.json. None of them, nor the
+// step log (the mode's command and output included), shows a runner
+// path: the workspace, the runner's temporary folder, the runner's file
+// commands or the Docker engine's socket. Before, the log's group title
+// and the batch's own lines named the results folder, the step summary
+// file and every log by their absolute paths.
+func TestStoppedBatchShowsNoRunnerPath(t *testing.T) {
+	host := testenv.DockerHost(t)
+	dc := swebenchtest.Docker(t)
+	const id = "acme__stopped-1"
+	swebenchtest.ImportImage(t, dc, "sweb.eval.arm64."+id+":latest", true)
+	s := newStep(t, map[string]string{"mode": "swebench-batch", "max-loops": "1", "out-dir": "runs", "upload-artifacts": "false",
+		"extra-args": "--network\nnone\n--env\nFAKE_CODEX_SCENARIO=hang"})
+	dataset := swebenchtest.DatasetFile(t, s.ws, id)
+	s.env["INPUT_INSTANCE-FILE"] = filepath.Base(dataset)
+	s.env["DOCKER_HOST"] = host
+	gh := prStep(t, s, "octo/bench")
+
+	bg, sim := binaries(t)
+	cmd := exec.Command(bg, "action")
+	cmd.Dir = s.ws
+	cmd.Env = []string{"PATH=" + filepath.Dir(bg) + ":" + filepath.Dir(sim) + ":" + os.Getenv("PATH")}
+	for k, v := range s.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the agent's execute phase runs, then stop the step.
+	for running := false; !running; {
+		time.Sleep(50 * time.Millisecond)
+		m, _ := filepath.Glob(filepath.Join(s.ws, "runs", "*", id, "logs", "codex_execute_1.jsonl"))
+		running = len(m) > 0
+		if cmd.ProcessState != nil {
+			t.Fatalf("the step ended before its agent ran:\n%s", out.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	s.stdout, s.code = out.String(), cmd.ProcessState.ExitCode()
+
+	body, first := prComment(t, gh, s)
+	sameOpening(t, s, first, 1, "fail")
+	if !strings.HasPrefix(first, "❌ **benchgate swebench-batch: fail**") || strings.Contains(first, "not enforced") {
+		t.Errorf("a stopped batch under fail-on: never opens\n%s", first)
+	}
+	if o := s.outputs(t); o["enforced"] != "false" {
+		t.Errorf("output enforced = %q, want false (fail-on: never, which a stop overrides)", o["enforced"])
+	}
+	if v := keptVerdict(t, s); v.Status != "fail" || v.ExitCode != 1 || v.NotEnforced() {
+		t.Errorf("verdict.json: status %s, exit code %d, not enforced %v", v.Status, v.ExitCode, v.NotEnforced())
+	}
+	if len(errorLines(s.stdout)) == 0 {
+		t.Errorf("a stopped step has no error annotation:\n%s", s.stdout)
+	}
+	if !strings.Contains(s.stdout, "::endgroup::") || !strings.Contains(s.stdout, "received SIGTERM") {
+		t.Fatalf("the step log has no mode group, or the stop is not in it:\n%s", s.stdout)
+	}
+	views := map[string]string{"comment": body, "job summary": s.summary(t), "step log": s.stdout}
+	for name, text := range views {
+		for _, dir := range []string{s.ws, s.env["RUNNER_TEMP"], s.files, strings.TrimPrefix(host, "unix://")} {
+			if i := strings.Index(text, dir); i >= 0 {
+				t.Errorf("the %s shows the runner path %s: …%s…", name, dir, text[max(0, i-150):min(len(text), i+len(dir)+100)])
+			}
+		}
 	}
 }

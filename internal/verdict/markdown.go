@@ -36,7 +36,7 @@ func (v *Verdict) headline(md bool) string {
 	}
 	parts := []string{}
 	// A step whose mode input was refused has no mode to name.
-	title := strings.TrimSpace("benchgate "+v.Mode) + ": " + v.Status
+	title := strings.TrimSpace("benchgate "+v.Mode) + ": " + v.StatusWord()
 	if md {
 		title = "**" + title + "**"
 	}
@@ -50,14 +50,16 @@ func (v *Verdict) headline(md bool) string {
 	about := v
 	if p := v.Posted; p != nil && v.Stopped == "" {
 		about = p
-		first += ": posted " + p.Mark() + " " + strings.TrimSpace(p.Mode+" "+p.Status)
+		first += ": posted " + p.Mark() + " " + strings.TrimSpace(p.Mode+" "+p.StatusWord())
 		if why := p.Why(); why != "" {
 			first += ": " + cell(why)
 		}
 	}
 	parts = append(parts, first)
 	if about.Stopped == "" {
-		parts = append(parts, about.countsText())
+		if c := about.countsText(); c != "" {
+			parts = append(parts, c)
+		}
 	}
 	if c := about.comparedText(md, code); c != "" {
 		parts = append(parts, c)
@@ -72,14 +74,20 @@ func (v *Verdict) Why() string {
 	if v.Stopped != "" {
 		return "stopped before judging: " + v.Stopped
 	}
-	if !v.Enforced && v.ExitCode == 0 {
-		if wf := v.WouldFail(); len(wf) > 0 {
-			s := "not enforced"
-			if v.Switch != "" {
-				s += " (" + v.Switch + ")"
-			}
-			return s + "; it would have failed on " + sentences(wf)
+	if v.NotEnforced() {
+		// The title says "not enforced"; the reason is what failed, as a
+		// count of the mode's own units where it judges units, else the
+		// checks that would have failed, and the input that let it pass.
+		sw := ""
+		if v.Switch != "" {
+			sw = " (" + v.Switch + ")"
 		}
+		if u, ok := v.unitCheck(); ok {
+			_, many := v.Nouns()
+			return fmt.Sprintf("%d of %d %s %s%s", int(u.Value), v.Judged, many, v.failedWords(), sw)
+		}
+		wf := v.WouldFail()
+		return fmt.Sprintf("%d of %d checks would have failed%s: %s", len(wf), len(v.Checks), sw, sentences(wf))
 	}
 	d := v.Deciding()
 	if v.ExitCode != 0 && len(d) > 0 {
@@ -200,17 +208,50 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// unitCheck is the check that counts the mode's failing units
+// (instances that did not succeed, questions not Valid) when the
+// verdict knows how many were judged.
+func (v *Verdict) unitCheck() (Check, bool) {
+	if v.Judged <= 0 {
+		return Check{}, false
+	}
+	_, many := v.Nouns()
+	for _, c := range v.Checks {
+		if c.Group == many && c.Unit == many {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// countsText is the headline's counts: checks failed and undecided, the
+// units failing ("1 of 2 instances" where the verdict knows how many
+// were judged), new failures and sets not run. A verdict whose failures
+// were not enforced has said what failed already: its counts are what
+// the reason does not say.
 func (v *Verdict) countsText() string {
 	c := v.Counts()
-	s := plural(c.ChecksFailed, "check failed", "checks failed")
-	if c.RecordedFailed > 0 {
-		s += fmt.Sprintf(" (and %d recorded only)", c.RecordedFailed)
-	}
-	if c.ChecksUndecided > 0 {
-		s += fmt.Sprintf(", %d undecided", c.ChecksUndecided)
+	var parts []string
+	notEnforced := v.NotEnforced()
+	if !notEnforced {
+		s := plural(c.ChecksFailed, "check failed", "checks failed")
+		if c.RecordedFailed > 0 {
+			s += fmt.Sprintf(" (and %d recorded only)", c.RecordedFailed)
+		}
+		if c.ChecksUndecided > 0 {
+			s += fmt.Sprintf(", %d undecided", c.ChecksUndecided)
+		}
+		parts = append(parts, s)
 	}
 	one, many := v.Nouns()
-	s += ", " + plural(c.ScenariosFailing, one+" failing", many+" failing")
+	units := plural(c.ScenariosFailing, one+" failing", many+" failing")
+	if v.Judged > 0 {
+		units = fmt.Sprintf("%d of %d %s failing", c.ScenariosFailing, v.Judged, many)
+	}
+	if _, counted := v.unitCheck(); !notEnforced || !counted || c.NewFailures > 0 {
+		parts = append(parts, units)
+	}
+	s := strings.Join(parts, ", ")
 	if c.NewFailures > 0 {
 		s += fmt.Sprintf(" (%d new", c.NewFailures)
 		if v.NewAgainst != "" {
@@ -227,7 +268,7 @@ func (v *Verdict) countsText() string {
 	if notRun > 0 {
 		s += fmt.Sprintf(", %d of %d sets not run", notRun, len(v.Sets))
 	}
-	return s
+	return strings.TrimPrefix(s, ", ")
 }
 
 func (v *Verdict) comparedText(md bool, code func(string) string) string {
@@ -326,15 +367,20 @@ func (s Scenario) ScenarioLine() string {
 	}
 	b.WriteString(textfmt.Code(id))
 	b.WriteString(": ")
-	if s.Iterations > 0 {
+	switch {
+	case s.Iterations > 0:
 		fmt.Fprintf(&b, "%d of %d iterations failed", s.Failed, s.Iterations)
-	} else {
+	case s.FirstError != "":
+		// An instance or a question: its outcome is its one reason
+		// ("incomplete", "failed: patch_check", "Incorrect: ...").
+		b.WriteString(textfmt.Code(textfmt.Truncate(s.FirstError, 200)))
+	default:
 		b.WriteString("failed")
 	}
 	if len(s.Modes) > 0 {
 		b.WriteString(" in " + textfmt.Cell(strings.Join(s.Modes, " and ")))
 	}
-	if s.FirstError != "" {
+	if s.FirstError != "" && s.Iterations > 0 {
 		b.WriteString("; first error: " + textfmt.Code(textfmt.Truncate(s.FirstError, 200)))
 	}
 	switch {
@@ -381,7 +427,11 @@ func (v *Verdict) Blocks() []string {
 				ids = append(ids, fmt.Sprintf("and %d more", len(v.Flaky)-MaxListed))
 				break
 			}
-			ids = append(ids, fmt.Sprintf("%s (passed %d of %d earlier runs)", textfmt.Code(f.Mode+"/"+f.ID), f.RunsPassed, f.RunsSeen))
+			note := ""
+			if f.BaselineFailed && !f.FailingNow {
+				note = "; it failed in the baseline and passes now, flaky rather than recovered"
+			}
+			ids = append(ids, fmt.Sprintf("%s (passed %d of %d earlier runs%s)", textfmt.Code(f.Mode+"/"+f.ID), f.RunsPassed, f.RunsSeen, note))
 		}
 		out = append(out, fmt.Sprintf("**Flaky in earlier runs** (%d): %s.", len(v.Flaky), strings.Join(ids, ", ")))
 	}
@@ -417,6 +467,18 @@ func (v *Verdict) recoveredText() string {
 		ids = append(ids, fmt.Sprintf("%s (%s)", textfmt.Code(r.Mode+"/"+r.ID), where))
 	}
 	return fmt.Sprintf("**Recovered, passing now** (%d): %s.", len(v.Recovered), strings.Join(ids, ", "))
+}
+
+// failedWords say what a failing unit did: an instance did not
+// succeed (it failed or ended incomplete), a question is not Valid.
+func (v *Verdict) failedWords() string {
+	switch v.Mode {
+	case "swebench-batch":
+		return "did not succeed"
+	case "qa-audit":
+		return "are not Valid"
+	}
+	return "failed"
 }
 
 // Nouns are what the mode's failing units are called: scenarios,

@@ -57,6 +57,10 @@ type Verdict struct {
 	// Switch names the input that did it ("gate: false").
 	Enforced bool   `json:"enforced"`
 	Switch   string `json:"switch,omitempty"`
+	// Judged is how many instances (swebench-batch) or questions
+	// (qa-audit) were judged, so that a count of failures reads "1 of 2
+	// instances"; 0 where the failing units are scenarios found by rows.
+	Judged int `json:"judged,omitempty"`
 	// Stopped says why the mode ended before judging (bad input, a
 	// crash, an engine it could not reach); "" when it judged.
 	Stopped string `json:"stopped,omitempty"`
@@ -163,6 +167,10 @@ type Flaky struct {
 	RunsPassed int    `json:"runsPassed"`
 	RunsSeen   int    `json:"runsSeen"`
 	FailingNow bool   `json:"failingNow"`
+	// BaselineFailed: it failed in the baseline and passes now, which
+	// would make it recovered, but its history says it is flaky: it is
+	// listed here with a note, never as recovered.
+	BaselineFailed bool `json:"baselineFailed,omitempty"`
 }
 
 // Recovered is a scenario that failed before and passes now.
@@ -283,6 +291,23 @@ func (v *Verdict) WouldFail() []Check {
 		}
 	}
 	return out
+}
+
+// NotEnforced says the step passed only because its failures were not
+// enforced (gate: false, fail-on: never): something failed, or is
+// undecided, that would have failed an enforced step. Every view says
+// so in the same words (StatusWord), never "fail" beside a passing step.
+func (v *Verdict) NotEnforced() bool {
+	return !v.Enforced && v.ExitCode == 0 && v.Stopped == "" && len(v.WouldFail()) > 0
+}
+
+// StatusWord is the status the headline gives: "not enforced" for a
+// verdict whose failures were not enforced, else Status.
+func (v *Verdict) StatusWord() string {
+	if v.NotEnforced() {
+		return "not enforced"
+	}
+	return v.Status
 }
 
 // Mark is the headline's status mark: ✅ a pass with nothing failing or
@@ -422,6 +447,9 @@ func (v *Verdict) Validate() error {
 		if err := v.Posted.Validate(); err != nil {
 			return fmt.Errorf("verdict posted: %w", err)
 		}
+	}
+	if v.Judged < 0 || (v.Judged > 0 && len(v.Failing) > v.Judged) {
+		return fmt.Errorf("verdict judged %d, with %d failing", v.Judged, len(v.Failing))
 	}
 	switch v.NewAgainst {
 	case "", "history", "baseline":

@@ -29,7 +29,8 @@ func TestHeadline(t *testing.T) {
 			name: "gate turned off says what would have failed",
 			v: Verdict{Mode: "report", Status: "pass", Enforced: false, Switch: "gate: false", Compared: head,
 				Checks: []Check{with(success, func(c *Check) { c.Recorded = true }), with(toolCalls, func(c *Check) { c.Recorded = true })}},
-			want: []string{"⚠️ **benchgate report: pass**: not enforced (gate: false); it would have failed on tool-call reduction 16.67%, needs ≥ 20.00%"},
+			want: []string{"⚠️ **benchgate report: not enforced**: 1 of 2 checks would have failed (gate: false): tool-call reduction 16.67%, needs ≥ 20.00% · 0 scenarios failing"},
+			not:  []string{"checks failed", "report: pass"},
 		},
 		{
 			name: "a clear pass counts its checks",
@@ -136,5 +137,53 @@ func TestCommentFitsLimit(t *testing.T) {
 	full := v.Comment(1 << 20)
 	if n := strings.Count(full, "\n- "); n != MaxListed+1 {
 		t.Errorf("%d list items, want %d named and one counting the rest", n, MaxListed+1)
+	}
+}
+
+// TestNotEnforcedSaysSoEverywhere: a batch whose instances failed under
+// fail-on: never passes; its headline says "not enforced" with the
+// count of its own units of those judged, never "fail" or scenarios,
+// and so does the first line of a step that posted it. The same batch
+// enforced fails and says fail; one with nothing failing is a pass.
+func TestNotEnforcedSaysSoEverywhere(t *testing.T) {
+	count := Check{Group: "instances", ID: "instances_not_success", Name: "instances that did not succeed", Value: 2, Unit: "instances", Direction: AtMost, Status: Fail, Recorded: true}
+	v := Verdict{Schema: Schema, Mode: "swebench-batch", Status: "fail", ExitCode: 0, Enforced: false, Switch: "fail-on: never", Judged: 5,
+		Checks: []Check{count}, Failing: []Scenario{{ID: "a__b-1", FirstError: "failed: missing_image"}, {ID: "a__b-2", FirstError: "incomplete"}}}
+	want := "⚠️ **benchgate swebench-batch: not enforced**: 2 of 5 instances did not succeed (fail-on: never)"
+	if got := v.Headline(); got != want || !v.NotEnforced() || v.StatusWord() != "not enforced" {
+		t.Errorf("headline %q (not enforced %v), want %q", got, v.NotEnforced(), want)
+	}
+	if got := v.PlainHeadline(); got != "⚠️ benchgate swebench-batch: not enforced: 2 of 5 instances did not succeed (fail-on: never)" {
+		t.Errorf("plain headline %q", got)
+	}
+	posted := Verdict{Schema: Schema, Mode: "pr-comment", Status: "pass", Enforced: true, Checks: []Check{}, Posted: &v}
+	if got := posted.Headline(); !strings.HasPrefix(got, "✅ **benchgate pr-comment: pass**: posted ⚠️ swebench-batch not enforced: 2 of 5 instances did not succeed (fail-on: never)") {
+		t.Errorf("second stage's headline %q", got)
+	}
+	body := v.Comment(65000)
+	for _, w := range []string{"**Failing instances** (2):", "- `a__b-1`: `failed: missing_image`", "- `a__b-2`: `incomplete`", "| not enforced (fail-on: never) |"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("comment lacks %q:\n%s", w, body)
+		}
+	}
+	if strings.Contains(body, "scenario") || strings.Contains(body, "check failed") {
+		t.Errorf("comment speaks of scenarios or failed checks:\n%s", body)
+	}
+	enforced := v
+	enforced.Enforced, enforced.Switch, enforced.ExitCode = true, "", 1
+	enforced.Checks = []Check{{Group: "instances", ID: "instances_not_success", Name: "instances that did not succeed", Value: 2, Unit: "instances", Direction: AtMost, Status: Fail, Decided: true}}
+	if got := enforced.Headline(); !strings.HasPrefix(got, "❌ **benchgate swebench-batch: fail**: instances that did not succeed 2 instances, needs ≤ 0 instances · 1 check failed, 2 of 5 instances failing") || enforced.NotEnforced() {
+		t.Errorf("enforced headline %q", got)
+	}
+	clean := v
+	clean.Status, clean.Failing = "pass", nil
+	clean.Checks = []Check{{Group: "instances", ID: "instances_not_success", Name: "instances that did not succeed", Value: 0, Unit: "instances", Direction: AtMost, Status: Pass, Recorded: true}}
+	if got := clean.Headline(); !strings.HasPrefix(got, "✅ **benchgate swebench-batch: pass**: the check passes (not enforced: fail-on: never) · 0 checks failed, 0 of 5 instances failing") || clean.NotEnforced() {
+		t.Errorf("clean headline %q", got)
+	}
+	bad := v
+	bad.Judged = 1
+	if err := bad.Validate(); err == nil {
+		t.Errorf("a verdict of 1 instance judged with 2 failing validates")
 	}
 }
