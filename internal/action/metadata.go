@@ -1,13 +1,12 @@
 package action
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/fsutil"
+	"github.com/benchgate/benchgate/internal/gendoc"
 	"github.com/benchgate/benchgate/internal/textfmt"
 )
 
@@ -76,17 +75,6 @@ func DocsOutputsTable() string {
 	return b.String()
 }
 
-// replaceBetween puts body between the lines begin and end of text, which
-// must each occur once, begin first.
-func replaceBetween(text, begin, end, body, file string) (string, error) {
-	i := strings.Index(text, begin)
-	j := strings.Index(text, end)
-	if i < 0 || j < i || strings.Count(text, begin) != 1 || strings.Count(text, end) != 1 {
-		return "", fmt.Errorf("%s: expected one line %q and after it one line %q around the generated part", file, strings.TrimSpace(begin), strings.TrimSpace(end))
-	}
-	return text[:i+len(begin)] + body + text[j:], nil
-}
-
 // GeneratedFiles returns action.yml and docs/action.md of the repository
 // at root as they are with their generated parts written afresh, by path
 // relative to root.
@@ -96,7 +84,7 @@ func GeneratedFiles(root string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	y, err := replaceBetween(string(yml), ymlBegin, ymlEnd, ActionYMLInterface(), "action.yml")
+	y, err := gendoc.Replace(string(yml), ymlBegin, ymlEnd, ActionYMLInterface(), "action.yml")
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +95,7 @@ func GeneratedFiles(root string) (map[string][]byte, error) {
 	}
 	d := string(docs)
 	for _, part := range []struct{ name, body string }{{"inputs table", DocsInputsTable()}, {"outputs table", DocsOutputsTable()}} {
-		if d, err = replaceBetween(d, fmt.Sprintf(docsBegin, part.name), fmt.Sprintf(docsEnd, part.name), part.body, "docs/action.md"); err != nil {
+		if d, err = gendoc.Replace(d, fmt.Sprintf(docsBegin, part.name), fmt.Sprintf(docsEnd, part.name), part.body, "docs/action.md"); err != nil {
 			return nil, err
 		}
 	}
@@ -123,14 +111,5 @@ func WriteGeneratedFiles(root string) error {
 	if err != nil {
 		return err
 	}
-	for rel, b := range files {
-		p := filepath.Join(root, rel)
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
-			continue
-		}
-		if err := fsutil.WriteFileAtomic(p, b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return gendoc.Write(root, files)
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/failcode"
 	"github.com/benchgate/benchgate/internal/swebench"
 )
 
@@ -30,8 +31,8 @@ func Outputs() []Output {
 		{"instances-failed", "swebench-batch: instances that ended failed (missing image, bootstrap, blocked, runtime error, or never reached)."},
 		{"instances-incomplete", "swebench-batch: instances that ended incomplete."},
 		{"instances-not-run", "swebench-batch: instances with no finished status (never started or interrupted); they are among instances-failed."},
-		{"failure-codes", "swebench-batch: the finished instances that ended with a failure code, counted by code, one per line as code=count (missing_image=2)."},
-		{"instances-retryable", "swebench-batch: finished instances whose failure is on the runner's side (missing_image, codex_bootstrap_failed, or runtime_error outside the patch check): a resume with --retry-failed for their codes can end them otherwise once that is fixed."},
+		{"failure-codes", "swebench-batch: the finished instances that ended with a failure code, counted by code, one per line as code=count (" + string(failcode.Table[0].Code) + "=2)."},
+		{"instances-retryable", "swebench-batch: finished instances whose failure is on the runner's side (" + orList(failcode.Retryable()) + " outside the patch check): a resume with --retry-failed for their codes can end them otherwise once that is fixed."},
 		{"quality-report", "qa-audit: path of quality_report.json."},
 		{"pr-urls", "qa-audit: URLs of the pull requests opened or updated, one per line."},
 		{"failing-rows", "Number of suite rows that break a blocking rule (success, output_valid, error)."},
@@ -39,6 +40,18 @@ func Outputs() []Output {
 		{"baseline-verdict", "report, set with a baseline: pass, fail (regressed), inconclusive, underpowered or untested (the baseline held only a summary); empty without a baseline."},
 		{"flaky-scenarios", "report, set with a history: the flaky scenarios as <mode>/<scenario ID>, one per line."},
 	}, append(append(statsOutputs, driftOutputs...), commentOutputs...)...)
+}
+
+// orList names codes as "a, b, or c" (a lone code as itself).
+func orList(codes []failcode.Code) string {
+	var names []string
+	for _, c := range codes {
+		names = append(names, string(c))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + ", or " + names[len(names)-1]
 }
 
 // outputs sets the step outputs; status is the verdict's word, exit-code

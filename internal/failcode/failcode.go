@@ -44,7 +44,8 @@ type Info struct {
 	// Endpoint: instances in a row ending with it, outside the patch
 	// check, count toward the endpoint circuit breaker.
 	Endpoint bool
-	// Meaning says what it means, for help texts and docs.
+	// Meaning says what it means, in Markdown: it is the meaning column
+	// of docs/swebench.md's table (DocsTable).
 	Meaning string
 }
 
@@ -52,7 +53,7 @@ type Info struct {
 var Table = []Info{
 	{Code: MissingImage, Retryable: true, Meaning: "the instance image is not on the engine"},
 	{Code: BootstrapFailed, Retryable: true, Meaning: "no codex could be run in the instance container"},
-	{Code: Blocked, Meaning: "the agent moved its plans to blocked/"},
+	{Code: Blocked, Meaning: "the agent moved its plans to `blocked/`"},
 	{Code: Incomplete, Meaning: "the loop budget or an instance budget ended first"},
 	{Code: RuntimeError, Retryable: true, Endpoint: true, Meaning: "a phase, the engine or the patch check failed"},
 	{Code: NoChange, Meaning: "the agent said done, but its final tree equals the base commit"},

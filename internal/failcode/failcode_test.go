@@ -1,10 +1,15 @@
 package failcode
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestTableHasEveryCodeOnce: each code of the contract is one row, in the
@@ -90,5 +95,37 @@ func TestCodeJSON(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || (back.Code == nil) != (tc.st.Code == nil) || (back.Code != nil && *back.Code != *tc.st.Code) {
 			t.Errorf("Unmarshal(%s) = %v, %v", b, back.Code, err)
 		}
+	}
+}
+
+// TestDocsTableIsGenerated: the failure codes table of docs/swebench.md
+// says exactly what Table declares (codes, meanings, retryable, circuit
+// breaker, order).
+func TestDocsTableIsGenerated(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	files, err := GeneratedFiles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range files {
+		got, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from failcode.Table: run go generate ./internal/failcode (and edit the table in internal/failcode, not in %s)", rel, rel)
+		}
+	}
+	// Every meaning is in the docs: the table is where Meaning is read.
+	for _, in := range Table {
+		if row := "| `" + string(in.Code) + "` | " + in.Meaning + " |"; !strings.Contains(string(files[DocsFile]), row) {
+			t.Errorf("%s has no row starting %q", DocsFile, row)
+		}
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	if got, want := Retryable(), []Code{MissingImage, BootstrapFailed, RuntimeError}; !slices.Equal(got, want) {
+		t.Errorf("Retryable() = %v, want %v", got, want)
 	}
 }
