@@ -108,7 +108,7 @@ func runDrift(_ context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "benchgate drift: %v\n", err)
 		return ExitUsage
 	}
-	for _, n := range h.Notes {
+	for _, n := range rep.Notes {
 		fmt.Fprintf(env.Stderr, "benchgate drift: %s\n", n)
 	}
 	fmt.Fprintf(env.Stdout, "Wrote %s\nWrote %s\n", jsonPath, mdPath)

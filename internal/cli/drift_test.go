@@ -206,3 +206,47 @@ func TestDriftDocExamplesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftSaysWhenTheHistoryIsTooShort: a history of fewer runs than a
+// change point needs (5 at each level) has no change point, and drift
+// says why on stderr, in drift.json's notes and in drift.md, so that "0
+// change points" is not read as "nothing changed"; from 10 runs on it
+// says nothing of the kind.
+func TestDriftSaysWhenTheHistoryIsTooShort(t *testing.T) {
+	n, err := drifttest.Real(suiteFile(t, "2026-02-25-agent_direct-suite.jsonl"), suiteFile(t, "2026-02-25-ghx-suite.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		runs int
+		say  bool
+	}{{1, true}, {3, true}, {9, true}, {10, false}} {
+		dir := t.TempDir()
+		if err := n.WriteHistory(filepath.Join(dir, "history"), 5, tc.runs); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := runDriftBinary(t, dir, "drift", "--history", "history")
+		if code != ExitOK {
+			t.Fatalf("%d runs: exit %d\n%s", tc.runs, code, stderr)
+		}
+		md, err := os.ReadFile(filepath.Join(dir, "drift", "drift.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "drift", "drift.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep drift.Report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		note := drift.TooFewRuns(tc.runs, 5)
+		if got := strings.Contains(stderr, note) && strings.Contains(string(md), note) && strings.Join(rep.Notes, "\n") == note; got != tc.say {
+			t.Errorf("%d runs: says it is too short %v, want %v\nstderr: %s\nnotes: %v", tc.runs, got, tc.say, stderr, rep.Notes)
+		}
+		if tc.say && len(rep.ChangePoints) != 0 {
+			t.Errorf("%d runs: %d change points", tc.runs, len(rep.ChangePoints))
+		}
+	}
+}

@@ -10,6 +10,7 @@
 package drift
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -179,6 +180,9 @@ func Analyze(h *History, o Options) (*Report, []Series) {
 	def := changepoint.NewDetector(det).Options()
 	rep.Method = Method{Name: "forward scan, weighted two-sample t, permutation test", Alpha: def.Alpha, Permutations: def.Permutations(),
 		MinSize: def.MinSize, Window: def.Window, Settle: def.Settle, Seed: def.Seed}
+	if n := 2 * def.MinSize; len(h.Runs) < n {
+		rep.Notes = append(rep.Notes, TooFewRuns(len(h.Runs), def.MinSize))
+	}
 	if len(h.Runs) > 0 {
 		f, l := h.ref(0), h.ref(len(h.Runs)-1)
 		rep.FirstRun, rep.LastRun = &f, &l
@@ -212,6 +216,13 @@ func Analyze(h *History, o Options) (*Report, []Series) {
 		return a.ID < b.ID
 	})
 	return rep, series
+}
+
+// TooFewRuns says that a history of runs runs is too short for any
+// change point, so that "0 change points" is not read as "nothing
+// changed".
+func TooFewRuns(runs, minSize int) string {
+	return fmt.Sprintf("%d runs: a change point needs at least %d runs at each level, %d in all, so none can be found yet", runs, minSize, 2*minSize)
 }
 
 // scan finds the change points of s with d and fills s.Levels.

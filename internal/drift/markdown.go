@@ -33,6 +33,9 @@ func Markdown(rep *Report, h *History, series []Series, repoURL string) string {
 	}
 	fmt.Fprintf(&b, "%s of %s%s; %s.\n\n", textfmt.Count(rep.Series, "series", "series"), textfmt.Count(rep.Runs, "run", "runs"), span,
 		textfmt.Count(len(rep.ChangePoints), "change point", "change points"))
+	if rep.Runs < 2*rep.Method.MinSize {
+		b.WriteString(TooFewRuns(rep.Runs, rep.Method.MinSize) + ".\n\n")
+	}
 	if len(rep.ChangePoints) > 0 {
 		b.WriteString("| first run after | metric | mode | scenario | before → after | shift (95% interval) | p | look at |\n|---|---|---|---|---|---|---|---|\n")
 		for _, c := range rep.ChangePoints {
