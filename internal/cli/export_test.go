@@ -1,0 +1,4 @@
+package cli
+
+// FlagSetOf is flagSetOf for the tests outside the package.
+var FlagSetOf = flagSetOf
