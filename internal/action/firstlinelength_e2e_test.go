@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/benchgate/benchgate/internal/prcomment"
+	"github.com/benchgate/benchgate/internal/testsupport/ghfake"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
 	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
@@ -31,7 +33,11 @@ const lengthsFile = "testdata/firstline-lengths.txt"
 // the same line; for the fork's second stage, its own summary's line,
 // which names what it posted): a pass, a failure, an error, an unchanged
 // run, the fork's second stage, SWE-bench not enforced, one and fifty
-// scenarios, and a bad input after an earlier pass. Each stays within
+// scenarios, and a bad input after an earlier pass. In each, the views
+// agree: the comment (rendered through cmark-gfm) and the job summary
+// open with the same line, the log carries it, the exit code, status and
+// enforced outputs and verdict.json say the same, and error annotations
+// appear exactly when the step failed. Each first line stays within
 // maxFirstLine characters as rendered, and the figures are compared with
 // the kept ones, so a change of length is seen in review.
 func TestFirstLineLength(t *testing.T) {
@@ -46,31 +52,37 @@ func TestFirstLineLength(t *testing.T) {
 		os.WriteFile(filepath.Join(s.ws, "cur", "ghx-suite.jsonl"), []byte(suiteText("ghx", 4, n, 500, ghxFails...)), 0o644)
 		return s
 	}
-	// Each case returns the step whose first line is measured, run.
+	// Each case returns the step whose first line is measured, run;
+	// lastGH is the fake GitHub its comment went to.
+	var lastGH *ghfake.Server
 	cases := []struct {
 		name string
 		run  func(t *testing.T) *step
 		code int
+		// status is the status output; notEnforced, a pass whose
+		// failures were not enforced.
+		status      string
+		notEnforced bool
 	}{
-		{name: "pass", code: 0, run: func(t *testing.T) *step {
+		{name: "pass", code: 0, status: "pass", run: func(t *testing.T) *step {
 			s := report(t, map[string]string{"stats": "true"}, 12)
-			prStep(t, s, "octo/bench")
+			lastGH = prStep(t, s, "octo/bench")
 			s.run(t)
 			return s
 		}},
-		{name: "fail", code: 1, run: func(t *testing.T) *step {
+		{name: "fail", code: 1, status: "fail", run: func(t *testing.T) *step {
 			s := report(t, nil, 12, 1, 2, 3, 4)
-			prStep(t, s, "octo/bench")
+			lastGH = prStep(t, s, "octo/bench")
 			s.run(t)
 			return s
 		}},
-		{name: "error (no rows)", code: 2, run: func(t *testing.T) *step {
+		{name: "error (no rows)", code: 2, status: "error", run: func(t *testing.T) *step {
 			s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": "true", "upload-artifacts": "false"})
-			prStep(t, s, "octo/bench")
+			lastGH = prStep(t, s, "octo/bench")
 			s.run(t)
 			return s
 		}},
-		{name: "unchanged", code: 0, run: func(t *testing.T) *step {
+		{name: "unchanged", code: 0, status: "pass", run: func(t *testing.T) *step {
 			s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": "true", "upload-artifacts": "false",
 				"baseline": "baseline", "history": "history"})
 			for day, dir := range map[int]string{1: "history/run-1", 2: "history/run-2", 3: "baseline", 4: "cur"} {
@@ -78,11 +90,11 @@ func TestFirstLineLength(t *testing.T) {
 				os.WriteFile(filepath.Join(s.ws, dir, "agent_direct-suite.jsonl"), []byte(suiteText("agent_direct", day, 4, 1000)), 0o644)
 				os.WriteFile(filepath.Join(s.ws, dir, "ghx-suite.jsonl"), []byte(suiteText("ghx", day, 4, 500)), 0o644)
 			}
-			prStep(t, s, "octo/bench")
+			lastGH = prStep(t, s, "octo/bench")
 			s.run(t)
 			return s
 		}},
-		{name: "fork second stage", code: 0, run: func(t *testing.T) *step {
+		{name: "fork second stage", code: 0, status: "pass", run: func(t *testing.T) *step {
 			first := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "suites/agent_direct-suite.jsonl\nsuites/ghx-suite.jsonl", "gate": "true"})
 			for _, f := range []string{"agent_direct-suite.jsonl", "ghx-suite.jsonl"} {
 				copyFile(t, filepath.Join("testdata", "suites", f), filepath.Join(first.ws, "suites", f))
@@ -105,7 +117,7 @@ func TestFirstLineLength(t *testing.T) {
 			second.run(t)
 			return second
 		}},
-		{name: "swebench not enforced", code: 0, run: func(t *testing.T) *step {
+		{name: "swebench not enforced", code: 0, status: "fail", notEnforced: true, run: func(t *testing.T) *step {
 			host := testenv.DockerHost(t)
 			dc := swebenchtest.Docker(t)
 			swebenchtest.ImportImage(t, dc, "sweb.eval.arm64.acme__actione2e-1:latest", true)
@@ -114,29 +126,30 @@ func TestFirstLineLength(t *testing.T) {
 			dataset := swebenchtest.DatasetFile(t, s.ws, "acme__actione2e-2", "acme__actione2e-1")
 			s.env["INPUT_INSTANCE-FILE"] = filepath.Base(dataset)
 			s.env["DOCKER_HOST"] = host
-			prStep(t, s, "octo/bench")
+			lastGH = prStep(t, s, "octo/bench")
 			s.run(t)
 			return s
 		}},
-		{name: "one scenario", code: 0, run: func(t *testing.T) *step {
+		{name: "one scenario", code: 0, status: "pass", run: func(t *testing.T) *step {
 			s := report(t, nil, 1)
-			prStep(t, s, "octo/bench")
+			lastGH = prStep(t, s, "octo/bench")
 			s.run(t)
 			return s
 		}},
-		{name: "fifty scenarios, twelve failing", code: 1, run: func(t *testing.T) *step {
+		{name: "fifty scenarios, twelve failing", code: 1, status: "fail", run: func(t *testing.T) *step {
 			var fails []int
 			for i := 1; i <= 12; i++ {
 				fails = append(fails, i*4)
 			}
 			s := report(t, map[string]string{"stats": "true"}, 50, fails...)
-			prStep(t, s, "octo/bench")
+			lastGH = prStep(t, s, "octo/bench")
 			s.run(t)
 			return s
 		}},
-		{name: "bad input after an earlier pass", code: 2, run: func(t *testing.T) *step {
+		{name: "bad input after an earlier pass", code: 2, status: "error", run: func(t *testing.T) *step {
 			s := report(t, nil, 12)
 			gh := prStep(t, s, "octo/bench")
+			lastGH = gh
 			s.runWant(t, 0)
 			s.inputsAsJSON(t, map[string]string{"gat": "true"})
 			s.rerun(t, 2)
@@ -154,6 +167,34 @@ func TestFirstLineLength(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s", s.code, tc.code, s.stdout)
 			}
 			first, _, _ := strings.Cut(s.summary(t), "\n")
+			// Every view says the same: the comment opens with the
+			// summary's line (the second stage's comment is the posted
+			// verdict), the log carries it, the outputs and verdict.json
+			// agree, and it renders through cmark-gfm.
+			if s.env["INPUT_MODE"] != "pr-comment" {
+				_, commentFirst := prComment(t, lastGH, s)
+				if commentFirst != first {
+					t.Errorf("comment opens\n%s\nsummary\n%s", commentFirst, first)
+				}
+			}
+			sameOpening(t, s, first, tc.code, tc.status)
+			if o := s.outputs(t); o["enforced"] != strconv.FormatBool(!tc.notEnforced) {
+				t.Errorf("output enforced = %q", o["enforced"])
+			}
+			if tc.code != 2 && s.env["INPUT_MODE"] != "pr-comment" {
+				// (The second stage keeps no run folder: the verdict it
+				// posted is the first stage's, read from its file.)
+				v := keptVerdict(t, s)
+				if v.Headline() != first || v.NotEnforced() != tc.notEnforced || v.ExitCode != tc.code {
+					t.Errorf("verdict.json: headline %q, not enforced %v, exit code %d", v.Headline(), v.NotEnforced(), v.ExitCode)
+				}
+			}
+			if tc.code != 0 && len(errorLines(s.stdout)) == 0 {
+				t.Errorf("a failed step has no error annotation:\n%s", s.stdout)
+			}
+			if tc.code == 0 && len(errorLines(s.stdout)) > 0 {
+				t.Errorf("a passing step has error annotations: %q", errorLines(s.stdout))
+			}
 			shown := stripLinks(strings.NewReplacer("**", "", "`", "").Replace(first))
 			n := utf8.RuneCountInString(shown)
 			if n > maxFirstLine {
