@@ -228,3 +228,30 @@ func TestDriftActionWithNothingKept(t *testing.T) {
 		t.Errorf("%d issues opened with nothing to read", n)
 	}
 }
+
+// TestDriftActionFailOnWorse: a history folder in the workspace (the
+// real suites drawn again, ghx's latency 15% higher from run 25) with
+// fail-on worse fails the step (exit 1, status fail) on the open change
+// for the worse, the check that decided it first in the summary; with
+// issues off, no issue is asked for.
+func TestDriftActionFailOnWorse(t *testing.T) {
+	s := newStep(t, map[string]string{"mode": "drift", "history": "history", "fail-on": "worse", "suite-only": "true", "issues": "false", "upload-artifacts": "false"})
+	if err := realNoise(t).WriteHistory(filepath.Join(s.ws, "history"), 3, 40, drifttest.Change{Metric: drifttest.Latency, Mode: "ghx", From: 25, Factor: 1.15}); err != nil {
+		t.Fatal(err)
+	}
+	s.runWant(t, 1)
+	out := s.outputs(t)
+	if out["status"] != "fail" || out["worse-change-points"] == "0" || out["drift-issues"] != "" {
+		t.Errorf("status %q, worse-change-points %q, drift-issues %q; want fail, at least 1, none", out["status"], out["worse-change-points"], out["drift-issues"])
+	}
+	sum := s.summary(t)
+	for _, want := range []string{"❌ **benchgate drift: fail**: open change points for the worse " + out["worse-change-points"] + " change points, needs ≤ 0 change points",
+		": **latency_ms** ghx, suite: ", "**worse**, open"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("job summary lacks %q:\n%s", want, sum)
+		}
+	}
+	if strings.Contains(sum, "; issue [#") {
+		t.Errorf("the summary names an issue though issues are off:\n%s", sum)
+	}
+}
