@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/drift"
+	"github.com/benchgate/benchgate/internal/drift/changepoint"
 	"github.com/benchgate/benchgate/internal/driftissue"
 	"github.com/benchgate/benchgate/internal/jobsummary"
 	"github.com/benchgate/benchgate/internal/prcomment"
@@ -29,6 +30,10 @@ const maxDriftHistoryRuns = maxRunPages * 30
 
 var driftModes = []string{"drift"}
 
+// defaultAlpha is drift's default significance as the inputs' words show
+// it, taken from the one place that decides it.
+var defaultAlpha = strconv.FormatFloat(changepoint.DefaultAlpha, 'f', -1, 64)
+
 // driftFailOn are the values of fail-on for drift, the command line's.
 var driftFailOn = []string{"none", "worse", "any"}
 
@@ -36,8 +41,8 @@ var driftFailOn = []string{"none", "worse", "any"}
 // history-runs, history-workflow, fail-on and repo are shared with other
 // modes.
 var driftInputs = []Input{
-	{Name: "alpha", Kind: Text, Flag: "--alpha", Modes: driftModes, Check: checkAlpha, Description: "drift: significance of one look of the scan (default 0.0003; docs/drift.md gives the false alarms it makes per series and per history)."},
-	{Name: "min-runs", Kind: Int, Flag: "--min-runs", Modes: driftModes, Description: "drift: fewest runs on each side of a change point (default 5; 2 to 50)."},
+	{Name: "alpha", Kind: Text, Flag: "--alpha", Modes: driftModes, Check: checkAlpha, Description: "drift: significance of one look of the scan (default " + defaultAlpha + "; docs/drift.md gives the false alarms it makes per series and per history)."},
+	{Name: "min-runs", Kind: Int, Flag: "--min-runs", Modes: driftModes, Description: "drift: fewest runs on each side of a change point (default " + strconv.Itoa(changepoint.DefaultMinSize) + "; 2 to 50)."},
 	{Name: "seed", Kind: Int, Flag: "--seed", Modes: driftModes, Description: "drift: seed of the permutations and bootstrap; the same seed and runs give the same answer."},
 	{Name: "suite-only", Kind: Bool, Flag: "--suite-only", Modes: driftModes, Description: "drift: follow the suite's figures only, not each scenario's (fewer series, so fewer false alarms) (true/false)."},
 	{Name: "issues", Kind: Adapter, Description: "drift: keep one GitHub issue per open change point, found again by a hidden marker in its body, updated as later runs refine it and closed when a later change point undoes it (true, the default, or false). The job needs issues: write."},
@@ -58,7 +63,7 @@ func checkAlpha(v string) string {
 	if a, err := strconv.ParseFloat(v, 64); err == nil && a > 0 && a < 0.5 {
 		return ""
 	}
-	return "a number between 0 and 0.5 such as 0.0003"
+	return "a number between 0 and 0.5 such as " + defaultAlpha
 }
 
 // workflowFilePattern is a workflow file's name, as history-workflow
