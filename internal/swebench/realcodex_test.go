@@ -455,8 +455,11 @@ func TestRealCodexDeadEndpointStopsTheBatch(t *testing.T) {
 					t.Errorf("%s: the plan phase took %s, its whole phase timeout", inst.ID, took)
 				}
 			}
-			if mode != deadendpoint.Refused && srv.Responses() < 3 {
-				t.Errorf("the endpoint saw %d POST /responses, want one per instance at least", srv.Responses())
+			// Codex reached the dead endpoint. Not necessarily from every
+			// instance: on a busy machine Codex can take longer than the
+			// 2 s idle timeout to start, and that instance ends the same way.
+			if mode != deadendpoint.Refused && srv.Responses() < 1 {
+				t.Errorf("the endpoint saw no POST /responses: Codex never reached it")
 			}
 		})
 	}
