@@ -18,57 +18,34 @@ import (
 // It covers the image check, container create/start/remove, the codex
 // check, two codex execs and every artifact and manifest write.
 func BenchmarkRunInstance(b *testing.B) {
-	dc := dockerClient(b)
-	dir := b.TempDir()
-	id := "acme__bench-1"
-	tmpl := "sweb.eval.arm64.{id}:latest"
-	importImage(b, dc, ImageName(tmpl, id), true)
-	o := baseOptions(b, dc, datasetFile(b, dir, id), tmpl, "success")
-	o.InstanceID = id
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		o.OutputDir = filepath.Join(dir, "run", strconv.Itoa(i), id)
-		o.ManifestDir = filepath.Join(dir, "run")
-		st, err := Run(context.Background(), o)
-		if err != nil || st.Status != ralph.StatusSuccess {
-			b.Fatalf("%+v %v", st, err)
-		}
-	}
+	benchRunInstance(b, "acme__bench-1", true, func(*Options) {})
 }
 
 // BenchmarkRunInstanceHandOver is BenchmarkRunInstance for a runner
 // that is not root: after the instance container is removed, a second
 // container scrubs the output folder and gives it to the runner's user.
 func BenchmarkRunInstanceHandOver(b *testing.B) {
-	dc := dockerClient(b)
-	dir := b.TempDir()
-	id := "acme__benchhand-1"
-	tmpl := "sweb.eval.arm64.{id}:latest"
-	importImage(b, dc, ImageName(tmpl, id), true)
-	o := baseOptions(b, dc, datasetFile(b, dir, id), tmpl, "success")
-	o.InstanceID, o.Owner = id, "4321:4321"
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		o.OutputDir = filepath.Join(dir, "run", strconv.Itoa(i), id)
-		o.ManifestDir = filepath.Join(dir, "run")
-		st, err := Run(context.Background(), o)
-		if err != nil || st.Status != ralph.StatusSuccess {
-			b.Fatalf("%+v %v", st, err)
-		}
-	}
+	benchRunInstance(b, "acme__benchhand-1", true, func(o *Options) { o.Owner = "4321:4321" })
 }
 
 // BenchmarkRunInstanceBootstrap is BenchmarkRunInstance with an image
 // that lacks codex: each instance mounts the binary read-only and checks
 // it.
 func BenchmarkRunInstanceBootstrap(b *testing.B) {
+	benchRunInstance(b, "acme__benchboot-1", false, func(o *Options) { o.CodexBinary = fakeCodex(b) })
+}
+
+// benchRunInstance runs instance id whose agent finishes at once b.N
+// times, each into a folder of its own; withCodex puts codex in the
+// image, and adjust sets what the benchmark varies.
+func benchRunInstance(b *testing.B, id string, withCodex bool, adjust func(*Options)) {
 	dc := dockerClient(b)
 	dir := b.TempDir()
-	id := "acme__benchboot-1"
 	tmpl := "sweb.eval.arm64.{id}:latest"
-	importImage(b, dc, ImageName(tmpl, id), false)
+	importImage(b, dc, ImageName(tmpl, id), withCodex)
 	o := baseOptions(b, dc, datasetFile(b, dir, id), tmpl, "success")
-	o.InstanceID, o.CodexBinary = id, fakeCodex(b)
+	o.InstanceID = id
+	adjust(&o)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		o.OutputDir = filepath.Join(dir, "run", strconv.Itoa(i), id)

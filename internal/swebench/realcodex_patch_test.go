@@ -8,11 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/ralph"
 	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestRunRealCodexPatchKinds runs the real Codex CLI (bootstrapped into
@@ -23,13 +21,7 @@ import (
 // a fresh container as the harness applies it; the others are named
 // failures with an empty prediction.
 func TestRunRealCodexPatchKinds(t *testing.T) {
-	codexBin := testenv.Codex(t)
-	dc := swebenchtest.Docker(t)
-	const model = "qwen3-coder-next-FP8"
-	prompts, err := ralph.LoadPrompts("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rc := swebenchtest.NewRealCodex(t)
 	markup := `for ((i=0; i<110000; i++)); do printf '<div class="row" data-i="%d"><a href="/x?a=1&b=2">&lt;item&gt;</a></div>\n' $i; done > /testbed/page.html && git -C /testbed add -N page.html`
 	tests := []struct {
 		name, edit, after string
@@ -53,34 +45,19 @@ func TestRunRealCodexPatchKinds(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "run", id)
 			p := PathsFor(out, id)
-			archive := filepath.Join(p.Plans, "archive")
-			diff := promptCommand(t, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
-			cmd := tc.edit + " && " + diff + strings.ReplaceAll(tc.after, "PATCH", p.Patch) + " && mkdir -p " + archive +
-				" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/ && echo EXECUTED"
-			srv := fakeresponses.New([]string{model},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n1. fix README\\n' > " + filepath.Join(p.Plans, ralph.PlanFile))}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell(cmd)}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}},
-			)
+			cmd := rc.ExecuteCommand(t, p.Plans, p.Patch, tc.edit, strings.ReplaceAll(tc.after, "PATCH", p.Patch))
+			srv := fakeresponses.New([]string{swebenchtest.RealCodexModel}, swebenchtest.Script(p.Plans, "# Plan\\n1. fix README\\n", cmd)...)
 			defer srv.Close()
-			tmpl := "sweb.eval.arm64.{id}:latest"
-			image := ImageName(tmpl, id)
-			swebenchtest.ImportImageWithUntracked(t, dc, image, false, tc.untracked)
-			o := Options{
-				InstanceID: id, OutputDir: out, ManifestDir: filepath.Dir(out),
-				MaxLoops: 1, PhaseTimeout: 2 * time.Minute, Prompts: prompts,
-				DatasetFile: swebenchtest.DatasetFile(t, dir, id), ImageTemplate: tmpl,
-				CodexBinary: codexBin, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: model},
-				Network: "host", Docker: dc,
-			}
+			image := ImageName(realCodexImages, id)
+			swebenchtest.ImportImageWithUntracked(t, rc.Docker, image, false, tc.untracked)
+			o := realCodexOptions(t, rc, dir, id, srv.BaseURL())
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			st, err := Run(ctx, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			swebenchtest.NoLeaks(t, dc, LabelInstance+"="+id)
+			swebenchtest.NoLeaks(t, rc.Docker, LabelInstance+"="+id)
 			if st.PatchCheck != tc.check || !strings.Contains(st.FailureReasonDetail, tc.detail) {
 				log, _ := os.ReadFile(filepath.Join(p.Logs, "runner.log"))
 				t.Fatalf("%s patch_check=%s detail %q; want %s with %q; violations %q\n%s", st.Status, st.PatchCheck, st.FailureReasonDetail, tc.check, tc.detail, srv.Violations(), log)
@@ -106,7 +83,7 @@ func TestRunRealCodexPatchKinds(t *testing.T) {
 			if strings.Contains(row.ModelPatch, "\r") || strings.Contains(row.ModelPatch, "build/out.o") {
 				t.Errorf("model_patch holds CRLF line ends or the image's build output:\n%.2000s", row.ModelPatch)
 			}
-			code, applied := swebenchtest.ApplyAsHarness(t, dc, image, []byte(row.ModelPatch),
+			code, applied := swebenchtest.ApplyAsHarness(t, rc.Docker, image, []byte(row.ModelPatch),
 				`echo "readme=$(cat /testbed/README)"; [ -f /testbed/page.html ] && echo "page=$(grep -c '<div' /testbed/page.html)"; true`)
 			if code != 0 || !strings.Contains(applied, tc.applied) {
 				t.Errorf("the .pred's model_patch applied as the harness applies it: exit %d, want output with %q:\n%.3000s", code, tc.applied, applied)

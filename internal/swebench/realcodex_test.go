@@ -19,7 +19,6 @@ import (
 	"github.com/benchgate/benchgate/internal/testsupport/deadendpoint"
 	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 )
 
 // TestRunRealCodex runs one instance end to end with the real Codex CLI:
@@ -30,9 +29,7 @@ import (
 // patch, which the runner must classify as a success. The second case
 // takes a handoff first, so `codex exec resume` runs in the container too.
 func TestRunRealCodex(t *testing.T) {
-	codexBin := testenv.Codex(t)
-	dc := swebenchtest.Docker(t)
-	const model = "qwen3-coder-next-FP8"
+	rc := swebenchtest.NewRealCodex(t)
 	type phase struct {
 		name  ralph.Phase
 		turns []fakeresponses.Turn
@@ -47,19 +44,10 @@ func TestRunRealCodex(t *testing.T) {
 			{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}, Usage: u(1100, 1000, 4, 0)},
 		}, ralph.Usage{InputTokens: 2100, CachedInputTokens: 1200, OutputTokens: 34, ReasoningOutputTokens: 5}}
 	}
-	prompts, err := ralph.LoadPrompts("")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The model edits README in the code folder and writes the patch with
 	// the command the built-in execute prompt gives, as the prompt says.
 	fixPhase := func(p Paths) phase {
-		archive := filepath.Join(p.Plans, "archive")
-		diff := promptCommand(t, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
-		cmd := "printf 'fixed code\\n' > /testbed/README && " + diff +
-			" && mkdir -p " + archive +
-			" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/" +
-			" && echo EXECUTED"
+		cmd := rc.ExecuteCommand(t, p.Plans, p.Patch, "printf 'fixed code\\n' > /testbed/README", "")
 		return phase{ralph.PhaseExecute, []fakeresponses.Turn{
 			{Items: []fakeresponses.Item{fakeresponses.Shell(cmd)}, Usage: u(2000, 100, 60, 9)},
 			{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}, Usage: u(2100, 2000, 3, 0)},
@@ -92,26 +80,19 @@ func TestRunRealCodex(t *testing.T) {
 			for _, ph := range phases {
 				script = append(script, ph.turns...)
 			}
-			srv := fakeresponses.New([]string{model}, script...)
+			srv := fakeresponses.New([]string{swebenchtest.RealCodexModel}, script...)
 			defer srv.Close()
 
-			tmpl := "sweb.eval.arm64.{id}:latest"
-			swebenchtest.ImportRealCodexImage(t, dc, ImageName(tmpl, id))
-			o := Options{
-				InstanceID: id, OutputDir: out, ManifestDir: filepath.Dir(out),
-				MaxLoops: 2, PhaseTimeout: 2 * time.Minute, Prompts: prompts,
-				DatasetFile: swebenchtest.DatasetFile(t, dir, id), ImageTemplate: tmpl,
-				CodexBinary: codexBin,
-				Provider:    &codex.Provider{BaseURL: srv.BaseURL(), Model: model},
-				Network:     "host", Docker: dc,
-			}
+			swebenchtest.ImportRealCodexImage(t, rc.Docker, ImageName(realCodexImages, id))
+			o := realCodexOptions(t, rc, dir, id, srv.BaseURL())
+			o.MaxLoops = 2
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			st, err := Run(ctx, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			swebenchtest.NoLeaks(t, dc, LabelOutputDir+"="+out)
+			swebenchtest.NoLeaks(t, rc.Docker, LabelOutputDir+"="+out)
 			if st.Status != ralph.StatusSuccess {
 				logs, _ := os.ReadDir(p.Logs)
 				for _, l := range logs {
@@ -239,6 +220,23 @@ func addUsage(a, b ralph.Usage) ralph.Usage {
 	return ralph.Usage(codex.Usage(a).Add(codex.Usage(b)))
 }
 
+// realCodexImages names the instance images the real-Codex tests import.
+const realCodexImages = "sweb.eval.arm64.{id}:latest"
+
+// realCodexOptions runs instance id once with the real Codex CLI, into
+// dir/run/id, against the scripted Responses server at baseURL, which
+// the container reaches on the host's network.
+func realCodexOptions(t testing.TB, rc swebenchtest.RealCodex, dir, id, baseURL string) Options {
+	out := filepath.Join(dir, "run", id)
+	return Options{
+		InstanceID: id, OutputDir: out, ManifestDir: filepath.Dir(out),
+		MaxLoops: 1, PhaseTimeout: 2 * time.Minute, Prompts: rc.Prompts,
+		DatasetFile: swebenchtest.DatasetFile(t, dir, id), ImageTemplate: realCodexImages,
+		CodexBinary: rc.Binary, Provider: &codex.Provider{BaseURL: baseURL, Model: swebenchtest.RealCodexModel},
+		Network: "host", Docker: rc.Docker,
+	}
+}
+
 // BenchmarkBatch100RealCodex runs a batch of 100 instances with the real
 // Codex CLI, bootstrapped into each instance container, against the
 // scripted Responses server: per instance a plan phase and an execute
@@ -246,18 +244,12 @@ func addUsage(a, b ralph.Usage) ralph.Usage {
 // git diff command and archives the plans. It is
 // the whole cost of a batch whose model answers at once.
 func BenchmarkBatch100RealCodex(b *testing.B) {
-	codexBin := testenv.Codex(b)
-	dc := swebenchtest.Docker(b)
-	const model = "qwen3-coder-next-FP8"
-	prompts, err := ralph.LoadPrompts("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tmpl := "sweb.eval.arm64.{id}:latest"
+	rc := swebenchtest.NewRealCodex(b)
+	tmpl := realCodexImages
 	var ids []string
 	for i := 0; i < 100; i++ {
 		id := fmt.Sprintf("acme__rc100-%03d", i+1)
-		swebenchtest.ImportRealCodexImage(b, dc, ImageName(tmpl, id))
+		swebenchtest.ImportRealCodexImage(b, rc.Docker, ImageName(tmpl, id))
 		ids = append(ids, id)
 	}
 	for n := 0; n < b.N; n++ {
@@ -266,20 +258,12 @@ func BenchmarkBatch100RealCodex(b *testing.B) {
 		var script []fakeresponses.Turn
 		for _, id := range ids {
 			p := PathsFor(filepath.Join(root, id), id)
-			archive := filepath.Join(p.Plans, "archive")
-			diff := promptCommand(b, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
-			fix := "printf 'fixed code\\n' > /testbed/README && " + diff + " && mkdir -p " + archive +
-				" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/"
-			script = append(script,
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n' > " + filepath.Join(p.Plans, ralph.PlanFile))}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell(fix)}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}},
-			)
+			fix := rc.ExecuteCommand(b, p.Plans, p.Patch, "printf 'fixed code\\n' > /testbed/README", "")
+			script = append(script, swebenchtest.Script(p.Plans, "# Plan\\n", fix)...)
 		}
-		srv := fakeresponses.New([]string{model}, script...)
-		o := Options{MaxLoops: 2, PhaseTimeout: 2 * time.Minute, Prompts: prompts, DatasetFile: swebenchtest.DatasetFile(b, dir, ids...),
-			ImageTemplate: tmpl, CodexBinary: codexBin, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: model}, Network: "host", Docker: dc}
+		srv := fakeresponses.New([]string{swebenchtest.RealCodexModel}, script...)
+		o := Options{MaxLoops: 2, PhaseTimeout: 2 * time.Minute, Prompts: rc.Prompts, DatasetFile: swebenchtest.DatasetFile(b, dir, ids...),
+			ImageTemplate: tmpl, CodexBinary: rc.Binary, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: swebenchtest.RealCodexModel}, Network: "host", Docker: rc.Docker}
 		b.StartTimer()
 		res, err := Batch(context.Background(), BatchOptions{IDs: ids, Instance: o, RunRoot: root, Stdout: io.Discard})
 		b.StopTimer()
@@ -300,15 +284,10 @@ func BenchmarkBatch100RealCodex(b *testing.B) {
 // their ratio, and how many bytes the bootstrapped image grew (the
 // prepared one grows by the binary, once).
 func BenchmarkCodexOverhead(b *testing.B) {
-	codexBin := testenv.Codex(b)
-	dc := swebenchtest.Docker(b)
-	const model = "qwen3-coder-next-FP8"
-	prompts, err := ralph.LoadPrompts("")
-	if err != nil {
-		b.Fatal(err)
-	}
+	rc := swebenchtest.NewRealCodex(b)
+	codexBin, dc := rc.Binary, rc.Docker
 	ctx := context.Background()
-	tmpl := "sweb.eval.arm64.{id}:latest"
+	tmpl := realCodexImages
 	prepared, bare := "acme__overhead-1", "acme__overhead-2"
 	for _, id := range []string{prepared, bare} {
 		swebenchtest.ImportRealCodexImage(b, dc, ImageName(tmpl, id))
@@ -325,18 +304,11 @@ func BenchmarkCodexOverhead(b *testing.B) {
 	run := func(id string, n int) time.Duration {
 		out := filepath.Join(dir, strconv.Itoa(n), id)
 		p := PathsFor(out, id)
-		diff := promptCommand(b, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
-		archive := filepath.Join(p.Plans, "archive")
-		srv := fakeresponses.New([]string{model},
-			fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n' > " + filepath.Join(p.Plans, ralph.PlanFile))}},
-			fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}},
-			fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf 'fixed code\\n' > /testbed/README && " + diff + " && mkdir -p " + archive +
-				" && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/")}},
-			fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}},
-		)
+		fix := rc.ExecuteCommand(b, p.Plans, p.Patch, "printf 'fixed code\\n' > /testbed/README", "")
+		srv := fakeresponses.New([]string{swebenchtest.RealCodexModel}, swebenchtest.Script(p.Plans, "# Plan\\n", fix)...)
 		defer srv.Close()
-		o := Options{InstanceID: id, OutputDir: out, MaxLoops: 1, PhaseTimeout: 2 * time.Minute, Prompts: prompts, DatasetFile: dataset,
-			ImageTemplate: tmpl, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: model}, Network: "host", Docker: dc}
+		o := Options{InstanceID: id, OutputDir: out, MaxLoops: 1, PhaseTimeout: 2 * time.Minute, Prompts: rc.Prompts, DatasetFile: dataset,
+			ImageTemplate: tmpl, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: swebenchtest.RealCodexModel}, Network: "host", Docker: dc}
 		if id == bare {
 			o.CodexBinary = codexBin
 		}
@@ -368,20 +340,6 @@ func BenchmarkCodexOverhead(b *testing.B) {
 	}
 }
 
-// promptCommand returns the first command prompt quotes in backticks that
-// contains marker.
-func promptCommand(t testing.TB, prompt, marker string) string {
-	t.Helper()
-	parts := strings.Split(prompt, "`")
-	for i := 1; i < len(parts); i += 2 {
-		if strings.Contains(parts[i], marker) {
-			return parts[i]
-		}
-	}
-	t.Fatalf("the prompt quotes no command with %q:\n%s", marker, prompt)
-	return ""
-}
-
 // TestRealCodexDeadEndpointStopsTheBatch: the endpoint dies after the
 // batch started (its /models still answers): POST /responses accepts and
 // never answers, answers 200 and stalls, or is refused. The real Codex CLI
@@ -390,32 +348,26 @@ func promptCommand(t testing.TB, prompt, marker string) string {
 // breaker's probe finds the endpoint dead and stops the batch, leaving the
 // fourth instance not run.
 func TestRealCodexDeadEndpointStopsTheBatch(t *testing.T) {
-	codexBin := testenv.Codex(t)
-	dc := swebenchtest.Docker(t)
-	const model = "qwen3-coder-next-FP8"
-	prompts, err := ralph.LoadPrompts("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rc := swebenchtest.NewRealCodex(t)
 	for i, mode := range []deadendpoint.Mode{deadendpoint.Silent, deadendpoint.Stall, deadendpoint.Refused} {
 		t.Run(string(mode), func(t *testing.T) {
-			srv := deadendpoint.New(t, mode, model)
-			tmpl := "sweb.eval.arm64.{id}:latest"
+			srv := deadendpoint.New(t, mode, swebenchtest.RealCodexModel)
+			tmpl := realCodexImages
 			var ids []string
 			for n := 1; n <= 4; n++ {
 				id := fmt.Sprintf("acme__dead%d-%d", i, n)
-				swebenchtest.ImportRealCodexImage(t, dc, ImageName(tmpl, id))
+				swebenchtest.ImportRealCodexImage(t, rc.Docker, ImageName(tmpl, id))
 				ids = append(ids, id)
 			}
 			dir := t.TempDir()
 			root := filepath.Join(dir, "root")
-			provider := codex.Provider{BaseURL: srv.BaseURL, Model: model}
+			provider := codex.Provider{BaseURL: srv.BaseURL, Model: swebenchtest.RealCodexModel}
 			const phaseTimeout = 10 * time.Minute
 			var out strings.Builder
 			b := BatchOptions{IDs: ids, RunRoot: root, Stdout: &out,
-				Instance: Options{MaxLoops: 2, PhaseTimeout: phaseTimeout, IdleTimeout: 2 * time.Second, Prompts: prompts,
-					DatasetFile: swebenchtest.DatasetFile(t, dir, ids...), ImageTemplate: tmpl, CodexBinary: codexBin,
-					Provider: &provider, Network: "host", Docker: dc},
+				Instance: Options{MaxLoops: 2, PhaseTimeout: phaseTimeout, IdleTimeout: 2 * time.Second, Prompts: rc.Prompts,
+					DatasetFile: swebenchtest.DatasetFile(t, dir, ids...), ImageTemplate: tmpl, CodexBinary: rc.Binary,
+					Provider: &provider, Network: "host", Docker: rc.Docker},
 				EndpointCheck: func(ctx context.Context) error {
 					ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 					defer cancel()
@@ -432,7 +384,7 @@ func TestRealCodexDeadEndpointStopsTheBatch(t *testing.T) {
 				t.Fatalf("%v\n%s", err, out.String())
 			}
 			for _, id := range ids {
-				swebenchtest.NoLeaks(t, dc, LabelOutputDir+"="+filepath.Join(root, id))
+				swebenchtest.NoLeaks(t, rc.Docker, LabelOutputDir+"="+filepath.Join(root, id))
 			}
 			if !strings.Contains(res.Stopped, "3 instances in a row failed with runtime_error and the endpoint preflight fails: model endpoint") ||
 				!strings.Contains(res.Stopped, "1 instance(s) not run") {

@@ -10,11 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/codex"
 	"github.com/benchgate/benchgate/internal/ralph"
 	"github.com/benchgate/benchgate/internal/testsupport/fakeresponses"
 	"github.com/benchgate/benchgate/internal/testsupport/swebenchtest"
-	"github.com/benchgate/benchgate/internal/testsupport/testenv"
 
 	"github.com/benchgate/benchgate/internal/failcode"
 )
@@ -34,13 +32,7 @@ const treeFingerprint = `cd /testbed && find . -name .git -prune -o -path ./buil
 // harness applies it, leaves the tree the agent left (the fingerprint
 // the agent's command printed). A tree equal to the base is no_change.
 func TestRunRealCodexTreeBehaviours(t *testing.T) {
-	codexBin := testenv.Codex(t)
-	dc := swebenchtest.Docker(t)
-	const model = "qwen3-coder-next-FP8"
-	prompts, err := ralph.LoadPrompts("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rc := swebenchtest.NewRealCodex(t)
 	const commit = "git -c user.name=agent -c user.email=agent@example.com commit -q"
 	tests := []struct {
 		name string
@@ -88,35 +80,21 @@ func TestRunRealCodexTreeBehaviours(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "run", id)
 			p := PathsFor(out, id)
-			archive := filepath.Join(p.Plans, "archive")
-			diff := promptCommand(t, prompts.Render(ralph.PhaseExecute, map[string]string{"PLANS_DIR": p.Plans, "PATCH_PATH": p.Patch, "CODE_DIR": "/testbed"}), "git diff")
 			fingerprint := filepath.Join(out, "tree.txt")
-			cmd := "cd /testbed && " + tc.edit + " && " + diff + tc.after + " && (" + treeFingerprint + ") > " + fingerprint +
-				" && mkdir -p " + archive + " && mv " + filepath.Join(p.Plans, ralph.SpecFile) + " " + filepath.Join(p.Plans, ralph.PlanFile) + " " + archive + "/ && echo EXECUTED"
-			srv := fakeresponses.New([]string{model},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell("printf '# Plan\\n1. fix f\\n' > " + filepath.Join(p.Plans, ralph.PlanFile))}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Plan written.")}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Shell(cmd)}},
-				fakeresponses.Turn{Items: []fakeresponses.Item{fakeresponses.Message("Done.")}},
-			)
+			cmd := rc.ExecuteCommand(t, p.Plans, p.Patch, "cd /testbed && "+tc.edit, tc.after+" && ("+treeFingerprint+") > "+fingerprint)
+			srv := fakeresponses.New([]string{swebenchtest.RealCodexModel}, swebenchtest.Script(p.Plans, "# Plan\\n1. fix f\\n", cmd)...)
 			defer srv.Close()
-			tmpl := "sweb.eval.arm64.{id}:latest"
-			image := ImageName(tmpl, id)
-			swebenchtest.ImportRealCodexImage(t, dc, image)
-			o := Options{
-				InstanceID: id, OutputDir: out, ManifestDir: filepath.Dir(out),
-				MaxLoops: 1, PhaseTimeout: 3 * time.Minute, Prompts: prompts,
-				DatasetFile: swebenchtest.DatasetFile(t, dir, id), ImageTemplate: tmpl,
-				CodexBinary: codexBin, Provider: &codex.Provider{BaseURL: srv.BaseURL(), Model: model},
-				Network: "host", Docker: dc,
-			}
+			image := ImageName(realCodexImages, id)
+			swebenchtest.ImportRealCodexImage(t, rc.Docker, image)
+			o := realCodexOptions(t, rc, dir, id, srv.BaseURL())
+			o.PhaseTimeout = 3 * time.Minute
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			st, err := Run(ctx, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			swebenchtest.NoLeaks(t, dc, LabelInstance+"="+id)
+			swebenchtest.NoLeaks(t, rc.Docker, LabelInstance+"="+id)
 			log, _ := os.ReadFile(filepath.Join(p.Logs, "runner.log"))
 			code := ""
 			if st.FailureReasonCode != nil {
@@ -154,7 +132,7 @@ func TestRunRealCodexTreeBehaviours(t *testing.T) {
 			if err != nil || len(want) == 0 {
 				t.Fatalf("the agent's tree fingerprint: %v (%d bytes)\n%s", err, len(want), log)
 			}
-			rc, applied := swebenchtest.ApplyAsHarness(t, dc, image, []byte(row.ModelPatch), "echo ===; "+treeFingerprint)
+			rc, applied := swebenchtest.ApplyAsHarness(t, rc.Docker, image, []byte(row.ModelPatch), "echo ===; "+treeFingerprint)
 			_, got, _ := strings.Cut(applied, "===\n")
 			if rc != 0 || got != string(want) {
 				t.Errorf("the harness's apply of model_patch exited %d and left the tree\n%s\nthe agent left\n%s\nmodel_patch:\n%s", rc, applied, want, row.ModelPatch)
