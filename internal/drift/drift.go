@@ -263,7 +263,7 @@ func (h *History) changes(s *Series, cps []changepoint.ChangePoint, seed uint64,
 		cp := ChangePoint{Metric: s.Metric, Mode: s.Mode, Scenario: s.Scenario,
 			Before: h.ref(s.Runs[c.Index-1]), After: h.ref(s.Runs[c.Index]),
 			BeforeLevel: lb, AfterLevel: la, PValue: c.PValue, Provisional: c.Provisional, Points: len(s.Values), Open: true}
-		cp.ID = s.Metric + "/" + s.Mode + "/" + s.Scenario + "@" + runName(cp.After)
+		cp.ID = s.Metric + "/" + s.Mode + "/" + s.Scenario + "@" + changeName(cp.Before, cp.After)
 		if lb != 0 {
 			v := 100 * (la/lb - 1)
 			cp.ShiftPct = &v
@@ -283,6 +283,26 @@ func (h *History) changes(s *Series, cps []changepoint.ChangePoint, seed uint64,
 		}
 	}
 	return out
+}
+
+// changeName is how a change point's ID names where it is: the first
+// run after it by runName, and, when the run before ran the same commit
+// (scheduled runs of an unchanged branch: the environment moved), also
+// by its start or run ID, since the commit alone names every run of it
+// and two change points of one series would share an ID (and an issue).
+// Neither changes as runs are appended, so the ID stays the same.
+func changeName(before, after RunRef) string {
+	n := runName(after)
+	if after.Commit == "" || after.Commit != before.Commit {
+		return n
+	}
+	switch {
+	case after.StartedAt != "":
+		return n + "@" + after.StartedAt
+	case after.RunID != "":
+		return n + "@" + after.RunID
+	}
+	return n
 }
 
 // runName is how a change point's ID names its run: the commit, else the

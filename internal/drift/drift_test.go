@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -160,5 +161,54 @@ func TestSeriesComponents(t *testing.T) {
 		if !ok {
 			t.Errorf("%s %s %q: the scan reads %v (%d per run), want %v", tc.metric, tc.mode, tc.scenario, s.detect, s.width, tc.want)
 		}
+	}
+}
+
+// TestChangePointIDs: a change point's ID names its series and the first
+// run after it by its commit; when the run before ran the same commit
+// (an unchanged branch run on a schedule), also by its start (or run
+// ID), so that two change points of one series never share an ID, and
+// with it an issue.
+func TestChangePointIDs(t *testing.T) {
+	values := make([]float64, 30)
+	for i := range values {
+		values[i] = float64(10 * (1 + i/10)) // 10, then 20 from run 10, 30 from run 20
+	}
+	for _, tc := range []struct {
+		name string
+		run  func(i int) *Run
+		want []string // the change points' IDs, at runs 10 and 20
+	}{
+		{"a commit a run", func(i int) *Run { return &Run{Commit: fmt.Sprintf("c%d", i), StartedAt: fmt.Sprintf("t%02d", i)} },
+			[]string{"latency_ms/ghx/@c10", "latency_ms/ghx/@c20"}},
+		{"one commit throughout", func(i int) *Run {
+			return &Run{Commit: "c", RunID: fmt.Sprint("r", i), StartedAt: fmt.Sprintf("t%02d", i)}
+		},
+			[]string{"latency_ms/ghx/@c@t10", "latency_ms/ghx/@c@t20"}},
+		{"one commit, no start", func(i int) *Run { return &Run{Commit: "c", RunID: fmt.Sprint("r", i)} },
+			[]string{"latency_ms/ghx/@c@r10", "latency_ms/ghx/@c@r20"}},
+		{"a new commit at the first change only", func(i int) *Run {
+			return &Run{Commit: fmt.Sprint("c", min(i, 10)/10), StartedAt: fmt.Sprintf("t%02d", i)}
+		},
+			[]string{"latency_ms/ghx/@c1", "latency_ms/ghx/@c1@t20"}},
+		{"no commits", func(i int) *Run { return &Run{RunID: fmt.Sprint("r", i)} },
+			[]string{"latency_ms/ghx/@r10", "latency_ms/ghx/@r20"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &History{}
+			s := &Series{Metric: MetricLatency, Mode: "ghx", Values: values}
+			for i := range values {
+				h.Runs = append(h.Runs, tc.run(i))
+				s.Runs = append(s.Runs, i)
+			}
+			got := h.changes(s, []changepoint.ChangePoint{{Index: 10}, {Index: 20}}, 1, changepoint.DefaultWindow)
+			if len(got) != 2 || got[0].ID != tc.want[0] || got[1].ID != tc.want[1] {
+				var ids []string
+				for _, c := range got {
+					ids = append(ids, c.ID)
+				}
+				t.Errorf("IDs %q, want %q", ids, tc.want)
+			}
+		})
 	}
 }

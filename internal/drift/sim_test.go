@@ -267,7 +267,7 @@ func TestDriftAppendingRunsNeverMovesAChangePoint(t *testing.T) {
 				now := map[string]bool{}
 				nextPending := map[string]ChangePoint{}
 				for _, c := range rep.ChangePoints {
-					key := c.Metric + "/" + c.Mode + "/" + c.Scenario + "@" + runName(c.After)
+					key := c.Metric + "/" + c.Mode + "/" + c.Scenario + "@" + changeName(c.Before, c.After)
 					series := c.Metric + "/" + c.Mode + "/" + c.Scenario
 					if c.Provisional {
 						nextPending[series] = c
