@@ -139,8 +139,8 @@ func runDrift(_ context.Context, env *Env, args []string) int {
 		if c.ShiftPct != nil {
 			shift = fmt.Sprintf("%+.1f%%", *c.ShiftPct)
 		}
-		fmt.Fprintf(env.Stdout, "Benchmark change point: %s %s %s %s from run %d (%s): %g -> %g (%s)\n", c.Metric, c.Mode, scen,
-			map[bool]string{true: "worse", false: "better"}[c.Worse], c.After.Index+1, textfmt.Truncate(textfmt.LogLine(orText(c.After.Commit, c.After.RunID)), 64), c.BeforeLevel, c.AfterLevel, shift)
+		fmt.Fprintf(env.Stdout, "Benchmark change point: %s %s %s %s from run %d (%s): %s -> %s (%s)\n", c.Metric, c.Mode, scen,
+			map[bool]string{true: "worse", false: "better"}[c.Worse], c.After.Index+1, textfmt.Truncate(textfmt.LogLine(orText(c.After.Commit, c.After.RunID)), 64), drift.Level(c.Metric, c.BeforeLevel), drift.Level(c.Metric, c.AfterLevel), shift)
 	}
 	if (*failOn == "any" && open > 0) || (*failOn == "worse" && worse > 0) {
 		return ExitFailed

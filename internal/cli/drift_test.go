@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -99,6 +100,12 @@ func TestDriftNamesTheCommitWhereARealSuiteShifted(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "Benchmark change point: latency_ms ghx suite worse from run") {
 		t.Errorf("stdout does not name the change point:\n%s", stdout)
+	}
+	// Levels as drift.md writes them (whole milliseconds, a ratio to
+	// three digits), not to 17 digits.
+	if !regexp.MustCompile(`(?m)^Benchmark change point: latency_ms ghx suite worse from run \d+ \([0-9a-f]{40}\): \d+ -> \d+ \(\+\d+\.\d%\)$`).MatchString(stdout) ||
+		regexp.MustCompile(`(?m)^Benchmark change point: .*\d\.\d{4}`).MatchString(stdout) {
+		t.Errorf("stdout does not give the levels as drift.md does:\n%s", stdout)
 	}
 	// Asked to, the same history fails the step.
 	if _, _, code := runDriftBinary(t, work, "drift", "--history", "history", "--out-dir", "out2", "--fail-on", "worse"); code != ExitFailed {

@@ -51,7 +51,7 @@ func Markdown(rep *Report, h *History, series []Series, repoURL string) string {
 				scen = textfmt.CodeCell(c.Scenario)
 			}
 			fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %s → %s | %s | %s | %s |\n", runText(c.After, repoURL), state, c.Metric, c.Mode, scen,
-				level(c.Metric, c.BeforeLevel), level(c.Metric, c.AfterLevel), shiftText(c), strconv.FormatFloat(c.PValue, 'g', 2, 64), rangeText(c, repoURL))
+				Level(c.Metric, c.BeforeLevel), Level(c.Metric, c.AfterLevel), shiftText(c), strconv.FormatFloat(c.PValue, 'g', 2, 64), rangeText(c, repoURL))
 		}
 		b.WriteString("\n")
 	}
@@ -134,7 +134,9 @@ func chartLabel(h *History, i int) string {
 	return "run " + strconv.Itoa(i+1)
 }
 
-func level(metric string, v float64) string {
+// Level writes a level of metric as drift.md and the log show it: whole
+// numbers from 100 on, three significant digits below, % for a rate.
+func Level(metric string, v float64) string {
 	s := strconv.FormatFloat(v, 'f', 0, 64)
 	if math.Abs(v) < 100 {
 		s = strconv.FormatFloat(v, 'g', 3, 64)
