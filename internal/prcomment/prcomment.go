@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -108,14 +109,18 @@ func MatrixLeg(matrixJSON string) (string, error) {
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		var text string
-		if err := json.Unmarshal(m[k], &text); err != nil {
+		// null unmarshals into a string too, as "": only a quoted value is
+		// a string.
+		if err := json.Unmarshal(m[k], &text); err == nil && bytes.HasPrefix(m[k], []byte(`"`)) {
+			text = legText(text)
+		} else {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, m[k]); err != nil {
 				return "", fmt.Errorf("the matrix context: value of %q: %v", k, err)
 			}
 			text = buf.String()
 		}
-		parts = append(parts, k+"="+text)
+		parts = append(parts, legText(k)+"="+text)
 	}
 	leg := strings.Join(parts, ",")
 	if len(leg) > MaxLeg {
@@ -123,6 +128,23 @@ func MatrixLeg(matrixJSON string) (string, error) {
 		leg = "sha256:" + hex.EncodeToString(sum[:8])
 	}
 	return leg, nil
+}
+
+// legText is a matrix key or string value as the leg writes it: as
+// written when that cannot be read as anything else, else JSON-quoted.
+// Quoted are an empty text, one with a ',' '=' '"' '[' '{' or control
+// character (a multi-line value of an include entry), and one that reads
+// as JSON (the string "2" beside the number 2),
+// so two different matrices never give one leg ({"a": "1,b=2"} is
+// a="1,b=2", not the a=1,b=2 of {"a": "1", "b": "2"}) and a leg holds
+// no control character, which the comment file refuses.
+func legText(s string) string {
+	plain := s != "" && !strings.ContainsAny(s, ",=\"[{") && !strings.ContainsFunc(s, unicode.IsControl) && !json.Valid([]byte(s))
+	if plain {
+		return s
+	}
+	q, _ := json.Marshal(s)
+	return string(q)
 }
 
 // markerEscape percent-encodes every byte of s but ASCII letters, digits

@@ -217,7 +217,17 @@ func TestMatrixLeg(t *testing.T) {
 		{`{"set": "pr-exec", "os": "ubuntu-24.04"}`, "os=ubuntu-24.04,set=pr-exec"},
 		{`{"os": "ubuntu-24.04", "set": "pr-exec"}`, "os=ubuntu-24.04,set=pr-exec"},
 		{`{"shard": 2, "arm": true, "cfg": {"b": 1, "a": [1, 2]}}`, `arm=true,cfg={"b":1,"a":[1,2]},shard=2`},
-		{`{"name": "a,b=c"}`, "name=a,b=c"},
+		{`{"name": "a,b=c"}`, `name="a,b=c"`},
+		{`{"name": "a", "b": "c"}`, "b=c,name=a"},
+		{`{"a=1": "x"}`, `"a=1"=x`},
+		{`{"a": "1=x"}`, `a="1=x"`},
+		{`{"v": "2"}`, `v="2"`},
+		{`{"v": 2}`, "v=2"},
+		{`{"v": ""}`, `v=""`},
+		{`{"run": "make\ntest"}`, `run="make\ntest"`},
+		{`{"v": "[1]"}`, `v="[1]"`},
+		{`{"v": [1]}`, "v=[1]"},
+		{`{"model": "Ωmega 模型"}`, "model=Ωmega 模型"},
 		{`{"v": "` + strings.Repeat("x", MaxLeg) + `"}`, "sha256:"},
 	} {
 		got, err := MatrixLeg(tc.matrix)
@@ -254,5 +264,39 @@ func TestMatrixLeg(t *testing.T) {
 	}
 	if got := LegMarker("bench.yml", "bench", "set", "set=pr-exec"); got != "<!-- benchgate-comment workflow=bench.yml job=bench mode=set leg=set%3Dpr-exec -->" {
 		t.Errorf("marker %q", got)
+	}
+}
+
+// TestMatrixLegsDistinct: two different matrix contexts never name one
+// leg (they would share a comment, and the leg that finished last would
+// overwrite the other's verdict), and every leg, a multi-line value of
+// an include entry among them, is one the comment file for a
+// workflow_run workflow accepts.
+func TestMatrixLegsDistinct(t *testing.T) {
+	matrices := []string{
+		`{"name": "a,b=c"}`, `{"name": "a", "b": "c"}`, `{"a": "1,b=2"}`, `{"a": "1", "b": "2"}`,
+		`{"a=1": "x"}`, `{"a": "1=x"}`,
+		`{"v": "2"}`, `{"v": 2}`, `{"v": "true"}`, `{"v": true}`, `{"v": "null"}`, `{"v": null}`,
+		`{"v": ""}`, `{"v": "\"\""}`,
+		`{"v": "[1]"}`, `{"v": [1]}`, `{"v": "{}"}`, `{"v": {}}`,
+		`{"v": "x\",w=\"y"}`, `{"v": "x", "w": "y"}`,
+		`{"run": "make\ntest"}`, `{"run": "make test"}`, `{"run": "make\ttest"}`,
+		`{"os": "ubuntu", "cfg": {"a": "1,b"}}`, `{"os": "ubuntu", "cfg": {"a": "1"}, "b": null}`,
+		`{"model": "Ωmega 模型"}`,
+	}
+	seen := map[string]string{}
+	for _, mx := range matrices {
+		leg, err := MatrixLeg(mx)
+		if err != nil {
+			t.Fatalf("MatrixLeg(%q): %v", mx, err)
+		}
+		if prev, ok := seen[leg]; ok {
+			t.Errorf("matrices %s and %s both give the leg %q", prev, mx, leg)
+		}
+		seen[leg] = mx
+		f := File{Schema: FileSchema, Repository: "a/b", PullRequest: 1, HeadSHA: strings.Repeat("1", 40), Job: "bench", Mode: "report", Leg: leg}
+		if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "field verdict") {
+			t.Errorf("matrix %s, leg %q: the comment file says %v, want only the missing verdict refused", mx, leg, err)
+		}
 	}
 }
