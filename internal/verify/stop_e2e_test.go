@@ -164,10 +164,16 @@ func TestSetStopBudgetBenchmarkIgnoresSIGTERM(t *testing.T) {
 	code := wait()
 	m.assertStoppedWithin(t, code, errb.String())
 	tr := readTracking(t, filepath.Join(out, "tracking.json"))
-	if tr.State != "done" || tr.FinalStatus != verify.StatusFail || !strings.Contains(tr.Error, "stopped during attempt 0: benchgate received SIGTERM") {
+	// The rows are read within the stop budget, a fixed time a runner
+	// gives: on a machine too busy to read 18 rows in it they may not
+	// count, and then tracking.json must say that the budget cut the read.
+	budgetCut := strings.Contains(tr.Error, "-suite.jsonl: reading stopped: the stop budget after SIGTERM ran out")
+	if tr.State != "done" || tr.FinalStatus != verify.StatusFail || !budgetCut && !strings.Contains(tr.Error, "stopped during attempt 0: benchgate received SIGTERM") {
 		t.Errorf("tracking: state %s final_status %q error %q", tr.State, tr.FinalStatus, tr.Error)
 	}
-	if tr.RowsActual["agent_direct"] != 9 || tr.RowsActual["ghx"] != 9 {
+	if budgetCut {
+		t.Logf("the stop budget ran out before the rows were read (a busy machine): %s", tr.Error)
+	} else if tr.RowsActual["agent_direct"] != 9 || tr.RowsActual["ghx"] != 9 {
 		t.Errorf("rows_actual %v: the rows written before the signal must count", tr.RowsActual)
 	}
 	for _, c := range tr.Commands {
