@@ -115,6 +115,14 @@ func Run(ctx context.Context, cfg Config) int {
 	stats := statsOf(&modeRes)
 	v := judge(judgeInput{Plan: plan, Res: res, Mode: &modeRes, Code: code, Status: Status(status), Event: ev,
 		Getenv: cfg.Getenv, Rel: rep.shown, Scrub: rep.scrub, Workspace: workspace, Lookback: lp})
+	// A report whose checks would have failed with the gate on keeps
+	// saying so in status ("fail"), as a batch under fail-on never does:
+	// exit-code 0 and enforced false tell that it did not fail the step,
+	// so enforced == 'false' && status != 'pass' finds it.
+	if plan.Mode == "report" && status == exitOK && v.NotEnforced() {
+		status = exitFailed
+		v.Status = Status(status)
+	}
 	annotated, total := rep.annotations(plan, res, v, modeRes.Lookback, code, modeErr)
 	doc := rep.buildSummary(plan, res, code, annotated, total, v)
 	rep.lookbackSummary(doc, lp, modeRes.Lookback)

@@ -17,7 +17,7 @@ type Output struct {
 // exactly these (a test cross-checks both ways).
 func Outputs() []Output {
 	return append([]Output{
-		{"status", "pass, fail, incomplete (a SWE-bench instance ran out of loops) or error (bad input, or a Docker engine or model endpoint that does not answer; nothing was judged). For swebench-batch it says what the instances did, even when fail-on let the step pass (exit-code 0)."},
+		{"status", "pass, fail, incomplete (a SWE-bench instance ran out of loops) or error (bad input, or a Docker engine or model endpoint that does not answer; nothing was judged). For swebench-batch it says what the instances did, even when fail-on let the step pass (exit-code 0); for report with gate: false, fail when a check would have failed."},
 		{"exit-code", "The mode's exit code: 0 pass, 1 fail, 2 bad input or bad setup (nothing judged), 20 incomplete."},
 		{"enforced", "false when the step's failures do not decide its exit code (report with gate: false, swebench-batch with fail-on: never, drift with fail-on: none), true otherwise (an error always fails the step). When such a step has failures, its comment, job summary, log line and annotations say \"not enforced\" with what failed, and status keeps saying what was judged (for swebench-batch fail or incomplete beside exit-code 0)."},
 		{"out-dir", "Folder the results were written to, relative to the workspace (the run root for swebench-batch)."},

@@ -308,7 +308,7 @@ func TestRecoveredScenarioIsNamed(t *testing.T) {
 	gh := prStep(t, s, "octo/bench")
 	s.run(t)
 	body, first := prComment(t, gh, s)
-	sameOpening(t, s, first, 0, "pass")
+	sameOpening(t, s, first, 0, "fail")
 	if !strings.Contains(first, " · 1 scenario failing (1 new against the history) · ") {
 		t.Errorf("first line does not count the new failure against the history: %s", first)
 	}
@@ -544,5 +544,53 @@ func TestFlakyScenarioIsNotCalledRecovered(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("verdict.json: flaky %+v lacks s-003 with its baseline failure", v.Flaky)
+	}
+}
+
+// TestGateFalseFailingChecksSayFail: a report with gate: false whose
+// checks would have failed passes the step (exit-code 0, enforced
+// false), and its status output and verdict.json say "fail", as a batch
+// under fail-on never does, so the documented enforced == 'false' &&
+// status != 'pass' finds it. Before, status said "pass" beside a
+// comment reading "not enforced: 2 of 9 checks would have failed". A
+// scenario ID full of Markdown and workflow-command characters stays
+// inside the views, and no view names the workspace or runner temp.
+func TestGateFalseFailingChecksSayFail(t *testing.T) {
+	s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": "false", "upload-artifacts": "false"})
+	const hostile = "s|`x`**<!-- -->::error::boom"
+	quoted, _ := json.Marshal(hostile)
+	os.MkdirAll(filepath.Join(s.ws, "cur"), 0o755)
+	for mode, text := range map[string]string{"agent_direct": suiteText("agent_direct", 4, 12, 1000), "ghx": suiteText("ghx", 4, 12, 500, 2)} {
+		text = strings.ReplaceAll(text, `"s-001"`, string(quoted))
+		os.WriteFile(filepath.Join(s.ws, "cur", mode+"-suite.jsonl"), []byte(text), 0o644)
+	}
+	gh := prStep(t, s, "octo/bench")
+	s.run(t)
+	_, first := prComment(t, gh, s)
+	sameOpening(t, s, first, 0, "fail")
+	if !strings.HasPrefix(first, "⚠️ **benchgate report: not enforced**: 2 of 9 checks would have failed (gate: false)") {
+		t.Errorf("first line: %s", first)
+	}
+	if o := s.outputs(t); o["enforced"] != "false" {
+		t.Errorf("output enforced = %q, want false", o["enforced"])
+	}
+	for _, line := range strings.Split(s.stdout, "\n") {
+		if strings.HasPrefix(line, "::error") {
+			t.Errorf("an error annotation on a step whose failures are not enforced: %s", line)
+		}
+	}
+	if v := keptVerdict(t, s); v.Status != "fail" || v.ExitCode != 0 || v.Enforced || !v.NotEnforced() {
+		t.Errorf("verdict.json: status %q, exit code %d, enforced %v", v.Status, v.ExitCode, v.Enforced)
+	}
+	views := map[string]string{"log": s.stdout, "summary": s.summary(t)}
+	for _, c := range gh.Comments(1) {
+		views["comment"] = c.Body
+	}
+	for name, text := range views {
+		for _, dir := range []string{s.ws, s.files, s.env["RUNNER_TEMP"]} {
+			if strings.Contains(text, dir) {
+				t.Errorf("the %s names the runner path %s", name, dir)
+			}
+		}
 	}
 }
