@@ -192,12 +192,12 @@ func (r *reporter) annotations(plan *Plan, res *results, v *verdict.Verdict, lb 
 	gate := 0
 	switch {
 	case plan.Mode == "report" && code != exitOK && len(v.Deciding()) > 0:
-		r.a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s; the job summary and %s tell why", v.PlainHeadline(), r.rel(plan.OutDir))
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate report"}).Errorf("%s; the job summary and %s tell why", v.PlainHeadline(), r.scrub(r.rel(plan.OutDir)))
 		gate = 1
 	case v.NotEnforced():
 		// A step that passed only because its failures are not enforced
 		// says so as the first line does, as a warning.
-		r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Warningf("%s; the job summary and %s tell which", v.PlainHeadline(), r.rel(plan.OutDir))
+		r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Warningf("%s; the job summary and %s tell which", v.PlainHeadline(), r.scrub(r.rel(plan.OutDir)))
 		gate = 1
 	}
 	annotated, total = r.annotate(res, plan.Mode == "report" && code == exitOK, MaxErrorAnnotations-gate)

@@ -167,5 +167,5 @@ func (r *reporter) annotateStep(plan *Plan, res *results, code int, modeErr stri
 		r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; nothing was judged", Status(code), code, why)
 		return
 	}
-	r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, r.rel(plan.OutDir))
+	r.a.WithFieldsMap(map[string]string{"title": "benchgate " + plan.Mode}).Errorf("%s (exit code %d)%s; the job summary and %s tell why", Status(code), code, why, r.scrub(r.rel(plan.OutDir)))
 }

@@ -594,3 +594,27 @@ func TestGateFalseFailingChecksSayFail(t *testing.T) {
 		}
 	}
 }
+
+// TestOutDirInRunnerTempNotShown: an out-dir in the runner's temporary
+// folder (out-dir: ${{ runner.temp }}/bench) is named $RUNNER_TEMP/bench
+// in the log's verdict annotation, whether the failures are enforced
+// (an error) or not (a warning). Before, both named the absolute path.
+func TestOutDirInRunnerTempNotShown(t *testing.T) {
+	for _, gate := range []string{"true", "false"} {
+		t.Run("gate "+gate, func(t *testing.T) {
+			s := newStep(t, map[string]string{"mode": "report", "suite-jsonl": "cur/*-suite.jsonl", "gate": gate, "upload-artifacts": "false"})
+			os.MkdirAll(filepath.Join(s.ws, "cur"), 0o755)
+			os.WriteFile(filepath.Join(s.ws, "cur", "agent_direct-suite.jsonl"), []byte(suiteText("agent_direct", 4, 12, 1000)), 0o644)
+			os.WriteFile(filepath.Join(s.ws, "cur", "ghx-suite.jsonl"), []byte(suiteText("ghx", 4, 12, 500, 1, 2)), 0o644)
+			prStep(t, s, "octo/bench")
+			s.env["INPUT_OUT-DIR"] = filepath.Join(s.env["RUNNER_TEMP"], "bench")
+			s.run(t)
+			if want := map[string]int{"true": 1, "false": 0}[gate]; s.code != want {
+				t.Fatalf("exit %d, want %d\n%s", s.code, want, s.stdout)
+			}
+			if strings.Contains(s.stdout, s.env["RUNNER_TEMP"]) || !strings.Contains(s.stdout, "the job summary and $RUNNER_TEMP/bench tell") {
+				t.Errorf("the log names the runner's temporary folder, or not as $RUNNER_TEMP:\n%s", s.stdout)
+			}
+		})
+	}
+}
