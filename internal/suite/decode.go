@@ -106,7 +106,7 @@ func (d *decoder) decodeRow(line []byte, r *Row) error {
 	}
 	d.skipSpace()
 	if d.pos != len(d.buf) {
-		return &Diagnostic{Field: "row", Expected: "end of line after the JSON object", Got: d.describe()}
+		return &Diagnostic{Field: "row", Expected: "end of line after the JSON object", Got: d.excerpt()}
 	}
 	return missingRowKey(st.seen)
 }
@@ -598,19 +598,43 @@ func (d *decoder) describe() string {
 		return "an object"
 	case c == '[':
 		return "an array"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	case c == 'n':
-		return "null"
+	case c == 't' || c == 'f' || c == 'n':
+		switch lit := d.word(); lit {
+		case "true", "false":
+			return "a boolean"
+		case "null":
+			return "null"
+		default:
+			return "text outside quotes, not JSON: " + strconv.Quote(lit)
+		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		return "a number"
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_':
+		return "text outside quotes, not JSON: " + strconv.Quote(d.word())
 	default:
-		end := d.pos + 20
-		if end > len(d.buf) {
-			end = len(d.buf)
-		}
-		return strconv.Quote(string(d.buf[d.pos:end]))
+		return d.excerpt()
 	}
+}
+
+// excerpt is the text at the cursor, quoted, at most 20 bytes.
+func (d *decoder) excerpt() string {
+	end := min(d.pos+20, len(d.buf))
+	return strconv.Quote(string(d.buf[d.pos:end]))
+}
+
+// word is the run of letters, digits and underscores at the cursor (at
+// most 20 bytes), the bare word a row holds where JSON wants a quoted
+// string or a literal.
+func (d *decoder) word() string {
+	end := d.pos
+	for end < len(d.buf) && end-d.pos < 20 {
+		c := d.buf[end]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			break
+		}
+		end++
+	}
+	return string(d.buf[d.pos:end])
 }
 
 func (d *decoder) skipSpace() {

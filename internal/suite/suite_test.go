@@ -161,6 +161,14 @@ func TestReadBadRows(t *testing.T) {
 			":1: timestamp: expected a complete JSON string, got end of line inside a string (truncated row)"},
 		{"not an object", "[1,2]\n", ":1: row: expected a JSON object, got an array"},
 		{"trailing garbage", goodRow + " x\n", `:1: row: expected end of line after the JSON object, got "x"`},
+		// A bare word is no JSON: the message must not read as if the
+		// quoted value had been given.
+		{"bare word", strings.Replace(goodRow, `"mode":"ghx"`, `"mode":ghx`, 1),
+			`:1: mode: expected one of agent_direct, mcp, ghx, got text outside quotes, not JSON: "ghx"`},
+		{"broken literal", strings.Replace(goodRow, `"success":true`, `"success":tru`, 1),
+			`:1: success: expected boolean, got text outside quotes, not JSON: "tru"`},
+		{"broken null", strings.Replace(goodRow, `"error":null`, `"error":nul`, 1),
+			`:1: error: expected object or null, got text outside quotes, not JSON: "nul"`},
 		{"bad timing", strings.Replace(goodRow, `"error":null`, `"error":null,"timing_breakdown":{"assistant_total_ms":1}`, 1),
 			":1: timing_breakdown.assistant_pre_reasoning_ms: expected number, got missing key"},
 		{"null timing", strings.Replace(goodRow, `"error":null`, `"error":null,"timing_breakdown":null`, 1),
