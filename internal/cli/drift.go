@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/drift"
 	"github.com/benchgate/benchgate/internal/drift/changepoint"
+	"github.com/benchgate/benchgate/internal/exitcode"
 	"github.com/benchgate/benchgate/internal/fsutil"
 	"github.com/benchgate/benchgate/internal/suite"
 	"github.com/benchgate/benchgate/internal/textfmt"
@@ -47,6 +48,13 @@ type DriftResult struct {
 // runDrift finds the change points of the runs under --history and
 // writes drift.json and drift.md.
 func runDrift(_ context.Context, env *Env, args []string) int {
+	return exit(env, "drift", driftCommand(env, args))
+}
+
+// driftCommand is drift from its command line to its outcome: the error
+// that ends it, nil when it wrote what it found and no open change point
+// fails it.
+func driftCommand(env *Env, args []string) error {
 	fs := pflag.NewFlagSet("drift", pflag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	history := fs.String("history", "", "folder of earlier runs (run-record.json or suite files, at any depth; required)")
@@ -57,13 +65,10 @@ func runDrift(_ context.Context, env *Env, args []string) int {
 	seed := fs.Uint64("seed", changepoint.DefaultSeed, "seed of the permutations and bootstrap (the same seed gives the same answer)")
 	suiteOnly := fs.Bool("suite-only", false, "follow the suite's figures only, not each scenario's")
 	repo := fs.String("repo", "", "owner/name the commits belong to, to link them (default: $GITHUB_REPOSITORY)")
-	if code, ok := parseFlags(env, fs, args); !ok {
-		return code
+	if run, err := parseCommandLine(env, fs, args); !run {
+		return err
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(env.Stderr, "benchgate drift: "+format+"\n", a...)
-		return ExitUsage
-	}
+	fail := usagef
 	switch {
 	case fs.NArg() > 0:
 		return fail("unexpected arguments %q", fs.Args())
@@ -101,12 +106,10 @@ func runDrift(_ context.Context, env *Env, args []string) int {
 	out := abs(env, *outDir)
 	jsonPath, mdPath := filepath.Join(out, DriftJSONName), filepath.Join(out, DriftMDName)
 	if err := fsutil.WriteJSONAtomic(jsonPath, rep); err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate drift: %v\n", err)
-		return ExitUsage
+		return exitcode.WithCode(ExitUsage, err)
 	}
 	if err := fsutil.WriteFileAtomic(mdPath, []byte(drift.Markdown(rep, h, series, repoURL)), 0o644); err != nil {
-		fmt.Fprintf(env.Stderr, "benchgate drift: %v\n", err)
-		return ExitUsage
+		return exitcode.WithCode(ExitUsage, err)
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(env.Stderr, "benchgate drift: %s\n", n)
@@ -143,9 +146,10 @@ func runDrift(_ context.Context, env *Env, args []string) int {
 			map[bool]string{true: "worse", false: "better"}[c.Worse], c.After.Index+1, textfmt.Truncate(textfmt.LogLine(orText(c.After.Commit, c.After.RunID)), 64), drift.Level(c.Metric, c.BeforeLevel), drift.Level(c.Metric, c.AfterLevel), shift)
 	}
 	if (*failOn == "any" && open > 0) || (*failOn == "worse" && worse > 0) {
-		return ExitFailed
+		// The change points printed above say why.
+		return exitcode.WithCode(ExitFailed, nil)
 	}
-	return ExitOK
+	return nil
 }
 
 // repoPattern is what --repo accepts: owner/name as GitHub spells them.

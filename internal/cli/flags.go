@@ -12,17 +12,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// parseFlags parses args into fs for a command that returns its exit
-// code; see parseCommandLine. ok is false when the caller must return
-// code: ExitOK for --help, ExitUsage for a bad flag (its error printed).
-func parseFlags(env *Env, fs *pflag.FlagSet, args []string) (code int, ok bool) {
-	run, err := parseCommandLine(env, fs, args)
-	if err != nil {
-		return exit(env, fs.Name(), err), false
-	}
-	return ExitOK, run
-}
-
 // parseCommandLine parses args into fs. run is false when the command
 // must stop there with err: nil after --help (its help printed on stdout)
 // or with Env.ParseOnly, else pflag's own error (it names the flag and
