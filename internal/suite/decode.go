@@ -251,7 +251,7 @@ func (d *decoder) sessionID(r *Row, st *rowState) error {
 		return nil
 	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
-		return &Diagnostic{Field: "session_id", Expected: "string or null", Got: d.describe()}
+		return &Diagnostic{Field: "session_id", Expected: "string or null", Got: d.describeValue()}
 	}
 	s, err := d.str("session_id", false)
 	if err != nil {
@@ -278,7 +278,7 @@ func (d *decoder) nullRowError(r *Row, st *rowState) error {
 // is not read either.
 func (d *decoder) optionalTiming(r *Row, st *rowState) error {
 	if d.pos < len(d.buf) && d.buf[d.pos] == 'n' {
-		return &Diagnostic{Field: "timing_breakdown", Expected: "object or absent", Got: d.describe()}
+		return &Diagnostic{Field: "timing_breakdown", Expected: "object or absent", Got: d.describeValue()}
 	}
 	r.TimingBreakdown = &st.extras().tb
 	return d.timing(r.TimingBreakdown)
@@ -525,7 +525,7 @@ func missing(seen uint8, names, types []string) error {
 func (d *decoder) objectValue(field string, fn func(key []byte) error) error {
 	d.skipSpace()
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '{' {
-		return &Diagnostic{Field: field, Expected: "object", Got: d.describe()}
+		return &Diagnostic{Field: field, Expected: "object", Got: d.describeValue()}
 	}
 	return d.object(field, fn)
 }
@@ -598,22 +598,30 @@ func (d *decoder) describe() string {
 		return "an object"
 	case c == '[':
 		return "an array"
-	case c == 't' || c == 'f' || c == 'n':
-		switch lit := d.word(); lit {
-		case "true", "false":
-			return "a boolean"
-		case "null":
-			return "null"
-		default:
-			return "text outside quotes, not JSON: " + strconv.Quote(lit)
-		}
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
 	case c == '-' || (c >= '0' && c <= '9'):
 		return "a number"
-	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_':
-		return "text outside quotes, not JSON: " + strconv.Quote(d.word())
 	default:
 		return d.excerpt()
 	}
+}
+
+// describeValue names the value at the cursor where a field's value is
+// read: a bare word (ghx, tru, nul) is no JSON, and saying so keeps the
+// message from reading as if the quoted value had been given.
+func (d *decoder) describeValue() string {
+	if d.pos < len(d.buf) {
+		c := d.buf[d.pos]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' {
+			if lit := d.word(); lit != "true" && lit != "false" && lit != "null" {
+				return "text outside quotes, not JSON: " + strconv.Quote(lit)
+			}
+		}
+	}
+	return d.describe()
 }
 
 // excerpt is the text at the cursor, quoted, at most 20 bytes.
@@ -660,7 +668,7 @@ func (d *decoder) isNull() bool {
 // rows and should be shared.
 func (d *decoder) str(field string, intern bool) (string, error) {
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
-		return "", &Diagnostic{Field: field, Expected: "string", Got: d.describe()}
+		return "", &Diagnostic{Field: field, Expected: "string", Got: d.describeValue()}
 	}
 	b, err := d.rawString()
 	if err != nil {
@@ -684,7 +692,7 @@ func (d *decoder) nullStr(field string, intern bool) (*string, error) {
 		return nil, nil
 	}
 	if d.pos >= len(d.buf) || d.buf[d.pos] != '"' {
-		return nil, &Diagnostic{Field: field, Expected: "string or null", Got: d.describe()}
+		return nil, &Diagnostic{Field: field, Expected: "string or null", Got: d.describeValue()}
 	}
 	s, err := d.str(field, intern)
 	if err != nil {
@@ -714,7 +722,7 @@ func (d *decoder) boolean(field string) (bool, error) {
 		d.pos += 5
 		return false, nil
 	}
-	return false, &Diagnostic{Field: field, Expected: "boolean", Got: d.describe()}
+	return false, &Diagnostic{Field: field, Expected: "boolean", Got: d.describeValue()}
 }
 
 // nullNum reads a number into dst or reports null.
@@ -723,7 +731,7 @@ func (d *decoder) nullNum(field string, dst *float64) (null bool, err error) {
 		return true, nil
 	}
 	if d.pos >= len(d.buf) || !(d.buf[d.pos] == '-' || (d.buf[d.pos] >= '0' && d.buf[d.pos] <= '9')) {
-		return false, &Diagnostic{Field: field, Expected: "number or null", Got: d.describe()}
+		return false, &Diagnostic{Field: field, Expected: "number or null", Got: d.describeValue()}
 	}
 	*dst, err = d.num(field)
 	return false, err
@@ -778,7 +786,7 @@ func (d *decoder) scanNumber(field string) (v uint64, simple bool, err error) {
 	digits := d.pos - intStart
 	if digits == 0 {
 		d.pos = start
-		return 0, false, &Diagnostic{Field: field, Expected: "number", Got: d.describe()}
+		return 0, false, &Diagnostic{Field: field, Expected: "number", Got: d.describeValue()}
 	}
 	if digits > 1 && d.buf[intStart] == '0' {
 		d.pos = start
