@@ -259,7 +259,7 @@ func driftLine(c drift.ChangePoint, repoURL string, issues *driftissue.Result) s
 		state = "open, provisional"
 	}
 	line := fmt.Sprintf("%s: **%s** %s, %s: %s → %s, %s, p %s, %s, %s", driftRun(c.After, repoURL), c.Metric, textfmt.InertCell(textfmt.OneLine(c.Mode)), scen,
-		driftLevel(c, c.BeforeLevel), driftLevel(c, c.AfterLevel), shift, strconv.FormatFloat(c.PValue, 'g', 2, 64), dir, state)
+		c.LevelWithUnit(c.BeforeLevel), c.LevelWithUnit(c.AfterLevel), shift, strconv.FormatFloat(c.PValue, 'g', 2, 64), dir, state)
 	if a, z := c.Before.Commit, c.After.Commit; commitLike.MatchString(a) && commitLike.MatchString(z) && a != z {
 		if repoURL != "" {
 			line += fmt.Sprintf("; look at [`%s...%s`](%s/compare/%s...%s)", a[:7], z[:7], repoURL, a, z)
@@ -273,25 +273,6 @@ func driftLine(c drift.ChangePoint, repoURL string, issues *driftissue.Result) s
 		}
 	}
 	return line
-}
-
-// driftLevel shows a level of c's series, with its unit (the ratio of
-// two modes has none).
-func driftLevel(c drift.ChangePoint, v float64) string {
-	s := strconv.FormatFloat(v, 'f', 0, 64)
-	if v < 100 && v > -100 {
-		s = strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	if c.Mode == drift.RatioMode {
-		return s
-	}
-	switch c.Metric {
-	case drift.MetricSuccessRate:
-		s += "%"
-	case drift.MetricLatency:
-		s += " ms"
-	}
-	return s
 }
 
 // driftIssues keeps the issues of drift's change points, as the issues

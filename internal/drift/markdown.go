@@ -147,6 +147,23 @@ func Level(metric string, v float64) string {
 	return s
 }
 
+// LevelWithUnit writes a level of c's series as the job summary and the
+// issues show it: as Level, with " ms" for latency, and no unit at all
+// for the ratio of two modes.
+func (c ChangePoint) LevelWithUnit(v float64) string {
+	s := Level("", v)
+	if c.Mode == RatioMode {
+		return s
+	}
+	switch c.Metric {
+	case MetricSuccessRate:
+		s += "%"
+	case MetricLatency:
+		s += " ms"
+	}
+	return s
+}
+
 func pct(v *float64) string {
 	if v == nil {
 		return "n/a"

@@ -216,7 +216,7 @@ func Sync(ctx context.Context, gh *github.Client, rep *drift.Report, o Options) 
 		body := Body(c, rep, o, shownMoved)
 		if !c.Open {
 			if by := undoneBy(c, rep); by != nil {
-				body = strings.Replace(body, undoneText, undoneText+" (from "+shortRun(by.After)+", "+by.Metric+" back to "+level(*by, by.AfterLevel)+")", 1)
+				body = strings.Replace(body, undoneText, undoneText+" (from "+shortRun(by.After)+", "+by.Metric+" back to "+by.LevelWithUnit(by.AfterLevel)+")", 1)
 			}
 		}
 		var out Outcome
@@ -438,7 +438,7 @@ func Body(c drift.ChangePoint, rep *drift.Report, o Options, moved string) strin
 		}
 	}
 	fmt.Fprintf(&b, "**%s** of **%s** over %s moved %s: %s → %s, %s, p = %s.\n\n", c.Metric, textfmt.Inert(textfmt.OneLine(c.Mode)), scen, dir,
-		level(c, c.BeforeLevel), level(c, c.AfterLevel), shift, strconv.FormatFloat(c.PValue, 'g', 2, 64))
+		c.LevelWithUnit(c.BeforeLevel), c.LevelWithUnit(c.AfterLevel), shift, strconv.FormatFloat(c.PValue, 'g', 2, 64))
 	b.WriteString("| | run | commit | started |\n|---|---|---|---|\n")
 	for _, r := range []struct {
 		name string
@@ -499,25 +499,6 @@ func commitCell(commit, repoURL string) string {
 		return "-"
 	}
 	return textfmt.CodeCell(textfmt.Inert(textfmt.Truncate(textfmt.OneLine(commit), 40)))
-}
-
-// level shows a level of c's series, with its unit (the ratio of two
-// modes has none).
-func level(c drift.ChangePoint, v float64) string {
-	s := strconv.FormatFloat(v, 'f', 0, 64)
-	if v < 100 && v > -100 {
-		s = strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	if c.Mode == drift.RatioMode {
-		return s
-	}
-	switch c.Metric {
-	case drift.MetricSuccessRate:
-		s += "%"
-	case drift.MetricLatency:
-		s += " ms"
-	}
-	return s
 }
 
 // apiError shortens go-github's errors to the status and message.
