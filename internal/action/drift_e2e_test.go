@@ -1,7 +1,6 @@
 package action_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -36,16 +35,9 @@ func realNoise(t *testing.T) *drifttest.Noise {
 func addBenchRuns(t *testing.T, gh *ghfake.Server, n *drifttest.Noise, from, to int, changes ...drifttest.Change) {
 	t.Helper()
 	for i := from; i < to; i++ {
-		files := map[string]string{}
-		for mode, rows := range n.Rows(3, i, changes...) {
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			for _, r := range rows {
-				if err := enc.Encode(r); err != nil {
-					t.Fatal(err)
-				}
-			}
-			files[mode+"-suite.jsonl"] = b.String()
+		files, err := n.SuiteFiles(3, i, changes...)
+		if err != nil {
+			t.Fatal(err)
 		}
 		id := gh.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench.yml", HeadBranch: "main", Event: "push", HeadSHA: drifttest.Commit(i)})
 		gh.AddArtifact(id, "benchgate-bench-run", files, false)

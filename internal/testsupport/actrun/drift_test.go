@@ -1,8 +1,6 @@
 package actrun
 
 import (
-	"bytes"
-	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -26,16 +24,9 @@ func addMainRuns(t *testing.T, gh *ghfake.Server, from, to int, changes ...drift
 		t.Fatal(err)
 	}
 	for i := from; i < to; i++ {
-		files := map[string]string{}
-		for mode, rows := range n.Rows(3, i, changes...) {
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			for _, r := range rows {
-				if err := enc.Encode(r); err != nil {
-					t.Fatal(err)
-				}
-			}
-			files[mode+"-suite.jsonl"] = b.String()
+		files, err := n.SuiteFiles(3, i, changes...)
+		if err != nil {
+			t.Fatal(err)
 		}
 		id := gh.AddRun(ghfake.WorkflowRun{Workflow: ".github/workflows/bench-baseline.yml", HeadBranch: "main", Event: "push", HeadSHA: drifttest.Commit(i)})
 		gh.AddArtifact(id, "benchgate-bench-run", files, false)

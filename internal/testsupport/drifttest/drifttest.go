@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/runrecord"
@@ -180,6 +181,23 @@ func runID(seed uint64, i int) string { return fmt.Sprintf("sim-%d-%03d", seed, 
 
 func stamp(i, k int) string {
 	return Start(i).Add(time.Duration(k) * time.Second).Format("2006-01-02T15:04:05.000Z")
+}
+
+// SuiteFiles draws run i of a history with seed as the suite files a
+// benchmark run keeps: "<mode>-suite.jsonl" to its JSON lines.
+func (n *Noise) SuiteFiles(seed uint64, i int, changes ...Change) (map[string]string, error) {
+	files := map[string]string{}
+	for mode, rows := range n.Rows(seed, i, changes...) {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return nil, err
+			}
+		}
+		files[mode+"-suite.jsonl"] = b.String()
+	}
+	return files, nil
 }
 
 // Rows draws the rows of run i of a history with seed, as JSON objects
